@@ -1,0 +1,266 @@
+package io.lossprobe.cli;
+
+import io.lossprobe.core.engine.RunEngine;
+import io.lossprobe.core.engine.RunListener;
+import io.lossprobe.core.engine.StepHooks;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.plan.Units;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.Transports;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code lossprobe run}: steps every transport through the levels and writes the results. With no options it runs
+ * the embedded default: senders and receivers in this process, on loopback.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Steps each transport through the target rates and counts loss, duplicates, reordering, late "
+        + "arrivals, send refusals and kernel drops per flow and step.",
+        "With no options: every transport, 48 ports on 127.0.0.1, levels 30k,100k,1M, 3s per step."},
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 130 interrupted (partial results written)."})
+public final class RunCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--transport", split = ",", paramLabel = "NAME",
+        description = "Transports to run, in order (udp,tcp,aeron). Default: all available.")
+    List<String> transports;
+
+    @Option(names = "--ports", defaultValue = "48", paramLabel = "N", description = "Flows (port pairs). Default: ${DEFAULT-VALUE}.")
+    int ports;
+
+    @Option(names = "--base-port", defaultValue = "40000", paramLabel = "PORT",
+        description = "First port; flow i uses base-port + i. Default: ${DEFAULT-VALUE}.")
+    int basePort;
+
+    @Option(names = "--levels", defaultValue = "30k,100k,1M", paramLabel = "RATES",
+        description = "Target rates in messages/s over all flows, comma-separated: 30k, 2.5M, max. Default: ${DEFAULT-VALUE}.")
+    String levels;
+
+    @Option(names = "--duration", defaultValue = "3s", paramLabel = "TIME",
+        description = "Measured window per step (500ms, 5s, 2m). Default: ${DEFAULT-VALUE}.")
+    String duration;
+
+    @Option(names = "--warmup", defaultValue = "1s", paramLabel = "TIME",
+        description = "Warm-up before each window, sent but not counted. Default: ${DEFAULT-VALUE}.")
+    String warmup;
+
+    @Option(names = "--drain", defaultValue = "1s", paramLabel = "TIME",
+        description = "Tmax: how long to wait for stragglers after the window; later arrivals are late. Default: ${DEFAULT-VALUE}.")
+    String drain;
+
+    @Option(names = "--size", defaultValue = "64", paramLabel = "BYTES",
+        description = "Message size including the 32-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
+    String size;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+        description = "Results JSON, rewritten after every step. Default: lossprobe-YYYYMMDD-HHMMSS.json.")
+    Path output;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDR",
+        description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE}.")
+    String bind;
+
+    @Option(names = "--rcvbuf", paramLabel = "BYTES", description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
+    String rcvbuf;
+
+    @Option(names = "--sndbuf", paramLabel = "BYTES", description = "Send socket buffer to request (capped by net.core.wmem_max). Default: 4MiB.")
+    String sndbuf;
+
+    @Option(names = "--udp-io", defaultValue = "auto", paramLabel = "IO",
+        description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
+    String udpIo;
+
+    @Option(names = "--quiet", description = "No progress line.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        Plan plan = buildPlan();
+        Map<String, Transport> available = Transports.available();
+        for (String t : plan.transports()) {
+            if (!available.containsKey(t)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown transport '" + t
+                    + "' (available: " + String.join(", ", available.keySet()) + ")");
+            }
+        }
+        Path out = output != null ? output : Path.of("lossprobe-"
+            + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter stderr = spec.commandLine().getErr();
+
+        Map<String, String> options = new HashMap<>();
+        options.put("udp.io", udpIo);
+        if (rcvbuf != null) {
+            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
+        }
+        if (sndbuf != null) {
+            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
+        }
+        Output sink = new Output(out, stdout, stderr, !quiet);
+        RunEngine engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
+        sink.writeInitial(engine.snapshot("running", null));
+
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            engine.requestStop();
+            try {
+                finished.await(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "lossprobe-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stdout.printf("lossprobe: %s over %d ports from %s:%d, levels %s, %s per step; results -> %s%n",
+            String.join(",", plan.transports()), plan.ports(), plan.bindAddress(), plan.basePort(),
+            levels, duration, out);
+        stdout.println(StepTable.header());
+        stdout.flush();
+        try {
+            RunResult result = engine.run();
+            if ("interrupted".equals(result.status())) {
+                stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
+                    + out);
+                return 130;
+            }
+            stdout.println("results written to " + out);
+            return 0;
+        } finally {
+            sink.closeProgress();
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // Already shutting down (Ctrl-C): the hook is running and waits for us.
+            }
+        }
+    }
+
+    private Plan buildPlan() {
+        List<Level> parsed = new ArrayList<>();
+        for (String l : levels.split(",")) {
+            parsed.add(Level.parse(l.trim()));
+        }
+        long sizeBytes = bytes(size, "--size");
+        List<String> chosen = transports == null || transports.isEmpty()
+            ? new ArrayList<>(Transports.available().keySet()) : dedupe(transports);
+        return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
+            Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
+            (int) Math.min(Integer.MAX_VALUE, sizeBytes), bind);
+    }
+
+    private static List<String> dedupe(List<String> names) {
+        return new ArrayList<>(new java.util.LinkedHashSet<>(names.stream().map(String::trim).toList()));
+    }
+
+    private static long bytes(String text, String what) {
+        return Units.parseBytes(text, what);
+    }
+
+    /** Prints rows and progress, and rewrites the results file after every step. */
+    static final class Output implements RunListener {
+        private final Path file;
+        private final PrintWriter out;
+        private final PrintWriter err;
+        private final boolean progress;
+        private final boolean terminal = System.console() != null;
+        private long lastProgressNs;
+        private boolean progressShown;
+        private IOException writeFailure;
+
+        Output(Path file, PrintWriter out, PrintWriter err, boolean progress) {
+            this.file = file;
+            this.out = out;
+            this.err = err;
+            this.progress = progress;
+        }
+
+        void writeInitial(RunResult initial) {
+            try {
+                Path parent = file.toAbsolutePath().getParent();
+                if (parent != null && !Files.isDirectory(parent)) {
+                    throw new IllegalArgumentException("cannot write results to " + file + ": no such directory "
+                        + parent);
+                }
+                ResultFiles.write(file, initial);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot write results to " + file + ": " + e.getMessage());
+            }
+        }
+
+        @Override
+        public void progress(String transport, int step, Phase phase, long elapsedNs, long totalNs, long sent,
+                             long received) {
+            if (!progress) {
+                return;
+            }
+            long now = System.nanoTime();
+            long every = terminal ? 200_000_000L : 5_000_000_000L;
+            if (now - lastProgressNs < every) {
+                return;
+            }
+            lastProgressNs = now;
+            String line = String.format("  %-5s step %d %-6s %5.1fs/%.1fs sent %,d received %,d", transport, step,
+                phase.name().toLowerCase(java.util.Locale.ROOT), elapsedNs / 1e9, totalNs / 1e9, sent, received);
+            if (terminal) {
+                err.print("\r" + line + "    ");
+                progressShown = true;
+            } else {
+                err.println(line);
+            }
+            err.flush();
+        }
+
+        @Override
+        public void stepFinished(StepResult result) {
+            closeProgress();
+            out.println(StepTable.row(result));
+            for (String w : result.warnings()) {
+                out.println("  WARNING: " + w);
+            }
+            out.flush();
+        }
+
+        @Override
+        public void resultsUpdated(RunResult partial) {
+            try {
+                ResultFiles.write(file, partial);
+            } catch (IOException e) {
+                if (writeFailure == null) {
+                    err.println("lossprobe: cannot write " + file + ": " + e.getMessage());
+                    err.flush();
+                }
+                writeFailure = e;
+            }
+        }
+
+        void closeProgress() {
+            if (progressShown) {
+                err.print("\r" + " ".repeat(100) + "\r");
+                err.flush();
+                progressShown = false;
+            }
+        }
+    }
+
+}

@@ -1,0 +1,165 @@
+package io.lossprobe.core.accounting;
+
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.wire.MessageHeader;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Receive-side accounting of one flow: validates each message's header, feeds the sequence tracker, and records
+ * one-way delay, RFC 3550 jitter and RFC 3393 IPDV.
+ *
+ * <p>Transports call {@link #onMessage} from their receiving thread with the four header words they read.
+ * {@link #beginStep} and {@link #closeStep} must run on that same thread (see
+ * {@code ReceiverEndpoint.onReceiveThread}); {@link #progress()} and {@link #lateAfterClose} may be read
+ * from any thread.
+ */
+public final class FlowReceiver {
+    private static final long HIGHEST_DELAY_NS = 3_600_000_000_000L;
+
+    private final int flowId;
+    private final int runId;
+    private final int messageLength;
+    private final AtomicLongArray lateAfterClose;
+    private final AtomicLong progress = new AtomicLong();
+
+    private final Histogram delay = new Histogram(HIGHEST_DELAY_NS, 2);
+    private final Histogram ipdv = new Histogram(HIGHEST_DELAY_NS, 2);
+    private SequenceTracker tracker;
+    private int step = -1;
+    private boolean open;
+    private long corrupt;
+    private long warmup;
+    private long minTransit = Long.MAX_VALUE;
+    private long lastTransit;
+    private boolean haveTransit;
+    private double jitter;
+    private long negativeDelays;
+
+    /**
+     * @param steps number of steps in the run, so late arrivals for any closed step can be counted
+     */
+    public FlowReceiver(int flowId, int runId, int messageLength, int steps) {
+        this.flowId = flowId;
+        this.runId = runId;
+        this.messageLength = messageLength;
+        this.lateAfterClose = new AtomicLongArray(Math.max(1, steps));
+    }
+
+    /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */
+    public void beginStep(int step, int windowBits) {
+        this.step = step;
+        this.tracker = new SequenceTracker(windowBits);
+        this.open = true;
+        corrupt = 0;
+        warmup = 0;
+        delay.reset();
+        ipdv.reset();
+        minTransit = Long.MAX_VALUE;
+        haveTransit = false;
+        jitter = 0;
+        negativeDelays = 0;
+        progress.lazySet(0);
+    }
+
+    /**
+     * Accounts one message.
+     *
+     * @param length    bytes the transport actually delivered for this message
+     * @param arrivalNs receive time on this host's {@link System#nanoTime()} clock
+     */
+    public void onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs) {
+        if (!MessageHeader.isLossprobe(word0) || MessageHeader.runId(word1) != runId
+            || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength
+            || length != messageLength || sequence < 0) {
+            corrupt++;
+            return;
+        }
+        int kind = MessageHeader.kind(word0);
+        int msgStep = MessageHeader.step(word1);
+        if (kind == MessageHeader.KIND_WARMUP) {
+            warmup++;
+            return;
+        }
+        if (kind != MessageHeader.KIND_DATA) {
+            corrupt++;
+            return;
+        }
+        if (!open || msgStep != step) {
+            if (msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open))) {
+                lateAfterClose.incrementAndGet(msgStep);
+            } else {
+                corrupt++; // a step this receiver has not begun: not a message of this run's schedule
+            }
+            return;
+        }
+        int outcome = tracker.onSequence(sequence);
+        if (outcome == SequenceTracker.NEW || outcome == SequenceTracker.REORDERED) {
+            recordDelay(arrivalNs - sendTimeNs);
+            progress.lazySet(tracker.received());
+        }
+    }
+
+    private void recordDelay(long transit) {
+        if (transit < minTransit) {
+            minTransit = transit;
+        }
+        if (transit < 0) {
+            negativeDelays++;
+        } else {
+            delay.recordValue(Math.min(transit, HIGHEST_DELAY_NS));
+        }
+        if (haveTransit) {
+            long d = Math.abs(transit - lastTransit);
+            ipdv.recordValue(Math.min(d, HIGHEST_DELAY_NS));
+            jitter += (d - jitter) / 16.0; // RFC 3550 section 6.4.1
+        }
+        lastTransit = transit;
+        haveTransit = true;
+    }
+
+    /**
+     * Closes the step: every sequence number below {@code sent} is now received or lost; arrivals for this step
+     * from now on count as late.
+     */
+    public Summary closeStep(long sent) {
+        open = false;
+        tracker.finish(sent);
+        return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.tooOld(),
+            corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(), tracker.bursts(), delay.copy(),
+            ipdv.copy(), jitter, negativeDelays, minTransit == Long.MAX_VALUE ? 0 : minTransit);
+    }
+
+    /** Distinct messages received so far in the open step; safe from any thread. */
+    public long progress() {
+        return progress.get();
+    }
+
+    /** Arrivals for {@code step} after it closed; safe from any thread. */
+    public long lateAfterClose(int step) {
+        return lateAfterClose.get(step);
+    }
+
+    public int flowId() {
+        return flowId;
+    }
+
+    /**
+     * What one step's receive side counted for one flow.
+     *
+     * @param tooOld        arrivals beyond the tracking window (counted late)
+     * @param lostInRuns    sequence numbers below {@code sent} never received (equals sent - received unless
+     *                      something arrived with a sequence number the sender never sent)
+     * @param delay         one-way delay histogram (ns); values below zero are counted in negativeDelays
+     * @param minTransitNs  smallest receive-minus-send difference (for offset-free delay across hosts)
+     */
+    public record Summary(int step, long received, long duplicates, long reordered, long tooOld, long corrupt,
+                          long warmup, long lossEvents, long lostInRuns, LossBurstHistogram bursts, Histogram delay,
+                          Histogram ipdv, double jitterNs, long negativeDelays, long minTransitNs) {
+
+        public Latency delayLatency() {
+            return Latency.of(delay, null);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.lossprobe.core.counters;
+
+import io.lossprobe.core.result.Cpu;
+import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Samples the host's network counters and CPU time so a step can report their deltas: /proc/net/snmp (Udp, Tcp),
+ * /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/stat, and this process's CPU time.
+ */
+public final class HostCounters {
+    private static final Set<String> SNMP_SECTIONS = Set.of("Udp", "Tcp", "Ip");
+    private static final Set<String> NETSTAT_SECTIONS = Set.of("TcpExt");
+
+    private HostCounters() {
+    }
+
+    /** One sample of every counter, taken now. */
+    public static Sample sample() {
+        Map<String, Long> counters = new HashMap<>();
+        counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/snmp"), SNMP_SECTIONS));
+        counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/netstat"), NETSTAT_SECTIONS));
+        counters.putAll(ProcFiles.parseNetDev(ProcFiles.read("/proc/net/dev")));
+        long[] cpu = ProcFiles.parseCpuLine(ProcFiles.read("/proc/stat"));
+        return new Sample(counters, cpu[0], cpu[1], processCpuNs(), System.nanoTime());
+    }
+
+    static long processCpuNs() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            return sun.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /**
+     * A moment's counters.
+     *
+     * @param cpuBusyJiffies  host busy time over all CPUs (/proc/stat)
+     * @param cpuTotalJiffies host total time over all CPUs
+     * @param processCpuNs    this JVM's CPU time
+     */
+    public record Sample(Map<String, Long> counters, long cpuBusyJiffies, long cpuTotalJiffies, long processCpuNs,
+                         long wallNs) {
+
+        /** Counters that changed between {@code before} and this sample (after - before), zero deltas left out. */
+        public Map<String, Long> deltaSince(Sample before) {
+            Map<String, Long> out = new HashMap<>();
+            counters.forEach((key, value) -> {
+                Long old = before.counters.get(key);
+                long delta = old == null ? value : value - old;
+                if (delta != 0) {
+                    out.put(key, delta);
+                }
+            });
+            return out;
+        }
+
+        public Cpu cpuSince(Sample before) {
+            long wall = wallNs - before.wallNs;
+            double process = wall <= 0 || processCpuNs < 0 ? 0 : 100.0 * (processCpuNs - before.processCpuNs) / wall;
+            long total = cpuTotalJiffies - before.cpuTotalJiffies;
+            double host = total <= 0 ? 0 : 100.0 * (cpuBusyJiffies - before.cpuBusyJiffies) / total;
+            return new Cpu(round1(process), round1(host));
+        }
+
+        private static double round1(double v) {
+            return Math.round(v * 10) / 10.0;
+        }
+    }
+}

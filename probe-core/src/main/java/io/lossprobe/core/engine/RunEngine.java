@@ -1,0 +1,354 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.accounting.LossBurstHistogram;
+import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.counters.HostCounters;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.Environment;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SenderEndpoint;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportReport;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs a plan in one process: for each transport, receivers and senders on the same host, every level as a step
+ * (warm-up, measured window, drain up to Tmax, accounting), results built from the sender's and receiver's counts
+ * and the host's counter deltas. Transport-neutral: transports only move bytes.
+ */
+public final class RunEngine {
+    /** Most messages one flow sends per send-loop cycle. */
+    static final int BATCH_LIMIT = 64;
+    private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final Plan plan;
+    private final Map<String, Transport> transports;
+    private final Map<String, String> options;
+    private final RunListener listener;
+    private final StepHooks hooks;
+    private final int runId = ThreadLocalRandom.current().nextInt();
+    private final List<CompletedStep> completed = new ArrayList<>();
+    private final Map<String, Long> socketBuffers = new HashMap<>();
+    private final String startedAt = Instant.now().toString();
+    private volatile boolean stopRequested;
+
+    public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
+                     StepHooks hooks) {
+        this.plan = plan;
+        this.transports = transports;
+        this.options = Map.copyOf(options);
+        this.listener = listener;
+        this.hooks = hooks;
+    }
+
+    /** Asks the run to stop after the current phase; the steps completed so far stay in the result. */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /** Runs every transport through every level and returns the complete result. */
+    public RunResult run() throws Exception {
+        try {
+            for (String name : plan.transports()) {
+                if (stopRequested) {
+                    break;
+                }
+                Transport transport = transports.get(name);
+                if (transport == null) {
+                    throw new IllegalArgumentException("unknown transport '" + name + "'");
+                }
+                runTransport(transport);
+            }
+        } catch (Exception e) {
+            RunResult failed = snapshot("failed", e.toString());
+            listener.resultsUpdated(failed);
+            throw e;
+        }
+        RunResult result = snapshot(stopRequested ? "interrupted" : "complete", null);
+        listener.resultsUpdated(result);
+        return result;
+    }
+
+    private void runTransport(Transport transport) throws Exception {
+        int steps = plan.levels().size();
+        FlowReceiver[] flows = new FlowReceiver[plan.ports()];
+        for (int i = 0; i < flows.length; i++) {
+            flows[i] = new FlowReceiver(i, runId, plan.messageSize(), steps);
+        }
+        try (ReceiverEndpoint receiver = transport.openReceiver(
+                 new ReceiverSpec(plan, plan.bindAddress(), flows, options));
+             SenderEndpoint sender = transport.openSender(
+                 new SenderSpec(plan, plan.bindAddress(), runId, options))) {
+            receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
+            sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
+            for (int step = 0; step < steps && !stopRequested; step++) {
+                StepResult result = runStep(transport, receiver, sender, flows, step, plan.levels().get(step));
+                if (result == null) {
+                    break; // stopped mid-step: a partial step is not a result
+                }
+                completed.add(new CompletedStep(result, flows));
+                listener.stepFinished(result);
+                listener.resultsUpdated(snapshot("running", null));
+            }
+        }
+    }
+
+    private StepResult runStep(Transport transport, ReceiverEndpoint receiver, SenderEndpoint sender,
+                               FlowReceiver[] flows, int step, Level level) throws Exception {
+        String name = transport.name();
+        listener.stepStarted(name, step, level);
+        long[] rates = new long[plan.ports()];
+        int[] windowBits = new int[plan.ports()];
+        double trackSeconds = Math.max(1.0, 2.0 * plan.drainNs() / 1e9);
+        for (int i = 0; i < rates.length; i++) {
+            rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
+            windowBits[i] = SequenceTracker.windowFor(level.isMax() ? 1 << 20 : rates[i], trackSeconds);
+        }
+        receiver.beginStep(step);
+        receiver.onReceiveThread(() -> {
+            for (int i = 0; i < flows.length; i++) {
+                flows[i].beginStep(step, windowBits[i]);
+            }
+        });
+        sender.beginStep(step);
+        MessageWriter[] writers = new MessageWriter[plan.ports()];
+        for (int i = 0; i < writers.length; i++) {
+            writers[i] = sender.writer(i);
+        }
+        SendLoop loop = new SendLoop(writers, runId, step, plan.messageSize(), rates, plan.warmupNs(),
+            plan.durationNs(), BATCH_LIMIT, hooks.sendFilter(name, step));
+
+        long t0 = System.nanoTime();
+        loop.start(t0);
+        CompletableFuture<Void> sending = sender.drive(loop);
+        long windowStart = t0 + plan.warmupNs();
+        HostCounters.Sample before = null;
+        while (!sending.isDone()) {
+            long now = System.nanoTime();
+            if (before == null && now >= windowStart) {
+                before = HostCounters.sample();
+            }
+            if (stopRequested) {
+                break;
+            }
+            if (now < windowStart) {
+                listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
+            } else {
+                hooks.duringWindow(name, step, receiver, now - windowStart);
+                listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
+                    loop.sentProgress(), receivedSoFar(flows));
+            }
+            awaitQuietly(sending, Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
+        }
+        if (stopRequested) {
+            awaitQuietly(sending, TimeUnit.SECONDS.toNanos(5));
+            return null;
+        }
+        try {
+            sending.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(name + " sender failed in step " + step + ": " + e.getCause(),
+                e.getCause());
+        }
+        if (before == null) {
+            before = HostCounters.sample();
+        }
+
+        SendLoop.FlowSendCounts[] sendCounts = new SendLoop.FlowSendCounts[flows.length];
+        long sentTotal = 0;
+        for (int i = 0; i < flows.length; i++) {
+            sendCounts[i] = loop.counts(i);
+            sentTotal += sendCounts[i].sent();
+        }
+        drain(name, step, flows, sendCounts, sentTotal);
+        FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
+        receiver.onReceiveThread(() -> {
+            for (int i = 0; i < flows.length; i++) {
+                summaries[i] = flows[i].closeStep(sendCounts[i].sent());
+            }
+        });
+        HostCounters.Sample after = HostCounters.sample();
+        TransportReport rxReport = receiver.endStep();
+        TransportReport txReport = sender.endStep();
+        return buildStep(transport, step, level, loop, sendCounts, summaries, before, after, rxReport, txReport);
+    }
+
+    /** Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). */
+    private void drain(String name, int step, FlowReceiver[] flows, SendLoop.FlowSendCounts[] sent, long sentTotal) {
+        long start = System.nanoTime();
+        long deadline = start + plan.drainNs();
+        while (!stopRequested) {
+            long now = System.nanoTime();
+            long received = receivedSoFar(flows);
+            boolean all = true;
+            for (int i = 0; i < flows.length && all; i++) {
+                all = flows[i].progress() >= sent[i].sent();
+            }
+            if (all || now >= deadline) {
+                return;
+            }
+            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal, received);
+            // Polling a volatile counter: the engine's own wait, bounded by Tmax.
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(deadline - now, 2_000_000));
+        }
+    }
+
+    private static long receivedSoFar(FlowReceiver[] flows) {
+        long sum = 0;
+        for (FlowReceiver f : flows) {
+            sum += f.progress();
+        }
+        return sum;
+    }
+
+    private static void awaitQuietly(CompletableFuture<?> future, long timeoutNs) {
+        try {
+            future.get(timeoutNs, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Timeout: go round again. Failure: reported by the caller's get().
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private StepResult buildStep(Transport transport, int step, Level level, SendLoop loop,
+                                 SendLoop.FlowSendCounts[] sendCounts, FlowReceiver.Summary[] summaries,
+                                 HostCounters.Sample before, HostCounters.Sample after,
+                                 TransportReport rxReport, TransportReport txReport) {
+        List<FlowResult> flowResults = new ArrayList<>();
+        Counts totals = Counts.ZERO;
+        LossBurstHistogram bursts = new LossBurstHistogram();
+        Histogram delay = new Histogram(3_600_000_000_000L, 2);
+        Histogram ipdv = new Histogram(3_600_000_000_000L, 2);
+        double jitterSum = 0;
+        Long socketDropsTotal = null;
+        long negativeDelays = 0;
+        long anomalies = 0;
+        for (int i = 0; i < summaries.length; i++) {
+            FlowReceiver.Summary s = summaries[i];
+            SendLoop.FlowSendCounts c = sendCounts[i];
+            Counts counts = new Counts(c.scheduled(), c.sent(), c.sendFailed(), c.behind(), s.received(),
+                c.sent() - s.received(), s.duplicates(), s.reordered(), s.tooOld(), s.corrupt(), s.lossEvents());
+            if (s.received() > c.sent()) {
+                anomalies++;
+            }
+            Map<String, Long> perFlow = new HashMap<>(txReport.flow(i));
+            perFlow.putAll(rxReport.flow(i));
+            Long drops = perFlow.remove(TransportReport.SOCKET_DROPS);
+            if (drops != null) {
+                socketDropsTotal = (socketDropsTotal == null ? 0 : socketDropsTotal) + drops;
+            }
+            flowResults.add(new FlowResult(i, plan.port(i), counts, s.bursts().toResult(), drops,
+                s.delayLatency(), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow));
+            totals = totals.plus(counts);
+            bursts.add(s.bursts());
+            delay.add(s.delay());
+            ipdv.add(s.ipdv());
+            jitterSum += s.jitterNs();
+            negativeDelays += s.negativeDelays();
+        }
+        double windowSeconds = loop.windowNs() / 1e9;
+        double achievedSend = totals.sent() / windowSeconds;
+        double achievedReceive = totals.received() / windowSeconds;
+        long target = level.ratePerSecond();
+        boolean saturated = target > 0 && achievedSend < 0.99 * target;
+        Map<String, Long> hostDeltas = after.deltaSince(before);
+        Map<String, Long> transportCounters = new HashMap<>(txReport.counters());
+        transportCounters.putAll(rxReport.counters());
+
+        List<String> warnings = new ArrayList<>();
+        if (anomalies > 0) {
+            warnings.add(anomalies + " flow(s) received more distinct messages than the sender reported sending");
+        }
+        if (negativeDelays > 0) {
+            warnings.add(negativeDelays + " message(s) arrived before their intended send time (clock problem)");
+        }
+        if (transport.reliable() && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
+            warnings.add(transport.name() + " promises delivery, yet lost=" + totals.lost() + " duplicates="
+                + totals.duplicates() + " reordered=" + totals.reordered()
+                + ": a defect of the path or of lossprobe");
+        }
+        return new StepResult(transport.name(), step, level, target, loop.windowNs(), totals,
+            round(totals.lossPercent()), bursts.toResult(), round(achievedSend), round(achievedReceive), saturated,
+            Latency.of(delay, null), loop.lag(), round(jitterSum / Math.max(1, summaries.length)),
+            Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, transportCounters,
+            attribute(totals, socketDropsTotal, hostDeltas), warnings, flowResults);
+    }
+
+    /**
+     * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
+     * first, then NIC drops, and what remains is the path (or unknown).
+     */
+    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        long remaining = totals.lost();
+        out.put("lost", remaining);
+        long socket = Math.min(remaining, socketDrops == null ? 0 : socketDrops);
+        out.put("receiverSocket", socket);
+        remaining -= socket;
+        long nic = 0;
+        for (Map.Entry<String, Long> e : hostDeltas.entrySet()) {
+            if (e.getKey().startsWith("dev.") && e.getKey().endsWith(".rxDrops")) {
+                nic += e.getValue();
+            }
+        }
+        long nicShare = Math.min(remaining, nic);
+        out.put("nic", nicShare);
+        remaining -= nicShare;
+        out.put("pathOrUnknown", remaining);
+        out.put("sendRefused", totals.sendFailed());
+        return out;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    /** The run as it stands: completed steps, each with the late arrivals counted since it closed. */
+    public synchronized RunResult snapshot(String status, String error) {
+        List<StepResult> steps = new ArrayList<>();
+        for (CompletedStep c : completed) {
+            steps.add(c.withLateSoFar());
+        }
+        Environment env = EnvironmentProbe.describe(socketBuffers);
+        return new RunResult(RunResult.SCHEMA_VERSION, "lossprobe", startedAt, Instant.now().toString(), status,
+            error, env, plan, steps);
+    }
+
+    /** A finished step and the receivers that keep counting its late arrivals. */
+    private record CompletedStep(StepResult result, FlowReceiver[] flows) {
+        StepResult withLateSoFar() {
+            long[] late = new long[result.flows().size()];
+            for (int i = 0; i < late.length; i++) {
+                late[i] = result.flows().get(i).counts().late() + flows[i].lateAfterClose(result.step());
+            }
+            return result.withLate(late);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+
+/** What the run engine tells its caller as it goes. Every method has an empty default. */
+public interface RunListener {
+    /** Phases of a step, for progress displays. */
+    enum Phase { WARMUP, WINDOW, DRAIN }
+
+    default void stepStarted(String transport, int step, Level level) {
+    }
+
+    /** Called a few times a second during a step, from the engine's thread. */
+    default void progress(String transport, int step, Phase phase, long elapsedNs, long totalNs, long sent,
+                          long received) {
+    }
+
+    default void stepFinished(StepResult result) {
+    }
+
+    /** The run as it stands after each step (and at the end): write it out so nothing is lost on Ctrl-C. */
+    default void resultsUpdated(RunResult partial) {
+    }
+}

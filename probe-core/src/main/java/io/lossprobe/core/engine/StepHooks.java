@@ -1,0 +1,20 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+
+/** Test seams into a run: loss injection on the send path and actions during a step's window. */
+public interface StepHooks {
+    StepHooks NONE = new StepHooks() {
+    };
+
+    /** The filter for this step's send loop ({@link SendFilter#NONE} in real runs). */
+    default SendFilter sendFilter(String transport, int step) {
+        return SendFilter.NONE;
+    }
+
+    /** Called from the engine's thread while the window runs, with the elapsed window time. */
+    default void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
+        throws Exception {
+    }
+}

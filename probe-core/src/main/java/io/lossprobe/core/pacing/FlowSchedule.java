@@ -1,0 +1,62 @@
+package io.lossprobe.core.pacing;
+
+/**
+ * The pacing schedule of one flow in one phase: message {@code k} is due at
+ * {@code startNs + floor(k * 1e9 / ratePerSecond)}, and the phase schedules {@code floor(duration * rate / 1e9)}
+ * messages (exactly {@code rate x seconds} for whole seconds). A rate of 0 means "as fast as possible": every
+ * message is due at once and the count is open.
+ */
+public final class FlowSchedule {
+    private static final long NANOS = 1_000_000_000L;
+
+    private final long startNs;
+    private final long ratePerSecond;
+    private final long scheduled;
+
+    public FlowSchedule(long startNs, long durationNs, long ratePerSecond) {
+        if (ratePerSecond < 0 || durationNs < 0) {
+            throw new IllegalArgumentException("negative rate or duration");
+        }
+        this.startNs = startNs;
+        this.ratePerSecond = ratePerSecond;
+        this.scheduled = ratePerSecond == 0 ? Long.MAX_VALUE : scale(durationNs, ratePerSecond);
+    }
+
+    /** {@code ns * rate / 1e9} without overflow for any duration up to days and rates up to billions. */
+    static long scale(long ns, long ratePerSecond) {
+        return (ns / NANOS) * ratePerSecond + (ns % NANOS) * ratePerSecond / NANOS;
+    }
+
+    public boolean unlimited() {
+        return ratePerSecond == 0;
+    }
+
+    /** Messages this phase calls for ({@code Long.MAX_VALUE} when unlimited). */
+    public long scheduled() {
+        return scheduled;
+    }
+
+    /** How many messages are due by {@code nowNs}: those whose intended time is at or before now. */
+    public long dueBy(long nowNs) {
+        if (nowNs < startNs) {
+            return 0;
+        }
+        if (ratePerSecond == 0) {
+            return Long.MAX_VALUE;
+        }
+        return Math.min(scheduled, scale(nowNs - startNs, ratePerSecond) + 1);
+    }
+
+    /** Intended send time of message {@code sequence}; for an unlimited schedule the caller uses "now". */
+    public long intendedTimeNs(long sequence) {
+        return startNs + (sequence / ratePerSecond) * NANOS + (sequence % ratePerSecond) * NANOS / ratePerSecond;
+    }
+
+    public long startNs() {
+        return startNs;
+    }
+
+    public long ratePerSecond() {
+        return ratePerSecond;
+    }
+}

@@ -1,0 +1,86 @@
+package io.lossprobe.core.plan;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a run does: which transports, on which ports, through which levels, for how long, with what messages.
+ * Flow {@code i} uses port {@code basePort + i}. Every check a user can trip is made here, with a message fit
+ * for the command line.
+ *
+ * @param transports     transport names, in the order they run ({@code udp}, {@code tcp}, {@code aeron})
+ * @param ports          number of flows (port pairs)
+ * @param basePort       first port; flow i is basePort + i
+ * @param levels         the steps' target rates, in order
+ * @param durationNs     measured window per step
+ * @param warmupNs       warm-up before each window (sent, not counted)
+ * @param drainNs        Tmax: how long after the window the receiver waits for stragglers
+ * @param messageSize    bytes per message including the 32-byte header
+ * @param bindAddress    the receivers' address (and the senders' target in the embedded run)
+ */
+public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                   long warmupNs, long drainNs, int messageSize, String bindAddress) {
+
+    public static final int DEFAULT_PORTS = 48;
+    public static final int DEFAULT_BASE_PORT = 40000;
+    public static final int MAX_UDP_PAYLOAD = 65507;
+
+    public Plan {
+        transports = List.copyOf(transports);
+        levels = List.copyOf(levels);
+        if (transports.isEmpty()) {
+            throw new IllegalArgumentException("no transport chosen");
+        }
+        if (ports < 1) {
+            throw new IllegalArgumentException("--ports must be at least 1, got " + ports);
+        }
+        if (basePort < 1 || basePort > 65535) {
+            throw new IllegalArgumentException("--base-port must be between 1 and 65535, got " + basePort);
+        }
+        if ((long) basePort + ports - 1 > 65535) {
+            throw new IllegalArgumentException("--ports " + ports + " from --base-port " + basePort
+                + " runs past port 65535");
+        }
+        if (levels.isEmpty()) {
+            throw new IllegalArgumentException("--levels is empty");
+        }
+        if (durationNs <= 0) {
+            throw new IllegalArgumentException("--duration must be greater than 0");
+        }
+        if (durationNs > TimeUnit.HOURS.toNanos(24)) {
+            throw new IllegalArgumentException("--duration must be at most 24h");
+        }
+        if (warmupNs < 0 || drainNs < 0) {
+            throw new IllegalArgumentException("--warmup and --drain must not be negative");
+        }
+        if (messageSize < io.lossprobe.core.wire.MessageHeader.LENGTH) {
+            throw new IllegalArgumentException("--size " + messageSize + " is below the "
+                + io.lossprobe.core.wire.MessageHeader.LENGTH + "-byte header");
+        }
+        if (messageSize > MAX_UDP_PAYLOAD) {
+            throw new IllegalArgumentException("--size " + messageSize + " is above the largest UDP payload ("
+                + MAX_UDP_PAYLOAD + ")");
+        }
+        for (Level level : levels) {
+            if (!level.isMax() && level.ratePerSecond() < ports) {
+                // Each flow must send at least one message per second or some flows would be silent.
+                throw new IllegalArgumentException("level " + level + " is below one message per second per port ("
+                    + ports + " ports)");
+            }
+        }
+    }
+
+    public int port(int flow) {
+        return basePort + flow;
+    }
+
+    /** Messages per second for one flow: the remainder is spread, so the flows add up to the level exactly. */
+    public long flowRate(Level level, int flow) {
+        return flowRate(level.ratePerSecond(), ports, flow);
+    }
+
+    public static long flowRate(long total, int flows, int flow) {
+        long share = total / flows;
+        return flow < total % flows ? share + 1 : share;
+    }
+}

@@ -1,0 +1,108 @@
+package io.lossprobe.core.plan;
+
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Parses the quantities users type: rates with decimal suffixes ({@code 30k} = 30,000, {@code 2.5M}),
+ * durations ({@code 5s}, {@code 500ms}, {@code 2m}) and sizes with binary suffixes ({@code 4KiB} = 4096).
+ * Every method throws {@link IllegalArgumentException} with a message fit to show a user.
+ */
+public final class Units {
+    private Units() {
+    }
+
+    /** A count with an optional decimal suffix k, M or G; must be a positive whole number after scaling. */
+    public static long parseDecimal(String text, String what) {
+        String s = trimmed(text, what);
+        long scale = 1;
+        char last = s.charAt(s.length() - 1);
+        switch (last) {
+            case 'k', 'K' -> scale = 1_000L;
+            case 'm', 'M' -> scale = 1_000_000L;
+            case 'g', 'G' -> scale = 1_000_000_000L;
+            default -> {
+            }
+        }
+        String number = scale == 1 ? s : s.substring(0, s.length() - 1);
+        try {
+            BigDecimal value = new BigDecimal(number).multiply(BigDecimal.valueOf(scale));
+            if (value.signum() <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
+            }
+            return value.longValueExact();
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
+        }
+    }
+
+    /** A positive duration: {@code 250ms}, {@code 5s}, {@code 2m}, {@code 1h}; a bare number is seconds. */
+    public static long parseDurationNs(String text, String what) {
+        String s = trimmed(text, what).toLowerCase(Locale.ROOT);
+        String[][] units = {{"ns", "1"}, {"us", "1000"}, {"ms", "1000000"}, {"s", "1000000000"},
+            {"m", "60000000000"}, {"h", "3600000000000"}};
+        String number = s;
+        BigDecimal scale = BigDecimal.valueOf(TimeUnit.SECONDS.toNanos(1));
+        for (String[] unit : units) {
+            if (s.endsWith(unit[0]) && Character.isDigit(s.charAt(Math.max(0, s.length() - unit[0].length() - 1)))) {
+                number = s.substring(0, s.length() - unit[0].length());
+                scale = new BigDecimal(unit[1]);
+                break;
+            }
+        }
+        try {
+            BigDecimal ns = new BigDecimal(number).multiply(scale);
+            if (ns.signum() < 0) {
+                throw new IllegalArgumentException(what + " must not be negative: '" + text + "'");
+            }
+            return ns.longValue();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " is not a duration like 500ms, 5s or 2m: '" + text + "'");
+        }
+    }
+
+    /** A size in bytes with an optional binary suffix KiB or MiB (K and M are read the same way). */
+    public static long parseBytes(String text, String what) {
+        String s = trimmed(text, what);
+        String lower = s.toLowerCase(Locale.ROOT);
+        long scale = 1;
+        String number = s;
+        if (lower.endsWith("kib") || lower.endsWith("mib")) {
+            scale = lower.endsWith("kib") ? 1024 : 1024 * 1024;
+            number = s.substring(0, s.length() - 3);
+        } else if (lower.endsWith("k") || lower.endsWith("m")) {
+            scale = lower.endsWith("k") ? 1024 : 1024 * 1024;
+            number = s.substring(0, s.length() - 1);
+        } else if (lower.endsWith("b")) {
+            number = s.substring(0, s.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(number.trim()), scale);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is not a size like 64, 1KiB or 4MiB: '" + text + "'");
+        }
+    }
+
+    private static String trimmed(String text, String what) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException(what + " is empty");
+        }
+        return text.trim();
+    }
+
+    /** Formats a rate the way users type it: 30k, 2.5M. */
+    public static String formatRate(long perSecond) {
+        if (perSecond >= 1_000_000 && perSecond % 100_000 == 0) {
+            return stripZeros(perSecond / 1_000_000.0) + "M";
+        }
+        if (perSecond >= 1_000 && perSecond % 100 == 0) {
+            return stripZeros(perSecond / 1_000.0) + "k";
+        }
+        return Long.toString(perSecond);
+    }
+
+    private static String stripZeros(double v) {
+        return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+}

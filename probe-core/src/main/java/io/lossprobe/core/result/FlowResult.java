@@ -1,0 +1,27 @@
+package io.lossprobe.core.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Map;
+
+/**
+ * One flow's result for one step.
+ *
+ * @param socketDrops    datagrams the kernel dropped at this flow's receiving socket during the step
+ *                       (the {@code drops} column of /proc/net/udp), or null where the transport has none
+ * @param delay          one-way delay: receive time minus intended send time
+ * @param jitterNs       RFC 3550 interarrival jitter at the end of the step
+ * @param ipdv           RFC 3393 IP delay variation between consecutive arrivals (absolute values)
+ * @param transport      transport-specific counters for this flow (TCP_INFO, Aeron stream counters, ...)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst, Long socketDrops, Latency delay,
+                         double jitterNs, Latency ipdv, Map<String, Long> transport) {
+    public FlowResult {
+        transport = Maps.sorted(transport);
+    }
+
+    public FlowResult withLate(long late) {
+        return new FlowResult(flow, port, counts.withLate(late), lossBurst, socketDrops, delay, jitterNs, ipdv,
+            transport);
+    }
+}

@@ -1,0 +1,26 @@
+package io.lossprobe.core.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A latency distribution in nanoseconds, from an HdrHistogram.
+ *
+ * @param count      values recorded
+ * @param offsetFree true when values are in excess of the minimum seen (sender and receiver clocks differ)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Latency(long count, double meanNs, long minNs, long p50Ns, long p90Ns, long p99Ns, long p999Ns,
+                      long maxNs, Boolean offsetFree) {
+
+    public static final Latency EMPTY = new Latency(0, 0, 0, 0, 0, 0, 0, 0, null);
+
+    public static Latency of(Histogram h, Boolean offsetFree) {
+        if (h.getTotalCount() == 0) {
+            return offsetFree == null ? EMPTY : new Latency(0, 0, 0, 0, 0, 0, 0, 0, offsetFree);
+        }
+        return new Latency(h.getTotalCount(), h.getMean(), h.getMinValue(), h.getValueAtPercentile(50),
+            h.getValueAtPercentile(90), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9),
+            h.getMaxValue(), offsetFree);
+    }
+}

@@ -1,0 +1,21 @@
+package io.lossprobe.core.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.lossprobe.core.plan.Plan;
+import java.util.List;
+
+/**
+ * A whole run as written to the results file. {@link #SCHEMA_VERSION} changes when a field changes meaning
+ * or is removed; readers refuse newer major versions.
+ *
+ * @param status {@code complete}, {@code interrupted} (Ctrl-C: the steps done so far) or {@code failed}
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
+                        String error, Environment environment, Plan plan, List<StepResult> steps) {
+    public static final int SCHEMA_VERSION = 1;
+
+    public RunResult {
+        steps = List.copyOf(steps);
+    }
+}

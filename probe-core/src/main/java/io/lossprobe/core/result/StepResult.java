@@ -1,0 +1,48 @@
+package io.lossprobe.core.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.lossprobe.core.plan.Level;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One transport's result for one step: totals over all flows, rates, delays, host counters, then each flow.
+ *
+ * @param step                index of the step within the transport's run (0-based)
+ * @param windowNs            measured window as it really ran (pacing start to the sender's stop)
+ * @param achievedSendRate    sent / window, messages per second
+ * @param achievedReceiveRate received / window, messages per second
+ * @param saturated           the achieved send rate fell more than 1% short of the target
+ * @param senderLag           how far behind schedule the sender was when it sent (ns)
+ * @param hostCounters        deltas of /proc/net/snmp, /proc/net/netstat and /proc/net/dev over the step
+ * @param transportCounters   transport-wide deltas (Aeron system counters, socket buffers granted, ...)
+ * @param attribution         where the loss happened, as far as the counters tell
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
+                         Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                         double achievedReceiveRate, boolean saturated, Latency delay, Latency senderLag,
+                         double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
+                         Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
+                         List<FlowResult> flows) {
+    public StepResult {
+        hostCounters = Maps.sorted(hostCounters);
+        transportCounters = Maps.sorted(transportCounters);
+        attribution = Maps.ordered(attribution);
+        warnings = warnings == null ? List.of() : List.copyOf(warnings);
+        flows = List.copyOf(flows);
+    }
+
+    /** The same step with the late counts that arrived after it closed (one per flow, in flow order). */
+    public StepResult withLate(long[] latePerFlow) {
+        List<FlowResult> updated = new java.util.ArrayList<>(flows.size());
+        long total = 0;
+        for (int i = 0; i < flows.size(); i++) {
+            updated.add(flows.get(i).withLate(latePerFlow[i]));
+            total += latePerFlow[i];
+        }
+        return new StepResult(transport, step, level, targetRate, windowNs, counts.withLate(total), lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, senderLag, jitterNs, ipdv, cpu,
+            socketDrops, hostCounters, transportCounters, attribution, warnings, updated);
+    }
+}

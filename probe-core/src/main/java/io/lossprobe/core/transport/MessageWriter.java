@@ -1,0 +1,33 @@
+package io.lossprobe.core.transport;
+
+/**
+ * How the send loop hands one flow's messages to a transport. Called only from the thread that runs the
+ * {@link io.lossprobe.core.pacing.SendLoop}; must not allocate per call where it can be avoided.
+ */
+public interface MessageWriter {
+    /** The transport took the message (sent, or queued within its bounded buffer). */
+    int ACCEPTED = 0;
+    /** The local stack refused the message (ENOBUFS, EAGAIN, back pressure past the retry budget): sendFailed. */
+    int REFUSED = 1;
+    /** The transport cannot take a message now (not writable); nothing was consumed, try again later. */
+    int BLOCKED = 2;
+
+    /**
+     * Writes one message: the four 64-bit header words (see {@link io.lossprobe.core.wire.MessageHeader}),
+     * big-endian, then padding up to the message length.
+     *
+     * @return {@link #ACCEPTED}, {@link #REFUSED} or {@link #BLOCKED}
+     */
+    int write(long word0, long word1, long sequence, long sendTimeNs);
+
+    /** Pushes what was written since the last flush to the network (one sendmmsg, one write, ...). */
+    void flush();
+
+    /**
+     * Messages that were {@link #ACCEPTED} and later failed (an asynchronous send error); the send loop moves
+     * them from sent to sendFailed. Cumulative over the writer's life.
+     */
+    default long failedAfterAccept() {
+        return 0;
+    }
+}

@@ -1,0 +1,34 @@
+package io.lossprobe.core.transport;
+
+import io.lossprobe.core.pacing.SendLoop;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** The sending half of a transport: one writer per flow and a thread to run the send loop on. */
+public interface SenderEndpoint extends AutoCloseable {
+    /** The writer for flow {@code flow}; called once per step before {@link #drive}. */
+    MessageWriter writer(int flow);
+
+    /**
+     * Runs {@code loop.doWork(System.nanoTime())} on the sending thread until the loop is done, sleeping between
+     * cycles where the schedule allows. Completes exceptionally if the transport fails.
+     */
+    CompletableFuture<Void> drive(SendLoop loop);
+
+    /** Called before a step's traffic starts. */
+    default void beginStep(int step) throws Exception {
+    }
+
+    /** This step's transport counters, as deltas; called after the step's sending ended. */
+    default TransportReport endStep() throws Exception {
+        return TransportReport.EMPTY;
+    }
+
+    /** Socket buffer sizes and similar facts granted by the OS, for the results' environment. */
+    default Map<String, Long> environment() {
+        return Map.of();
+    }
+
+    @Override
+    void close() throws Exception;
+}

@@ -1,0 +1,89 @@
+package io.lossprobe.core.wire;
+
+/**
+ * The 32-byte header at the front of every lossprobe message, encoded as four big-endian 64-bit words so
+ * any transport can read and write it with four {@code getLong}/{@code putLong} calls and no allocation.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                        magic 'LPRB'                           |  word 0
+ *  |    version    |     kind      |            flow id            |
+ *  +---------------------------------------------------------------+
+ *  |                            run id                             |  word 1
+ *  |             step              |        message length         |
+ *  +---------------------------------------------------------------+
+ *  |                   sequence number (64 bits)                   |  word 2
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |        intended send time, ns on the sender's clock           |  word 3
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |               padding up to the message length               ...
+ * </pre>
+ *
+ * The message length is the whole message including this header; it lets a receiver reject truncated
+ * datagrams and lets a stream reader frame messages. The intended send time is the pacing schedule's time,
+ * not the moment the bytes left, so delays include the sender falling behind (no coordinated omission).
+ */
+public final class MessageHeader {
+    public static final int LENGTH = 32;
+    public static final int MAGIC = 0x4C505242; // "LPRB"
+    public static final int VERSION = 1;
+    public static final int MAX_MESSAGE_LENGTH = 0xFFFF;
+
+    public static final int WORD0_OFFSET = 0;
+    public static final int WORD1_OFFSET = 8;
+    public static final int SEQUENCE_OFFSET = 16;
+    public static final int SEND_TIME_OFFSET = 24;
+
+    /** A measured message: counted by the sequence tracker. */
+    public static final int KIND_DATA = 1;
+    /** A warm-up message: accepted and ignored. */
+    public static final int KIND_WARMUP = 2;
+
+    private MessageHeader() {
+    }
+
+    public static long word0(int kind, int flowId) {
+        return ((long) MAGIC << 32) | ((long) (VERSION & 0xFF) << 24) | ((long) (kind & 0xFF) << 16) | (flowId & 0xFFFF);
+    }
+
+    public static long word1(int runId, int step, int length) {
+        return ((long) runId << 32) | ((long) (step & 0xFFFF) << 16) | (length & 0xFFFF);
+    }
+
+    public static int magic(long word0) {
+        return (int) (word0 >>> 32);
+    }
+
+    public static int version(long word0) {
+        return (int) (word0 >>> 24) & 0xFF;
+    }
+
+    public static int kind(long word0) {
+        return (int) (word0 >>> 16) & 0xFF;
+    }
+
+    public static int flowId(long word0) {
+        return (int) word0 & 0xFFFF;
+    }
+
+    public static int runId(long word1) {
+        return (int) (word1 >>> 32);
+    }
+
+    public static int step(long word1) {
+        return (int) (word1 >>> 16) & 0xFFFF;
+    }
+
+    public static int length(long word1) {
+        return (int) word1 & 0xFFFF;
+    }
+
+    /** True when magic and version are ours; flow, run, step and length are checked by the receiver. */
+    public static boolean isLossprobe(long word0) {
+        return magic(word0) == MAGIC && version(word0) == VERSION;
+    }
+}

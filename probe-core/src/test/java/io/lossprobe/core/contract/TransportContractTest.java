@@ -1,0 +1,133 @@
+package io.lossprobe.core.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.engine.RunEngine;
+import io.lossprobe.core.engine.RunListener;
+import io.lossprobe.core.engine.StepHooks;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.Transport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The one contract every transport meets, on real sockets on loopback: same plan, same assertions on the
+ * identities of docs/measurement.md. Each transport module has a tiny subclass.
+ */
+@Tag("system")
+public abstract class TransportContractTest {
+    protected static final String LOOPBACK = "127.0.0.1";
+
+    /** The transport under test. */
+    protected abstract Transport transport();
+
+    /** A base port no other test module uses, so modules never collide. */
+    protected abstract int basePort();
+
+    /** Transport options (buffer sizes, I/O mode, ...). */
+    protected Map<String, String> options() {
+        return Map.of();
+    }
+
+    protected Plan plan(int ports, List<Level> levels, long durationMs) {
+        return new Plan(List.of(transport().name()), ports, basePort(), levels,
+            TimeUnit.MILLISECONDS.toNanos(durationMs), TimeUnit.MILLISECONDS.toNanos(200),
+            TimeUnit.SECONDS.toNanos(2), 64, LOOPBACK);
+    }
+
+    protected RunResult run(Plan plan, StepHooks hooks) throws Exception {
+        RunEngine engine = new RunEngine(plan, Map.of(transport().name(), transport()), options(),
+            new RunListener() {
+            }, hooks);
+        return engine.run();
+    }
+
+    /** The identities that must hold for every flow and step, and the step totals equal the flows' sums. */
+    protected static void assertIdentities(RunResult result) {
+        for (StepResult step : result.steps()) {
+            Counts sum = Counts.ZERO;
+            for (FlowResult flow : step.flows()) {
+                Counts c = flow.counts();
+                assertThat(c.received() + c.lost()).as("received + lost == sent, flow %d step %d", flow.flow(),
+                    step.step()).isEqualTo(c.sent());
+                assertThat(c.sent() + c.sendFailed() + c.behind()).as("sent + sendFailed + behind == scheduled")
+                    .isEqualTo(c.scheduled());
+                sum = sum.plus(c);
+            }
+            assertThat(step.counts()).isEqualTo(sum);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void everyFlowAndStepSatisfiesTheIdentitiesAndNothingIsLostAtModestRates(@TempDir Path dir) throws Exception {
+        Plan plan = plan(8, List.of(Level.parse("4k"), Level.parse("20k")), 1000);
+        RunResult result = run(plan, StepHooks.NONE);
+
+        assertThat(result.status()).isEqualTo("complete");
+        assertThat(result.steps()).hasSize(2);
+        assertIdentities(result);
+        for (StepResult step : result.steps()) {
+            // Exact split: 4k over 8 ports for 1s is exactly 4,000 scheduled.
+            assertThat(step.counts().scheduled()).isEqualTo(step.level().ratePerSecond());
+            assertThat(step.counts().sent()).isEqualTo(step.counts().scheduled());
+            assertThat(step.counts().corrupt()).isZero();
+            assertThat(step.counts().duplicates()).isZero();
+            long kernelDrops = step.socketDrops() == null ? 0 : step.socketDrops();
+            assertThat(step.counts().lost()).as("loss only where the kernel counted drops").isEqualTo(kernelDrops);
+            assertThat(step.delay().count()).isEqualTo(step.counts().received());
+        }
+
+        Path file = dir.resolve("r.json");
+        ResultFiles.write(file, result);
+        RunResult back = ResultFiles.read(file);
+        assertThat(back.steps().get(1).counts()).isEqualTo(result.steps().get(1).counts());
+        assertThat(Files.size(file)).isPositive();
+    }
+
+    @Test
+    @Timeout(120)
+    void lossInjectedOnTheSendPathComesBackExactly() throws Exception {
+        // Flow 2 loses 5..7 and 100; flow 5 loses 40..49: three runs, 14 messages, longest 10.
+        SendFilter filter = (flow, seq) -> (flow == 2 && ((seq >= 5 && seq <= 7) || seq == 100))
+            || (flow == 5 && seq >= 40 && seq <= 49);
+        Plan plan = plan(8, List.of(Level.parse("8k")), 500);
+        RunResult result = run(plan, new StepHooks() {
+            @Override
+            public SendFilter sendFilter(String transport, int step) {
+                return filter;
+            }
+        });
+
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        assertThat(step.counts().lost()).isEqualTo(14);
+        assertThat(step.counts().lossEvents()).isEqualTo(3);
+        assertThat(step.lossBurst().max()).isEqualTo(10);
+        assertThat(step.lossBurst().histogram()).containsEntry("1", 1L).containsEntry("3-4", 1L)
+            .containsEntry("9-16", 1L);
+        assertThat(step.flows().get(2).counts().lost()).isEqualTo(4);
+        assertThat(step.flows().get(2).counts().lossEvents()).isEqualTo(2);
+        assertThat(step.flows().get(5).counts().lost()).isEqualTo(10);
+        assertThat(step.flows().get(5).lossBurst().max()).isEqualTo(10);
+        for (FlowResult f : step.flows()) {
+            if (f.flow() != 2 && f.flow() != 5) {
+                assertThat(f.counts().lost()).as("flow %d", f.flow()).isZero();
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.lossprobe.udp;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.Locale;
+
+/** Native epoll where it is available (sendmmsg/recvmmsg), plain NIO otherwise or when asked. */
+enum NettyIo {
+    EPOLL, NIO;
+
+    /** {@code auto} picks epoll when Netty's native library loads. */
+    static NettyIo choose(String option) {
+        String o = option == null ? "auto" : option.toLowerCase(Locale.ROOT);
+        return switch (o) {
+            case "epoll" -> {
+                if (!Epoll.isAvailable()) {
+                    throw new IllegalStateException("native epoll is not available: " + Epoll.unavailabilityCause());
+                }
+                yield EPOLL;
+            }
+            case "nio" -> NIO;
+            case "auto" -> Epoll.isAvailable() ? EPOLL : NIO;
+            default -> throw new IllegalArgumentException("udp.io must be auto, epoll or nio, not '" + option + "'");
+        };
+    }
+
+    EventLoopGroup newGroup(String threadName) {
+        DefaultThreadFactory threads = new DefaultThreadFactory(threadName, true);
+        return new MultiThreadIoEventLoopGroup(1, threads,
+            this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    Class<? extends DatagramChannel> datagramChannel() {
+        return this == EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
+    }
+}

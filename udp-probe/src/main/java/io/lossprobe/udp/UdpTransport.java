@@ -1,0 +1,36 @@
+package io.lossprobe.udp;
+
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SenderEndpoint;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Transport;
+
+/**
+ * Raw UDP: one datagram per message, one socket per port on each side, no retransmission. What is lost is lost.
+ *
+ * <p>Options: {@code udp.io} (auto, epoll, nio), {@code rcvbuf} and {@code sndbuf} (bytes requested; the kernel
+ * caps them at net.core.rmem_max / wmem_max and the granted sizes are reported).
+ */
+public final class UdpTransport implements Transport {
+    static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;
+
+    @Override
+    public String name() {
+        return "udp";
+    }
+
+    @Override
+    public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
+        return UdpReceiver.open(spec);
+    }
+
+    @Override
+    public SenderEndpoint openSender(SenderSpec spec) throws Exception {
+        return UdpSender.open(spec);
+    }
+
+    static int bufferOption(String value) {
+        return value == null ? DEFAULT_BUFFER_BYTES : Integer.parseInt(value);
+    }
+}
