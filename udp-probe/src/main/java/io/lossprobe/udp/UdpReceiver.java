@@ -34,7 +34,7 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final List<Channel> channels;
     private final int[] ports;
     private final Map<String, Long> environment;
-    private Map<Integer, Long> dropsAtStepStart = Map.of();
+    private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
 
     private UdpReceiver(EventLoopGroup group, List<Channel> channels, int[] ports, Map<String, Long> environment) {
         this.group = group;
@@ -95,9 +95,13 @@ final class UdpReceiver implements ReceiverEndpoint {
         }
     }
 
+    /**
+     * On loopback a datagram is queued (or dropped) inside the sender's own syscall, so drops sampled here, on the
+     * sending thread after the last warm-up flush, exclude every warm-up datagram exactly.
+     */
     @Override
-    public void beginStep(int step) {
-        dropsAtStepStart = ProcFiles.readUdpDrops();
+    public void beginWindow() {
+        dropsAtWindowStart = ProcFiles.readUdpDrops();
     }
 
     @Override
@@ -106,7 +110,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long total = 0;
         for (int i = 0; i < ports.length; i++) {
-            long delta = now.getOrDefault(ports[i], 0L) - dropsAtStepStart.getOrDefault(ports[i], 0L);
+            long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta));
             total += delta;
         }

@@ -9,7 +9,7 @@ import java.util.Map;
  * while recording.
  */
 public final class LossBurstHistogram {
-    static final int BUCKETS = 16;
+    static final int BUCKETS = 20;
     private final long[] counts = new long[BUCKETS];
     private long events;
     private long total;

@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -144,16 +145,23 @@ public final class RunEngine {
         SendLoop loop = new SendLoop(writers, runId, step, plan.messageSize(), rates, plan.warmupNs(),
             plan.durationNs(), BATCH_LIMIT, hooks.sendFilter(name, step));
 
+        AtomicReference<HostCounters.Sample> windowSample = new AtomicReference<>();
+        AtomicReference<Exception> windowHookFailure = new AtomicReference<>();
+        loop.onWindowStart(() -> {
+            windowSample.set(HostCounters.sample());
+            try {
+                receiver.beginWindow();
+                sender.beginWindow();
+            } catch (Exception e) {
+                windowHookFailure.set(e);
+            }
+        });
         long t0 = System.nanoTime();
         loop.start(t0);
         CompletableFuture<Void> sending = sender.drive(loop);
         long windowStart = t0 + plan.warmupNs();
-        HostCounters.Sample before = null;
         while (!sending.isDone()) {
             long now = System.nanoTime();
-            if (before == null && now >= windowStart) {
-                before = HostCounters.sample();
-            }
             if (stopRequested) {
                 break;
             }
@@ -176,9 +184,10 @@ public final class RunEngine {
             throw new IllegalStateException(name + " sender failed in step " + step + ": " + e.getCause(),
                 e.getCause());
         }
-        if (before == null) {
-            before = HostCounters.sample();
+        if (windowHookFailure.get() != null) {
+            throw windowHookFailure.get();
         }
+        HostCounters.Sample before = windowSample.get();
 
         SendLoop.FlowSendCounts[] sendCounts = new SendLoop.FlowSendCounts[flows.length];
         long sentTotal = 0;

@@ -44,7 +44,11 @@ public final class FlowSchedule {
         if (ratePerSecond == 0) {
             return Long.MAX_VALUE;
         }
-        return Math.min(scheduled, scale(nowNs - startNs, ratePerSecond) + 1);
+        // k is due when floor(k * 1e9 / rate) <= elapsed, i.e. k < (elapsed + 1) * rate / 1e9.
+        long elapsedPlusOne = nowNs - startNs + 1;
+        long whole = (elapsedPlusOne / NANOS) * ratePerSecond;
+        long part = ((elapsedPlusOne % NANOS) * ratePerSecond + NANOS - 1) / NANOS;
+        return Math.min(scheduled, whole + part);
     }
 
     /** Intended send time of message {@code sequence}; for an unlimited schedule the caller uses "now". */

@@ -39,6 +39,7 @@ public final class SendLoop {
     private long windowStartNs;
     private long finishedNs;
     private int firstFlow;
+    private Runnable onWindowStart = () -> { };
 
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
@@ -70,6 +71,14 @@ public final class SendLoop {
         this.word1 = MessageHeader.word1(runId, step, messageLength);
     }
 
+    /**
+     * Runs {@code action} on the sending thread at the moment the warm-up ends and the window begins, before the
+     * window's first message: counters sampled there exclude every warm-up message this thread sent.
+     */
+    public void onWindowStart(Runnable action) {
+        this.onWindowStart = action;
+    }
+
     /** Starts the warm-up (or the window, when there is no warm-up) at {@code nowNs}. */
     public void start(long nowNs) {
         started = true;
@@ -93,6 +102,7 @@ public final class SendLoop {
         for (int i = 0; i < writers.length; i++) {
             failedBaseline[i] = writers[i].failedAfterAccept();
         }
+        onWindowStart.run();
     }
 
     private void resetSchedules(long startNs, long durationNs) {

@@ -20,6 +20,13 @@ public interface ReceiverEndpoint extends AutoCloseable {
     default void beginStep(int step) throws Exception {
     }
 
+    /**
+     * Called when the measured window starts, on the sending thread, after the last warm-up message was handed
+     * to the sender: sample the counters whose deltas {@link #endStep} reports here.
+     */
+    default void beginWindow() throws Exception {
+    }
+
     /** This step's transport counters, as deltas; called after the step's accounting closed. */
     default TransportReport endStep() throws Exception {
         return TransportReport.EMPTY;

@@ -19,6 +19,10 @@ public interface SenderEndpoint extends AutoCloseable {
     default void beginStep(int step) throws Exception {
     }
 
+    /** Called when the measured window starts, on the sending thread; sample counters here. */
+    default void beginWindow() throws Exception {
+    }
+
     /** This step's transport counters, as deltas; called after the step's sending ended. */
     default TransportReport endStep() throws Exception {
         return TransportReport.EMPTY;

@@ -1,0 +1,82 @@
+package io.lossprobe.core.accounting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.wire.MessageHeader;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class FlowReceiverTest {
+    private static final int RUN = 99;
+    private static final int FLOW = 3;
+    private static final int SIZE = 64;
+    private FlowReceiver flow;
+
+    @BeforeEach
+    void begin() {
+        flow = new FlowReceiver(FLOW, RUN, SIZE, 4);
+        flow.beginStep(1, 4096);
+    }
+
+    private void data(int step, long seq, long sendNs, long arrivalNs) {
+        flow.onMessage(MessageHeader.word0(MessageHeader.KIND_DATA, FLOW), MessageHeader.word1(RUN, step, SIZE), seq,
+            sendNs, SIZE, arrivalNs);
+    }
+
+    @Test
+    void headersThatFailValidationAreCorruptNeverReceived() {
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        long w1 = MessageHeader.word1(RUN, 1, SIZE);
+        flow.onMessage(w0 ^ (1L << 40), w1, 0, 0, SIZE, 10);                               // bad magic
+        flow.onMessage(w0, MessageHeader.word1(RUN + 1, 1, SIZE), 0, 0, SIZE, 10);         // other run
+        flow.onMessage(MessageHeader.word0(MessageHeader.KIND_DATA, FLOW + 1), w1, 0, 0, SIZE, 10); // other flow
+        flow.onMessage(w0, MessageHeader.word1(RUN, 1, SIZE + 1), 0, 0, SIZE, 10);         // header length differs
+        flow.onMessage(w0, w1, 0, 0, SIZE - 1, 10);                                        // truncated datagram
+        flow.onMessage(0, 0, 0, 0, 12, 10);                                                // too short for a header
+        flow.onMessage(MessageHeader.word0(9, FLOW), w1, 0, 0, SIZE, 10);                  // unknown kind
+        flow.onMessage(w0, w1, -1, 0, SIZE, 10);                                           // negative sequence
+        FlowReceiver.Summary s = flow.closeStep(1);
+        assertThat(s.corrupt()).isEqualTo(8);
+        assertThat(s.received()).isZero();
+    }
+
+    @Test
+    void warmUpIsIgnoredAndDataIsCountedWithItsDelay() {
+        flow.onMessage(MessageHeader.word0(MessageHeader.KIND_WARMUP, FLOW), MessageHeader.word1(RUN, 1, SIZE), 0, 0,
+            SIZE, 5);
+        data(1, 0, 1_000, 51_000);
+        data(1, 1, 2_000, 62_000);
+        data(1, 1, 2_000, 63_000);
+        FlowReceiver.Summary s = flow.closeStep(3);
+        assertThat(s.warmup()).isEqualTo(1);
+        assertThat(s.received()).isEqualTo(2);
+        assertThat(s.duplicates()).isEqualTo(1);
+        assertThat(s.lostInRuns()).isEqualTo(1);
+        assertThat(s.delay().getTotalCount()).isEqualTo(2);
+        assertThat(s.delay().getMinValue()).isBetween(49_500L, 50_500L);
+        assertThat(s.ipdv().getTotalCount()).isEqualTo(1);
+        assertThat(s.jitterNs()).isEqualTo(10_000 / 16.0);
+    }
+
+    @Test
+    void arrivalsAfterTheStepClosedAreLateForThatStep() {
+        data(1, 0, 0, 10);
+        flow.closeStep(2);
+        data(1, 1, 0, 20);
+        assertThat(flow.lateAfterClose(1)).isEqualTo(1);
+        flow.beginStep(2, 4096);
+        data(1, 1, 0, 30);   // step 1's straggler during step 2: late for step 1
+        data(3, 0, 0, 30);   // a step not begun yet: not part of this schedule
+        assertThat(flow.lateAfterClose(1)).isEqualTo(2);
+        FlowReceiver.Summary s = flow.closeStep(0);
+        assertThat(s.corrupt()).isEqualTo(1);
+        assertThat(s.received()).isZero();
+    }
+
+    @Test
+    void progressIsVisibleFromOtherThreads() {
+        data(1, 0, 0, 1);
+        data(1, 1, 0, 1);
+        assertThat(flow.progress()).isEqualTo(2);
+    }
+}

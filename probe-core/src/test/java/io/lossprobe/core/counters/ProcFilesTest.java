@@ -1,0 +1,62 @@
+package io.lossprobe.core.counters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ProcFilesTest {
+    @Test
+    void snmpPairsBecomeSectionDotNameKeys() {
+        String snmp = """
+            Ip: Forwarding DefaultTTL
+            Ip: 2 64
+            Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+            Udp: 1000 2 30 999 28 1 0 0 0
+            Tcp: RtoAlgorithm RetransSegs
+            Tcp: 1 77
+            """;
+        Map<String, Long> m = ProcFiles.parseSnmp(snmp, Set.of("Udp", "Tcp"));
+        assertThat(m).containsEntry("Udp.RcvbufErrors", 28L).containsEntry("Udp.InErrors", 30L)
+            .containsEntry("Tcp.RetransSegs", 77L).doesNotContainKey("Ip.Forwarding");
+    }
+
+    @Test
+    void netDevHasPacketsBytesAndDrops() {
+        String dev = """
+            Inter-|   Receive                                                |  Transmit
+             face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+                lo:    3193      29    0    0    0     0          0         0     3193      29    0    0    0     0       0          0
+              eth0: 100 10 1 7 0 0 0 0 200 20 0 3 0 0 0 0
+            """;
+        Map<String, Long> m = ProcFiles.parseNetDev(dev);
+        assertThat(m).containsEntry("dev.lo.rxPackets", 29L).containsEntry("dev.eth0.rxDrops", 7L)
+            .containsEntry("dev.eth0.txDrops", 3L).containsEntry("dev.eth0.txBytes", 200L);
+    }
+
+    @Test
+    void udpDropsAreSummedByLocalPort() {
+        String udp = """
+               sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops
+              1: 0100007F:9C40 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 1 2 0000000000000000 17
+              2: 0100007F:9C41 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 2 2 0000000000000000 0
+              3: 00000000:9C40 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3 2 0000000000000000 3
+            """;
+        Map<Integer, Long> m = ProcFiles.parseUdpDrops(udp);
+        assertThat(m).containsEntry(40000, 20L).containsEntry(40001, 0L);
+    }
+
+    @Test
+    void cpuLineGivesBusyAndTotal() {
+        long[] cpu = ProcFiles.parseCpuLine("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3\n");
+        assertThat(cpu).containsExactly(150, 1000);
+    }
+
+    @Test
+    void theLiveFilesAreReadable() {
+        HostCounters.Sample a = HostCounters.sample();
+        assertThat(a.counters()).containsKey("Udp.InDatagrams").containsKey("dev.lo.rxPackets");
+        assertThat(a.cpuTotalJiffies()).isPositive();
+    }
+}

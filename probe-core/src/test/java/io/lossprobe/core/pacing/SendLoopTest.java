@@ -1,0 +1,179 @@
+package io.lossprobe.core.pacing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.wire.MessageHeader;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The send loop driven with an injected clock and writers that record, refuse or block. */
+class SendLoopTest {
+    private static final long MS = 1_000_000L;
+
+    static final class RecordingWriter implements MessageWriter {
+        final List<long[]> written = new ArrayList<>();
+        int flushes;
+        boolean blocked;
+        long refuseFrom = Long.MAX_VALUE;
+        long asyncFailures;
+
+        @Override
+        public int write(long word0, long word1, long sequence, long sendTimeNs) {
+            if (blocked) {
+                return BLOCKED;
+            }
+            if (sequence >= refuseFrom) {
+                return REFUSED;
+            }
+            written.add(new long[] {word0, word1, sequence, sendTimeNs});
+            return ACCEPTED;
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+
+        @Override
+        public long failedAfterAccept() {
+            return asyncFailures;
+        }
+    }
+
+    private static SendLoop loop(RecordingWriter[] w, long[] rates, long warmupMs, long windowMs) {
+        return new SendLoop(w, 7, 3, 64, rates, warmupMs * MS, windowMs * MS, 64, SendFilter.NONE);
+    }
+
+    @Test
+    void sendsExactlyTheScheduleWithIntendedTimestampsAndOneFlushPerBatch() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 0, 100);
+        loop.start(0);
+        for (long t = 0; t <= 100 * MS && !loop.isDone(); t += MS / 2) {
+            loop.doWork(t);
+        }
+        assertThat(loop.isDone()).isTrue();
+        assertThat(w.written).hasSize(100);
+        for (int k = 0; k < 100; k++) {
+            long[] m = w.written.get(k);
+            assertThat(m[2]).isEqualTo(k);
+            assertThat(m[3]).isEqualTo(k * MS);
+            assertThat(MessageHeader.kind(m[0])).isEqualTo(MessageHeader.KIND_DATA);
+            assertThat(MessageHeader.step(m[1])).isEqualTo(3);
+            assertThat(MessageHeader.runId(m[1])).isEqualTo(7);
+        }
+        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
+    }
+
+    @Test
+    void aLateWakeUpSendsEverythingDueInOneBatch() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {10_000}, 0, 1000);
+        loop.start(0);
+        loop.doWork(0);
+        loop.doWork(5 * MS); // 50 due since the first
+        assertThat(w.written).hasSize(51);
+        assertThat(w.flushes).isEqualTo(2);
+        assertThat(loop.lag().maxNs()).isGreaterThanOrEqualTo(4 * MS);
+    }
+
+    @Test
+    void warmUpMessagesAreMarkedAndNotCounted() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 10, 10);
+        loop.start(0);
+        for (long t = 0; t <= 30 * MS && !loop.isDone(); t += MS) {
+            loop.doWork(t);
+        }
+        long warm = w.written.stream().filter(m -> MessageHeader.kind(m[0]) == MessageHeader.KIND_WARMUP).count();
+        long data = w.written.stream().filter(m -> MessageHeader.kind(m[0]) == MessageHeader.KIND_DATA).count();
+        assertThat(warm).isEqualTo(10);
+        assertThat(data).isEqualTo(10);
+        assertThat(loop.counts(0).sent()).isEqualTo(10);
+        assertThat(w.written.stream().filter(m -> MessageHeader.kind(m[0]) == MessageHeader.KIND_DATA)
+            .mapToLong(m -> m[2]).min().getAsLong()).isZero();
+    }
+
+    @Test
+    void blockedFlowsFallBehindAndRefusedOnesFail() {
+        RecordingWriter ok = new RecordingWriter();
+        RecordingWriter blocked = new RecordingWriter();
+        RecordingWriter refusing = new RecordingWriter();
+        blocked.blocked = true;
+        refusing.refuseFrom = 30;
+        SendLoop loop = loop(new RecordingWriter[] {ok, blocked, refusing}, new long[] {1000, 1000, 1000}, 0, 100);
+        loop.start(0);
+        for (long t = 0; t <= 50 * MS; t += MS) {
+            loop.doWork(t);
+        }
+        blocked.blocked = false; // unblocks halfway: it catches up with what is due
+        for (long t = 51 * MS; t <= 101 * MS && !loop.isDone(); t += MS) {
+            loop.doWork(t);
+        }
+        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
+        assertThat(loop.counts(1)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
+        assertThat(loop.counts(2)).isEqualTo(new SendLoop.FlowSendCounts(100, 30, 70, 0));
+
+        RecordingWriter stuck = new RecordingWriter();
+        stuck.blocked = true;
+        SendLoop stuckLoop = loop(new RecordingWriter[] {stuck}, new long[] {1000}, 0, 100);
+        stuckLoop.start(0);
+        for (long t = 0; t <= 100 * MS && !stuckLoop.isDone(); t += MS) {
+            stuckLoop.doWork(t);
+        }
+        assertThat(stuckLoop.isDone()).isTrue();
+        assertThat(stuckLoop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 0, 0, 100));
+    }
+
+    @Test
+    void asynchronousFailuresMoveFromSentToSendFailed() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 0, 10);
+        loop.start(0);
+        for (long t = 0; t <= 10 * MS && !loop.isDone(); t += MS) {
+            loop.doWork(t);
+        }
+        w.asyncFailures = 3;
+        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(10, 7, 3, 0));
+    }
+
+    @Test
+    void theSendFilterCountsAsSentButNeverWrites() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = new SendLoop(new RecordingWriter[] {w}, 1, 0, 64, new long[] {1000}, 0, 20 * MS, 64,
+            (flow, seq) -> seq % 5 == 0);
+        loop.start(0);
+        for (long t = 0; t <= 20 * MS && !loop.isDone(); t += MS) {
+            loop.doWork(t);
+        }
+        assertThat(loop.counts(0).sent()).isEqualTo(20);
+        assertThat(w.written).hasSize(16);
+    }
+
+    @Test
+    void maxLevelSendsWhateverIsAcceptedAndIsNeverBehind() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {0}, 0, 10);
+        loop.start(0);
+        loop.doWork(0);
+        loop.doWork(MS);
+        loop.doWork(11 * MS);
+        assertThat(loop.isDone()).isTrue();
+        assertThat(loop.counts(0).sent()).isEqualTo(w.written.size()).isEqualTo(3 * 64);
+        assertThat(loop.counts(0).behind()).isZero();
+        assertThat(loop.counts(0).scheduled()).isEqualTo(loop.counts(0).sent());
+    }
+
+    @Test
+    void flowsShareTheLoopFairlyWhenBehind() {
+        RecordingWriter a = new RecordingWriter();
+        RecordingWriter b = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {a, b}, new long[] {1_000_000, 1_000_000}, 0, 1000);
+        loop.start(0);
+        loop.doWork(500 * MS);
+        assertThat(a.written).hasSize(64);
+        assertThat(b.written).hasSize(64);
+    }
+}

@@ -1,0 +1,62 @@
+package io.lossprobe.core.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class UnitsTest {
+    @Test
+    void ratesUseDecimalSuffixes() {
+        assertThat(Level.parse("30k").ratePerSecond()).isEqualTo(30_000);
+        assertThat(Level.parse("2.5M").ratePerSecond()).isEqualTo(2_500_000);
+        assertThat(Level.parse("1G").ratePerSecond()).isEqualTo(1_000_000_000);
+        assertThat(Level.parse("100000").ratePerSecond()).isEqualTo(100_000);
+        assertThat(Level.parse("max").isMax()).isTrue();
+        assertThat(Level.parse("2.5M").toString()).isEqualTo("2.5M");
+        assertThat(Level.parse("30k").toString()).isEqualTo("30k");
+        assertThat(Level.parse("12345").toString()).isEqualTo("12345");
+    }
+
+    @Test
+    void badRatesAreRefusedWithAReadableMessage() {
+        assertThatThrownBy(() -> Level.parse("abc")).hasMessageContaining("'abc'");
+        assertThatThrownBy(() -> Level.parse("0")).hasMessageContaining("positive");
+        assertThatThrownBy(() -> Level.parse("-5k")).hasMessageContaining("positive");
+        assertThatThrownBy(() -> Level.parse("1.5")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Level.parse("")).hasMessageContaining("empty");
+    }
+
+    @Test
+    void durationsAndSizes() {
+        assertThat(Units.parseDurationNs("5s", "d")).isEqualTo(5_000_000_000L);
+        assertThat(Units.parseDurationNs("250ms", "d")).isEqualTo(250_000_000L);
+        assertThat(Units.parseDurationNs("2m", "d")).isEqualTo(120_000_000_000L);
+        assertThat(Units.parseDurationNs("1.5", "d")).isEqualTo(1_500_000_000L);
+        assertThat(Units.parseDurationNs("0", "d")).isZero();
+        assertThatThrownBy(() -> Units.parseDurationNs("soon", "--duration")).hasMessageStartingWith("--duration");
+        assertThat(Units.parseBytes("64", "s")).isEqualTo(64);
+        assertThat(Units.parseBytes("1KiB", "s")).isEqualTo(1024);
+        assertThat(Units.parseBytes("4MiB", "s")).isEqualTo(4 << 20);
+        assertThatThrownBy(() -> Units.parseBytes("big", "--size")).hasMessageStartingWith("--size");
+    }
+
+    @Test
+    void planRefusesWhatCannotRun() {
+        List<Level> levels = List.of(Level.parse("30k"));
+        long s = 1_000_000_000L;
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 0, 40000, levels, s, 0, s, 64, "127.0.0.1"))
+            .hasMessageContaining("--ports");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 65500, levels, s, 0, s, 64, "127.0.0.1"))
+            .hasMessageContaining("past port 65535");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, 0, 0, s, 64, "127.0.0.1"))
+            .hasMessageContaining("--duration");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 31, "127.0.0.1"))
+            .hasMessageContaining("32-byte header");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, List.of(Level.of(10)), s, 0, s, 64,
+            "127.0.0.1")).hasMessageContaining("one message per second per port");
+        Plan ok = new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 32, "127.0.0.1");
+        assertThat(ok.port(47)).isEqualTo(40047);
+    }
+}

@@ -1,0 +1,124 @@
+package io.lossprobe.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.contract.TransportContractTest;
+import io.lossprobe.core.engine.StepHooks;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.wire.MessageHeader;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Raw UDP on real sockets: 48 ports, a receiver stalled on purpose, and stray datagrams. */
+@Tag("system")
+class UdpSystemTest extends TransportContractTest {
+    private Map<String, String> options = Map.of();
+
+    @Override
+    protected Transport transport() {
+        return new UdpTransport();
+    }
+
+    @Override
+    protected int basePort() {
+        return 41200;
+    }
+
+    @Override
+    protected Map<String, String> options() {
+        return options;
+    }
+
+    @Test
+    @Timeout(120)
+    void fortyEightPortsAtAModestRateLoseNothingTheKernelDidNotDrop() throws Exception {
+        Plan plan = plan(48, List.of(Level.parse("48k")), 1000);
+        RunResult result = run(plan, StepHooks.NONE);
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        assertThat(step.flows()).hasSize(48);
+        assertThat(step.counts().scheduled()).isEqualTo(48_000);
+        for (FlowResult f : step.flows()) {
+            assertThat(f.port()).isEqualTo(41200 + f.flow());
+            assertThat(f.counts().lost()).as("flow %d", f.flow()).isEqualTo(f.socketDrops());
+        }
+        assertThat(result.environment().socketBuffers()).containsKey("udp.receiveBufferGranted");
+    }
+
+    @Test
+    @Timeout(120)
+    void aReceiverPausedMidStepLosesExactlyWhatItsSocketsDropped() throws Exception {
+        // A small receive buffer fills within milliseconds of the pause.
+        options = Map.of("rcvbuf", "16384");
+        Plan plan = plan(4, List.of(Level.parse("20k")), 1500);
+        RunResult result = run(plan, new StepHooks() {
+            @Override
+            public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
+                throws Exception {
+                long ms = TimeUnit.NANOSECONDS.toMillis(elapsedNs);
+                receiver.setPaused(ms >= 300 && ms < 800);
+            }
+        });
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        assertThat(step.counts().lost()).as("the pause must cost something").isPositive();
+        for (FlowResult f : step.flows()) {
+            assertThat(f.socketDrops()).isNotNull();
+            assertThat(f.counts().lost()).as("flow %d: every loss is a socket drop", f.flow())
+                .isEqualTo(f.socketDrops());
+            assertThat(f.counts().lossEvents()).isPositive();
+        }
+        // The host-wide counter saw at least those drops (other sockets on the host may add to it).
+        assertThat(step.hostCounters().get("Udp.RcvbufErrors")).isGreaterThanOrEqualTo(step.counts().lost());
+        assertThat(step.attribution()).containsEntry("receiverSocket", step.counts().lost())
+            .containsEntry("pathOrUnknown", 0L);
+        // Datagrams that sat in the buffer during the pause arrived late by up to the pause's length.
+        assertThat(step.delay().maxNs()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(100));
+    }
+
+    @Test
+    @Timeout(120)
+    void strayDatagramsAreCorruptAndNeverReceived() throws Exception {
+        Plan plan = plan(2, List.of(Level.parse("2k")), 1000);
+        int[] sentStray = {0};
+        RunResult result = run(plan, new StepHooks() {
+            @Override
+            public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
+                throws Exception {
+                if (sentStray[0]++ > 0) {
+                    return;
+                }
+                try (DatagramSocket s = new DatagramSocket()) {
+                    InetAddress lo = InetAddress.getByName(LOOPBACK);
+                    byte[] junk = new byte[64];
+                    junk[0] = 'X';
+                    s.send(new DatagramPacket(junk, junk.length, lo, basePort()));            // wrong magic
+                    s.send(new DatagramPacket(new byte[10], 10, lo, basePort()));             // truncated
+                    ByteBuffer b = ByteBuffer.allocate(64);
+                    b.putLong(MessageHeader.word0(MessageHeader.KIND_DATA, 0))
+                        .putLong(MessageHeader.word1(12345, step, 64)).putLong(5).putLong(0);
+                    s.send(new DatagramPacket(b.array(), 64, lo, basePort()));                // wrong run id
+                }
+            }
+        });
+        assertIdentities(result);
+        FlowResult flow0 = result.steps().get(0).flows().get(0);
+        assertThat(flow0.counts().corrupt()).isEqualTo(3);
+        assertThat(flow0.counts().received()).isEqualTo(flow0.counts().sent() - flow0.counts().lost());
+        assertThat(flow0.counts().duplicates()).isZero();
+    }
+}
