@@ -175,6 +175,7 @@ public final class RunEngine {
             awaitQuietly(sending, Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
         }
         if (stopRequested) {
+            loop.abort();
             awaitQuietly(sending, TimeUnit.SECONDS.toNanos(5));
             return null;
         }
@@ -196,6 +197,9 @@ public final class RunEngine {
             sentTotal += sendCounts[i].sent();
         }
         drain(name, step, flows, sendCounts, sentTotal);
+        if (stopRequested) {
+            return null; // a step cut short in its drain would count stragglers as lost
+        }
         FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
         receiver.onReceiveThread(() -> {
             for (int i = 0; i < flows.length; i++) {

@@ -36,6 +36,7 @@ public final class SendLoop {
     private boolean warming;
     private boolean started;
     private volatile boolean done;
+    private volatile boolean abortRequested;
     private long windowStartNs;
     private long finishedNs;
     private int firstFlow;
@@ -118,6 +119,10 @@ public final class SendLoop {
             start(nowNs);
         }
         if (done) {
+            return 0;
+        }
+        if (abortRequested) {
+            finish(nowNs);
             return 0;
         }
         if (warming && nowNs >= windowStartOf()) {
@@ -206,6 +211,11 @@ public final class SendLoop {
             sum += a;
         }
         return sum;
+    }
+
+    /** Asks the loop to stop at its next cycle (Ctrl-C); safe from any thread. */
+    public void abort() {
+        abortRequested = true;
     }
 
     public boolean isDone() {

@@ -1,0 +1,102 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class RunCommandTest {
+    record Outcome(int exit, String out, String err) {
+    }
+
+    static Outcome execute(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = LossprobeCommand.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Outcome(exit, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--size 16|below the 32-byte header",
+        "--size 70000|largest UDP payload",
+        "--levels abc|'abc'",
+        "--levels 30k,,1M|empty",
+        "--ports 0|--ports must be at least 1",
+        "--ports 70000|past port 65535",
+        "--base-port 65530|past port 65535",
+        "--base-port 0|--base-port",
+        "--duration 0|--duration must be greater than 0",
+        "--duration forever|--duration",
+        "--warmup -1s|--warmup",
+        "--ports abc|--ports",
+        "--transport carrier-pigeon|unknown transport 'carrier-pigeon'",
+        "-o /nonexistent-dir/results.json|cannot write results",
+        "--no-such-option|--no-such-option",
+    })
+    void badInputExitsTwoWithOneReadableLine(String args, String expected) {
+        Outcome o = execute(("run " + args).split(" "));
+        assertThat(o.exit()).as(o.err()).isEqualTo(2);
+        assertThat(o.err().strip()).contains(expected).doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+    }
+
+    @Test
+    void anOutputPathThatIsADirectoryIsBadUsage(@TempDir Path dir) {
+        Outcome o = execute("run", "-o", dir.toString(), "--transport", "udp");
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err()).startsWith("lossprobe: cannot write results to");
+    }
+
+    @Test
+    void helpIsThereForEveryCommand() {
+        Outcome top = execute("--help");
+        assertThat(top.exit()).isZero();
+        assertThat(top.out()).contains("run");
+        Outcome run = execute("run", "--help");
+        assertThat(run.exit()).isZero();
+        assertThat(run.out()).contains("--levels", "--transport", "--ports", "--base-port", "--duration", "--warmup",
+            "--size", "--output", "--bind", "Exit codes");
+        assertThat(execute().exit()).isEqualTo(2);
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(120)
+    void aRunWritesResultsWhoseIdentitiesHoldAndPrintsARowPerStep(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("r.json");
+        Outcome o = execute("run", "--transport", "udp", "--ports", "6", "--base-port", "45000", "--levels",
+            "3k,6k", "--duration", "700ms", "--warmup", "200ms", "--quiet", "-o", file.toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(o.out()).contains("proto", "3k", "6k", "results written to");
+        RunResult r = ResultFiles.read(file);
+        assertThat(r.status()).isEqualTo("complete");
+        assertThat(r.schemaVersion()).isEqualTo(RunResult.SCHEMA_VERSION);
+        assertThat(r.environment().cores()).isPositive();
+        assertThat(r.steps()).hasSize(2);
+        for (StepResult s : r.steps()) {
+            for (FlowResult f : s.flows()) {
+                Counts c = f.counts();
+                assertThat(c.received() + c.lost()).isEqualTo(c.sent());
+                assertThat(c.sent() + c.sendFailed() + c.behind()).isEqualTo(c.scheduled());
+            }
+        }
+        assertThat(r.steps().get(0).counts().scheduled()).isEqualTo(2100);
+    }
+}
