@@ -1,6 +1,7 @@
 package io.lossprobe.core.accounting;
 
 import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.wire.MessageHeader;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -36,6 +37,10 @@ public final class FlowReceiver {
     private boolean haveTransit;
     private double jitter;
     private long negativeDelays;
+    private boolean offsetFree;
+    private long warmupMinTransit = Long.MAX_VALUE;
+    private long baseline;
+    private boolean haveBaseline;
 
     /**
      * @param steps number of steps in the run, so late arrivals for any closed step can be counted
@@ -45,6 +50,20 @@ public final class FlowReceiver {
         this.runId = runId;
         this.messageLength = messageLength;
         this.lateAfterClose = new AtomicLongArray(Math.max(1, steps));
+    }
+
+    /**
+     * Records delays relative to a baseline instead of as absolute one-way delays, for senders on another host
+     * whose clock has an unknown offset. The baseline is the smallest transit seen in the step's warm-up (or the
+     * first data message's when there was none); the reported distribution is then shifted to start at the
+     * window's smallest transit: delay in excess of the flow's minimum.
+     */
+    public void offsetFree(boolean enabled) {
+        this.offsetFree = enabled;
+    }
+
+    public boolean isOffsetFree() {
+        return offsetFree;
     }
 
     /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */
@@ -60,6 +79,8 @@ public final class FlowReceiver {
         haveTransit = false;
         jitter = 0;
         negativeDelays = 0;
+        warmupMinTransit = Long.MAX_VALUE;
+        haveBaseline = false;
         progress.lazySet(0);
     }
 
@@ -80,6 +101,9 @@ public final class FlowReceiver {
         int msgStep = MessageHeader.step(word1);
         if (kind == MessageHeader.KIND_WARMUP) {
             warmup++;
+            if (msgStep == step) {
+                warmupMinTransit = Math.min(warmupMinTransit, arrivalNs - sendTimeNs);
+            }
             return;
         }
         if (kind != MessageHeader.KIND_DATA) {
@@ -101,11 +125,21 @@ public final class FlowReceiver {
         }
     }
 
-    private void recordDelay(long transit) {
+    private void recordDelay(long rawTransit) {
+        long transit = rawTransit;
+        if (offsetFree) {
+            if (!haveBaseline) {
+                baseline = warmupMinTransit != Long.MAX_VALUE ? Math.min(warmupMinTransit, rawTransit) : rawTransit;
+                haveBaseline = true;
+            }
+            transit = rawTransit - baseline;
+        }
         if (transit < minTransit) {
             minTransit = transit;
         }
-        if (transit < 0) {
+        if (transit < 0 && offsetFree) {
+            delay.recordValue(0); // below the warm-up's minimum: the minimum moved, not a clock fault
+        } else if (transit < 0) {
             negativeDelays++;
         } else {
             delay.recordValue(Math.min(transit, HIGHEST_DELAY_NS));
@@ -127,7 +161,7 @@ public final class FlowReceiver {
         open = false;
         tracker.finish(sent);
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.tooOld(),
-            corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(), tracker.bursts(), delay.copy(),
+            corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(), tracker.bursts().toResult(), delay.copy(),
             ipdv.copy(), jitter, negativeDelays, minTransit == Long.MAX_VALUE ? 0 : minTransit);
     }
 
@@ -155,11 +189,12 @@ public final class FlowReceiver {
      * @param minTransitNs  smallest receive-minus-send difference (for offset-free delay across hosts)
      */
     public record Summary(int step, long received, long duplicates, long reordered, long tooOld, long corrupt,
-                          long warmup, long lossEvents, long lostInRuns, LossBurstHistogram bursts, Histogram delay,
+                          long warmup, long lossEvents, long lostInRuns, LossBurst lossBurst, Histogram delay,
                           Histogram ipdv, double jitterNs, long negativeDelays, long minTransitNs) {
 
-        public Latency delayLatency() {
-            return Latency.of(delay, null);
+        /** The delay distribution; offset-free ones say so (see {@link FlowReceiver#offsetFree}). */
+        public Latency delayLatency(boolean offsetFree) {
+            return offsetFree ? Latency.excessOverMin(delay) : Latency.of(delay, null);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.accounting.LossBurstHistogram;
 import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.pacing.SendLoop;
@@ -11,11 +10,10 @@ import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.Environment;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.MessageWriter;
-import io.lossprobe.core.transport.ReceiverEndpoint;
-import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
@@ -49,7 +47,9 @@ public final class RunEngine {
     private final Map<String, String> options;
     private final RunListener listener;
     private final StepHooks hooks;
-    private final int runId = ThreadLocalRandom.current().nextInt();
+    private final ReceiveSideFactory receiveSides;
+    private final String targetHost;
+    private final int runId;
     private final List<CompletedStep> completed = new ArrayList<>();
     private final Map<String, Long> socketBuffers = new HashMap<>();
     private final String startedAt = Instant.now().toString();
@@ -57,6 +57,19 @@ public final class RunEngine {
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
+        this(plan, transports, options, listener, hooks, ReceiveSideFactory.LOCAL, plan.bindAddress(),
+            ThreadLocalRandom.current().nextInt());
+    }
+
+    /**
+     * @param receiveSides where the receivers run (this process, or a server behind the control channel)
+     * @param targetHost   the address the senders send to
+     */
+    public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
+                     StepHooks hooks, ReceiveSideFactory receiveSides, String targetHost, int runId) {
+        this.receiveSides = receiveSides;
+        this.targetHost = targetHost;
+        this.runId = runId;
         this.plan = plan;
         this.transports = transports;
         this.options = Map.copyOf(options);
@@ -98,47 +111,40 @@ public final class RunEngine {
 
     private void runTransport(Transport transport) throws Exception {
         int steps = plan.levels().size();
-        FlowReceiver[] flows = new FlowReceiver[plan.ports()];
-        for (int i = 0; i < flows.length; i++) {
-            flows[i] = new FlowReceiver(i, runId, plan.messageSize(), steps);
-        }
-        try (ReceiverEndpoint receiver = transport.openReceiver(
-                 new ReceiverSpec(plan, plan.bindAddress(), flows, options));
-             SenderEndpoint sender = transport.openSender(
-                 new SenderSpec(plan, plan.bindAddress(), runId, options))) {
+        try (ReceiveSide receiver = receiveSides.open(transport, plan, runId, options);
+             SenderEndpoint sender = transport.openSender(new SenderSpec(plan, targetHost, runId, options))) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             for (int step = 0; step < steps && !stopRequested; step++) {
-                StepResult result = runStep(transport, receiver, sender, flows, step, plan.levels().get(step));
+                StepResult result = runStep(transport, receiver, sender, step, plan.levels().get(step));
                 if (result == null) {
                     break; // stopped mid-step: a partial step is not a result
                 }
-                completed.add(new CompletedStep(result, flows));
+                completed.add(new CompletedStep(result, receiver));
                 listener.stepFinished(result);
                 listener.resultsUpdated(snapshot("running", null));
+            }
+            for (CompletedStep c : completed) {
+                c.freeze(); // the receivers close now: keep the late counts they reached
             }
         }
     }
 
-    private StepResult runStep(Transport transport, ReceiverEndpoint receiver, SenderEndpoint sender,
-                               FlowReceiver[] flows, int step, Level level) throws Exception {
+    private StepResult runStep(Transport transport, ReceiveSide receiver, SenderEndpoint sender, int step,
+                               Level level) throws Exception {
         String name = transport.name();
+        int flows = plan.ports();
         listener.stepStarted(name, step, level);
-        long[] rates = new long[plan.ports()];
-        int[] windowBits = new int[plan.ports()];
+        long[] rates = new long[flows];
+        int[] windowBits = new int[flows];
         double trackSeconds = Math.max(1.0, 2.0 * plan.drainNs() / 1e9);
         for (int i = 0; i < rates.length; i++) {
             rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
             windowBits[i] = SequenceTracker.windowFor(level.isMax() ? 1 << 20 : rates[i], trackSeconds);
         }
-        receiver.beginStep(step);
-        receiver.onReceiveThread(() -> {
-            for (int i = 0; i < flows.length; i++) {
-                flows[i].beginStep(step, windowBits[i]);
-            }
-        });
+        receiver.beginStep(step, windowBits);
         sender.beginStep(step);
-        MessageWriter[] writers = new MessageWriter[plan.ports()];
+        MessageWriter[] writers = new MessageWriter[flows];
         for (int i = 0; i < writers.length; i++) {
             writers[i] = sender.writer(i);
         }
@@ -168,9 +174,11 @@ public final class RunEngine {
             if (now < windowStart) {
                 listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
             } else {
-                hooks.duringWindow(name, step, receiver, now - windowStart);
+                if (receiver.localEndpoint() != null) {
+                    hooks.duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
+                }
                 listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
-                    loop.sentProgress(), receivedSoFar(flows));
+                    loop.sentProgress(), sum(receiver.progress()));
             }
             awaitQuietly(sending, Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
         }
@@ -190,54 +198,50 @@ public final class RunEngine {
         }
         HostCounters.Sample before = windowSample.get();
 
-        SendLoop.FlowSendCounts[] sendCounts = new SendLoop.FlowSendCounts[flows.length];
-        long sentTotal = 0;
-        for (int i = 0; i < flows.length; i++) {
+        SendLoop.FlowSendCounts[] sendCounts = new SendLoop.FlowSendCounts[flows];
+        long[] sent = new long[flows];
+        for (int i = 0; i < flows; i++) {
             sendCounts[i] = loop.counts(i);
-            sentTotal += sendCounts[i].sent();
+            sent[i] = sendCounts[i].sent();
         }
-        drain(name, step, flows, sendCounts, sentTotal);
+        drain(name, step, receiver, sent);
         if (stopRequested) {
             return null; // a step cut short in its drain would count stragglers as lost
         }
-        FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
-        receiver.onReceiveThread(() -> {
-            for (int i = 0; i < flows.length; i++) {
-                summaries[i] = flows[i].closeStep(sendCounts[i].sent());
-            }
-        });
+        ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
         HostCounters.Sample after = HostCounters.sample();
-        TransportReport rxReport = receiver.endStep();
         TransportReport txReport = sender.endStep();
-        return buildStep(transport, step, level, loop, sendCounts, summaries, before, after, rxReport, txReport);
+        return buildStep(transport, step, level, loop, sendCounts, receipt, before, after, txReport);
     }
 
     /** Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). */
-    private void drain(String name, int step, FlowReceiver[] flows, SendLoop.FlowSendCounts[] sent, long sentTotal) {
+    private void drain(String name, int step, ReceiveSide receiver, long[] sent) throws Exception {
         long start = System.nanoTime();
         long deadline = start + plan.drainNs();
+        long sentTotal = sum(sent);
         while (!stopRequested) {
             long now = System.nanoTime();
-            long received = receivedSoFar(flows);
+            long[] progress = receiver.progress();
             boolean all = true;
-            for (int i = 0; i < flows.length && all; i++) {
-                all = flows[i].progress() >= sent[i].sent();
+            for (int i = 0; i < progress.length && all; i++) {
+                all = progress[i] >= sent[i];
             }
             if (all || now >= deadline) {
                 return;
             }
-            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal, received);
-            // Polling a volatile counter: the engine's own wait, bounded by Tmax.
+            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal,
+                sum(progress));
+            // Polling the receivers' counters: the engine's own wait, bounded by Tmax.
             java.util.concurrent.locks.LockSupport.parkNanos(Math.min(deadline - now, 2_000_000));
         }
     }
 
-    private static long receivedSoFar(FlowReceiver[] flows) {
-        long sum = 0;
-        for (FlowReceiver f : flows) {
-            sum += f.progress();
+    private static long sum(long[] values) {
+        long total = 0;
+        for (long v : values) {
+            total += v;
         }
-        return sum;
+        return total;
     }
 
     private static void awaitQuietly(CompletableFuture<?> future, long timeoutNs) {
@@ -251,12 +255,13 @@ public final class RunEngine {
     }
 
     private StepResult buildStep(Transport transport, int step, Level level, SendLoop loop,
-                                 SendLoop.FlowSendCounts[] sendCounts, FlowReceiver.Summary[] summaries,
-                                 HostCounters.Sample before, HostCounters.Sample after,
-                                 TransportReport rxReport, TransportReport txReport) {
+                                 SendLoop.FlowSendCounts[] sendCounts, ReceiveSide.Receipt receipt,
+                                 HostCounters.Sample before, HostCounters.Sample after, TransportReport txReport) {
+        FlowReceiver.Summary[] summaries = receipt.flows();
+        TransportReport rxReport = receipt.report();
         List<FlowResult> flowResults = new ArrayList<>();
         Counts totals = Counts.ZERO;
-        LossBurstHistogram bursts = new LossBurstHistogram();
+        List<LossBurst> bursts = new ArrayList<>();
         Histogram delay = new Histogram(3_600_000_000_000L, 2);
         Histogram ipdv = new Histogram(3_600_000_000_000L, 2);
         double jitterSum = 0;
@@ -277,10 +282,10 @@ public final class RunEngine {
             if (drops != null) {
                 socketDropsTotal = (socketDropsTotal == null ? 0 : socketDropsTotal) + drops;
             }
-            flowResults.add(new FlowResult(i, plan.port(i), counts, s.bursts().toResult(), drops,
-                s.delayLatency(), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow));
+            flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
+                s.delayLatency(receipt.offsetFree()), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow));
             totals = totals.plus(counts);
-            bursts.add(s.bursts());
+            bursts.add(s.lossBurst());
             delay.add(s.delay());
             ipdv.add(s.ipdv());
             jitterSum += s.jitterNs();
@@ -308,10 +313,12 @@ public final class RunEngine {
                 + ": a defect of the path or of lossprobe");
         }
         return new StepResult(transport.name(), step, level, target, loop.windowNs(), totals,
-            round(totals.lossPercent()), bursts.toResult(), round(achievedSend), round(achievedReceive), saturated,
-            Latency.of(delay, null), loop.lag(), round(jitterSum / Math.max(1, summaries.length)),
-            Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, transportCounters,
-            attribute(totals, socketDropsTotal, hostDeltas), warnings, flowResults);
+            round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
+            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), loop.lag(), round(jitterSum / Math.max(1, summaries.length)),
+            Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
+            receipt.cpu(), transportCounters,
+            attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
+            warnings, flowResults);
     }
 
     /**
@@ -354,12 +361,38 @@ public final class RunEngine {
             error, env, plan, steps);
     }
 
-    /** A finished step and the receivers that keep counting its late arrivals. */
-    private record CompletedStep(StepResult result, FlowReceiver[] flows) {
+    /** A finished step and the receivers that keep counting its late arrivals until they close. */
+    private static final class CompletedStep {
+        private final StepResult result;
+        private ReceiveSide receiver;
+        private long[] lateAfterClose;
+
+        CompletedStep(StepResult result, ReceiveSide receiver) {
+            this.result = result;
+            this.receiver = receiver;
+            this.lateAfterClose = new long[result.flows().size()];
+        }
+
+        void freeze() {
+            refresh();
+            receiver = null;
+        }
+
+        private void refresh() {
+            if (receiver != null) {
+                try {
+                    lateAfterClose = receiver.lateAfterClose(result.step());
+                } catch (Exception e) {
+                    // Keep the last counts we had; the result stays valid without the newest stragglers.
+                }
+            }
+        }
+
         StepResult withLateSoFar() {
+            refresh();
             long[] late = new long[result.flows().size()];
             for (int i = 0; i < late.length; i++) {
-                late[i] = result.flows().get(i).counts().late() + flows[i].lateAfterClose(result.step());
+                late[i] = result.flows().get(i).counts().late() + lateAfterClose[i];
             }
             return result.withLate(late);
         }

@@ -15,6 +15,17 @@ public record Latency(long count, double meanNs, long minNs, long p50Ns, long p9
 
     public static final Latency EMPTY = new Latency(0, 0, 0, 0, 0, 0, 0, 0, null);
 
+    /** The distribution shifted so its minimum is 0: delay in excess of the smallest seen (offset-free). */
+    public static Latency excessOverMin(Histogram h) {
+        if (h.getTotalCount() == 0) {
+            return new Latency(0, 0, 0, 0, 0, 0, 0, 0, Boolean.TRUE);
+        }
+        long min = h.getMinValue();
+        return new Latency(h.getTotalCount(), h.getMean() - min, 0, h.getValueAtPercentile(50) - min,
+            h.getValueAtPercentile(90) - min, h.getValueAtPercentile(99) - min, h.getValueAtPercentile(99.9) - min,
+            h.getMaxValue() - min, Boolean.TRUE);
+    }
+
     public static Latency of(Histogram h, Boolean offsetFree) {
         if (h.getTotalCount() == 0) {
             return offsetFree == null ? EMPTY : new Latency(0, 0, 0, 0, 0, 0, 0, 0, offsetFree);

@@ -14,7 +14,10 @@ import java.util.Map;
  * @param achievedReceiveRate received / window, messages per second
  * @param saturated           the achieved send rate fell more than 1% short of the target
  * @param senderLag           how far behind schedule the sender was when it sent (ns)
- * @param hostCounters        deltas of /proc/net/snmp, /proc/net/netstat and /proc/net/dev over the step
+ * @param hostCounters        deltas of /proc/net/snmp, /proc/net/netstat and /proc/net/dev over the step (on the
+ *                            sending host; both ends when they are the same host)
+ * @param receiverHostCounters the same deltas on the receiving host, when it is another host (else null)
+ * @param receiverCpu         the receiving host's CPU, when it is another host (else null)
  * @param transportCounters   transport-wide deltas (Aeron system counters, socket buffers granted, ...)
  * @param attribution         where the loss happened, as far as the counters tell
  */
@@ -23,10 +26,12 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
                          double achievedReceiveRate, boolean saturated, Latency delay, Latency senderLag,
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
+                         Map<String, Long> receiverHostCounters, Cpu receiverCpu,
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
                          List<FlowResult> flows) {
     public StepResult {
         hostCounters = Maps.sorted(hostCounters);
+        receiverHostCounters = receiverHostCounters == null ? null : Maps.sorted(receiverHostCounters);
         transportCounters = Maps.sorted(transportCounters);
         attribution = Maps.ordered(attribution);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
@@ -43,6 +48,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
         }
         return new StepResult(transport, step, level, targetRate, windowNs, counts.withLate(total), lossPercent,
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, senderLag, jitterNs, ipdv, cpu,
-            socketDrops, hostCounters, transportCounters, attribution, warnings, updated);
+            socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
+            updated);
     }
 }

@@ -1,0 +1,91 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.Transport;
+import java.util.Map;
+
+/** Receivers in this process: the transport's endpoint delivering to this side's {@link FlowReceiver}s. */
+public final class LocalReceiveSide implements ReceiveSide {
+    private final ReceiverEndpoint endpoint;
+    private final FlowReceiver[] flows;
+
+    private LocalReceiveSide(ReceiverEndpoint endpoint, FlowReceiver[] flows) {
+        this.endpoint = endpoint;
+        this.flows = flows;
+    }
+
+    /** Binds the transport's receivers for {@code spec}'s plan on {@code spec.bindAddress()}. */
+    public static LocalReceiveSide open(Transport transport, ReceiverSpec spec) throws Exception {
+        return new LocalReceiveSide(transport.openReceiver(spec), spec.flows());
+    }
+
+    /** Fresh per-flow accounting for a plan's flows. */
+    public static FlowReceiver[] newFlows(int flows, int runId, int messageSize, int steps) {
+        FlowReceiver[] out = new FlowReceiver[flows];
+        for (int i = 0; i < flows; i++) {
+            out[i] = new FlowReceiver(i, runId, messageSize, steps);
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> environment() {
+        return endpoint.environment();
+    }
+
+    @Override
+    public void beginStep(int step, int[] windowBits) throws Exception {
+        endpoint.beginStep(step);
+        endpoint.onReceiveThread(() -> {
+            for (int i = 0; i < flows.length; i++) {
+                flows[i].beginStep(step, windowBits[i]);
+            }
+        });
+    }
+
+    @Override
+    public void beginWindow() throws Exception {
+        endpoint.beginWindow();
+    }
+
+    @Override
+    public long[] progress() {
+        long[] out = new long[flows.length];
+        for (int i = 0; i < flows.length; i++) {
+            out[i] = flows[i].progress();
+        }
+        return out;
+    }
+
+    @Override
+    public Receipt closeStep(int step, long[] sent) throws Exception {
+        FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
+        endpoint.onReceiveThread(() -> {
+            for (int i = 0; i < flows.length; i++) {
+                summaries[i] = flows[i].closeStep(sent[i]);
+            }
+        });
+        return new Receipt(summaries, endpoint.endStep(), null, null, false);
+    }
+
+    @Override
+    public long[] lateAfterClose(int step) {
+        long[] out = new long[flows.length];
+        for (int i = 0; i < flows.length; i++) {
+            out[i] = flows[i].lateAfterClose(step);
+        }
+        return out;
+    }
+
+    @Override
+    public ReceiverEndpoint localEndpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public void close() throws Exception {
+        endpoint.close();
+    }
+}

@@ -1,0 +1,49 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.result.Cpu;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.TransportReport;
+import java.util.Map;
+
+/**
+ * The receiving half of one transport's run as the engine sees it: in this process ({@link LocalReceiveSide}) or
+ * on another host behind the control channel. The engine drives the sending half itself.
+ */
+public interface ReceiveSide extends AutoCloseable {
+    /** Socket buffers granted and similar facts, for the results' environment. */
+    Map<String, Long> environment();
+
+    /** Starts a step's accounting on every flow, with each flow's tracking window. */
+    void beginStep(int step, int[] windowBits) throws Exception;
+
+    /** The window starts now: sample the counters whose deltas the step reports. Called on the sending thread. */
+    void beginWindow() throws Exception;
+
+    /** Distinct messages each flow received so far in the open step. */
+    long[] progress() throws Exception;
+
+    /** Closes the step: every flow's sequence numbers below {@code sent[i]} are now received or lost. */
+    Receipt closeStep(int step, long[] sent) throws Exception;
+
+    /** Arrivals for a closed step that came after it closed, per flow. */
+    long[] lateAfterClose(int step) throws Exception;
+
+    /** The local endpoint, for test hooks; null when the receivers are remote. */
+    ReceiverEndpoint localEndpoint();
+
+    @Override
+    void close() throws Exception;
+
+    /**
+     * What the receiving side reports for a step.
+     *
+     * @param hostCounters the receiving host's counter deltas when it is another host (null when local: the
+     *                     engine's own sample covers both ends)
+     * @param cpu          the receiving host's CPU when it is another host, else null
+     * @param offsetFree   delays are relative to each flow's minimum (the hosts' clocks differ)
+     */
+    record Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters, Cpu cpu,
+                   boolean offsetFree) {
+    }
+}
