@@ -1,0 +1,214 @@
+package io.lossprobe.aeron;
+
+import io.aeron.Aeron;
+import io.aeron.AeronCounters;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.driver.reports.LossReportReader;
+import io.aeron.driver.reports.LossReportUtil;
+import io.aeron.driver.status.SystemCounterDescriptor;
+import java.io.File;
+import java.nio.MappedByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.agrona.CloseHelper;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
+
+/**
+ * One media driver and one Aeron client, shared by a transport's receiver and sender in the same process.
+ *
+ * <p>By default the driver is embedded, in a directory of its own under /dev/shm that the driver deletes on start
+ * and on shutdown (and that {@link #close} deletes again in case the driver could not). With {@code aeron.dir} the
+ * client attaches to a driver someone else runs, and only the client is closed here.
+ */
+final class AeronDriver implements AutoCloseable {
+    static final String DIR_PREFIX = "lossprobe-aeron-";
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private final MediaDriver driver;
+    private final Aeron aeron;
+    private final String directory;
+    private final DatagramCounts datagrams;
+    private final Map<Integer, Integer> systemCounterIds;
+    private final AeronOptions options;
+
+    private AeronDriver(MediaDriver driver, Aeron aeron, String directory, DatagramCounts datagrams,
+                        AeronOptions options) {
+        this.driver = driver;
+        this.aeron = aeron;
+        this.directory = directory;
+        this.datagrams = datagrams;
+        this.options = options;
+        this.systemCounterIds = findSystemCounters(aeron.countersReader());
+    }
+
+    static AeronDriver start(AeronOptions options, Consumer<MediaDriver.Context> customizer) {
+        if (options.aeronDir() != null) {
+            Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(options.aeronDir()));
+            return new AeronDriver(null, aeron, options.aeronDir(), null, options);
+        }
+        String dir = new File(baseDirectory(), DIR_PREFIX + ProcessHandle.current().pid() + "-"
+            + SEQUENCE.incrementAndGet()).getAbsolutePath();
+        DatagramCounts datagrams = new DatagramCounts();
+        MediaDriver.Context ctx = new MediaDriver.Context()
+            .aeronDirectoryName(dir)
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true)
+            .warnIfDirectoryExists(false)
+            .threadingMode(options.threading())
+            .mtuLength(options.mtuBytes())
+            .publicationTermBufferLength(options.termLengthBytes())
+            .ipcTermBufferLength(64 * 1024)
+            .sendChannelEndpointSupplier(datagrams::newSendEndpoint)
+            .receiveChannelEndpointSupplier(datagrams::newReceiveEndpoint);
+        idleStrategies(ctx, options.threading());
+        customizer.accept(ctx);
+        MediaDriver driver = MediaDriver.launchEmbedded(ctx);
+        Aeron aeron = null;
+        try {
+            aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
+            return new AeronDriver(driver, aeron, driver.aeronDirectoryName(), datagrams, options);
+        } catch (RuntimeException e) {
+            CloseHelper.quietCloseAll(aeron, driver);
+            throw e;
+        }
+    }
+
+    /** /dev/shm keeps the term buffers in memory; elsewhere they would be written back to disk. */
+    private static File baseDirectory() {
+        File shm = new File("/dev/shm");
+        return shm.isDirectory() && shm.canWrite() ? shm : new File(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * Idle strategies that back off to a 100 us park: busy-spinning driver threads starve the probe's own sender
+     * and receiver on a small machine, and parking longer would add its length to every delay at low rates.
+     */
+    private static void idleStrategies(MediaDriver.Context ctx, ThreadingMode mode) {
+        switch (mode) {
+            case SHARED -> ctx.sharedIdleStrategy(networkIdle());
+            case SHARED_NETWORK -> ctx.sharedNetworkIdleStrategy(networkIdle()).conductorIdleStrategy(conductorIdle());
+            case DEDICATED -> ctx.senderIdleStrategy(networkIdle()).receiverIdleStrategy(networkIdle())
+                .conductorIdleStrategy(conductorIdle());
+            default -> {
+                // INVOKER: the caller drives the conductor; not offered as an option value that works here.
+            }
+        }
+    }
+
+    static IdleStrategy networkIdle() {
+        return new BackoffIdleStrategy(10, 20, 1_000, 100_000);
+    }
+
+    private static IdleStrategy conductorIdle() {
+        return new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
+    }
+
+    private static Map<Integer, Integer> findSystemCounters(CountersReader counters) {
+        Map<Integer, Integer> ids = new HashMap<>();
+        counters.forEach((counterId, typeId, keyBuffer, label) -> {
+            if (typeId == AeronCounters.DRIVER_SYSTEM_COUNTER_TYPE_ID) {
+                ids.put(keyBuffer.getInt(0), counterId);
+            }
+        });
+        return ids;
+    }
+
+    Aeron aeron() {
+        return aeron;
+    }
+
+    AeronOptions options() {
+        return options;
+    }
+
+    String directory() {
+        return directory;
+    }
+
+    boolean embedded() {
+        return driver != null;
+    }
+
+    /** Datagrams counted by the embedded driver's channel endpoints; null when attached to an external driver. */
+    DatagramCounts datagrams() {
+        return datagrams;
+    }
+
+    /** The driver-wide counter's current value, or 0 when this driver does not have it. */
+    long system(SystemCounterDescriptor descriptor) {
+        Integer id = systemCounterIds.get(descriptor.id());
+        return id == null ? 0 : aeron.countersReader().getCounterValue(id);
+    }
+
+    /**
+     * Adds up the per-stream counters of type {@code typeId} by flow (stream id {@code STREAM_ID_BASE + flow}),
+     * counting only the sessions {@code sessionOf} accepts for that flow.
+     */
+    long[] perFlow(int typeId, int flows, SessionFilter sessionOf) {
+        long[] sums = new long[flows];
+        CountersReader counters = aeron.countersReader();
+        counters.forEach((counterId, type, key, label) -> {
+            if (type != typeId) {
+                return;
+            }
+            int flow = AeronOptions.flowOf(key.getInt(io.aeron.driver.status.StreamCounter.STREAM_ID_OFFSET), flows);
+            if (flow >= 0 && sessionOf.accepts(flow,
+                key.getInt(io.aeron.driver.status.StreamCounter.SESSION_ID_OFFSET))) {
+                sums[flow] += counters.getCounterValue(counterId);
+            }
+        });
+        return sums;
+    }
+
+    /**
+     * Bytes the receiving driver reported lost (loss-report entries) per flow, and the number of observations.
+     * The report maps only while it is read, so no mapping outlives the call.
+     */
+    LossReport lossReport(int flows, SessionFilter sessionOf) {
+        long[] bytes = new long[flows];
+        long[] observations = new long[flows];
+        File file = LossReportUtil.file(directory);
+        if (!file.exists()) {
+            return new LossReport(bytes, observations);
+        }
+        MappedByteBuffer mapped = LossReportUtil.mapLossReportReadOnly(directory);
+        try {
+            LossReportReader.read(new UnsafeBuffer(mapped), (count, totalBytesLost, first, last, sessionId, streamId,
+                                                              channel, source) -> {
+                int flow = AeronOptions.flowOf(streamId, flows);
+                if (flow >= 0 && sessionOf.accepts(flow, sessionId)) {
+                    bytes[flow] += totalBytesLost;
+                    observations[flow] += count;
+                }
+            });
+        } finally {
+            IoUtil.unmap(mapped);
+        }
+        return new LossReport(bytes, observations);
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(aeron, driver);
+        if (driver != null) {
+            IoUtil.delete(new File(directory), true);
+        }
+    }
+
+    /** Which sessions of a flow's stream belong to this run (an external driver may carry others). */
+    @FunctionalInterface
+    interface SessionFilter {
+        boolean accepts(int flow, int sessionId);
+    }
+
+    /** Cumulative loss-report figures per flow. */
+    record LossReport(long[] bytesLost, long[] observations) {
+    }
+}

@@ -1,0 +1,98 @@
+package io.lossprobe.aeron;
+
+import io.aeron.driver.MediaDriver;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SenderEndpoint;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Transport;
+import java.util.function.Consumer;
+
+/**
+ * Aeron: one exclusive publication and one subscription per port pair, each on its own UDP endpoint
+ * ({@code aeron:udp?endpoint=host:port}), through a media driver. Reliable by default: the receiving driver NAKs
+ * gaps and the sending driver retransmits, so the application sees no loss. With {@code aeron.reliable=false}
+ * the receiver fills gaps instead (Aeron-framed raw UDP), and loss shows.
+ *
+ * <p>Options (all optional): {@code aeron.dir} (attach to an external driver), {@code aeron.reliable},
+ * {@code aeron.termLength} (1m), {@code aeron.mtu} (1408), {@code aeron.threading}, {@code aeron.connectTimeoutMs};
+ * see {@link AeronOptions}. A receiver and a sender opened from the same instance share one driver and client,
+ * released when both are closed.
+ */
+public final class AeronTransport implements Transport {
+    private final Consumer<MediaDriver.Context> driverCustomizer;
+    private volatile boolean reliable = true;
+    private AeronDriver shared;
+    private int users;
+
+    public AeronTransport() {
+        this(ctx -> {
+        });
+    }
+
+    /**
+     * For tests: {@code driverCustomizer} adjusts the embedded driver's context after lossprobe's own settings,
+     * e.g. to install a loss-generating receive endpoint.
+     */
+    public AeronTransport(Consumer<MediaDriver.Context> driverCustomizer) {
+        this.driverCustomizer = driverCustomizer;
+    }
+
+    @Override
+    public String name() {
+        return "aeron";
+    }
+
+    /** True unless the last endpoint opened asked for {@code aeron.reliable=false}. */
+    @Override
+    public boolean reliable() {
+        return reliable;
+    }
+
+    @Override
+    public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
+        AeronOptions options = AeronOptions.parse(spec.options());
+        reliable = options.reliable();
+        AeronDriver driver = acquire(options);
+        try {
+            return AeronReceiver.open(spec, driver, this::release);
+        } catch (Exception | Error e) {
+            release(driver);
+            throw e;
+        }
+    }
+
+    @Override
+    public SenderEndpoint openSender(SenderSpec spec) throws Exception {
+        AeronOptions options = AeronOptions.parse(spec.options());
+        reliable = options.reliable();
+        AeronDriver driver = acquire(options);
+        try {
+            return AeronSender.open(spec, driver, this::release);
+        } catch (Exception | Error e) {
+            release(driver);
+            throw e;
+        }
+    }
+
+    private synchronized AeronDriver acquire(AeronOptions options) {
+        if (shared == null) {
+            shared = AeronDriver.start(options, driverCustomizer);
+        } else if (!shared.options().equals(options)) {
+            throw new IllegalStateException("receiver and sender of one Aeron transport need the same options: "
+                + shared.options() + " vs " + options);
+        }
+        users++;
+        return shared;
+    }
+
+    private synchronized void release(AeronDriver driver) {
+        if (driver != shared) {
+            return;
+        }
+        if (--users == 0) {
+            shared = null;
+            driver.close();
+        }
+    }
+}

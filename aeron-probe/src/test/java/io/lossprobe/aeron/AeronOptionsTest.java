@@ -1,0 +1,56 @@
+package io.lossprobe.aeron;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.aeron.driver.ThreadingMode;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AeronOptionsTest {
+    @Test
+    void defaultsAreReliableOneMebibyteTermsAnd1408ByteMtu() {
+        AeronOptions o = AeronOptions.parse(Map.of());
+        assertThat(o.reliable()).isTrue();
+        assertThat(o.termLengthBytes()).isEqualTo(1024 * 1024);
+        assertThat(o.mtuBytes()).isEqualTo(1408);
+        assertThat(o.aeronDir()).isNull();
+        assertThat(o.publicationChannel("127.0.0.1", 43000))
+            .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|mtu=1408|term-length=1m");
+        assertThat(o.subscriptionChannel("127.0.0.1", 43000)).isEqualTo("aeron:udp?endpoint=127.0.0.1:43000");
+    }
+
+    @Test
+    void unreliableModePutsReliableFalseOnTheSubscription() {
+        AeronOptions o = AeronOptions.parse(Map.of("aeron.reliable", "false", "aeron.termLength", "64k"));
+        assertThat(o.reliable()).isFalse();
+        assertThat(o.termLengthBytes()).isEqualTo(64 * 1024);
+        assertThat(o.subscriptionChannel("::1", 43000)).isEqualTo("aeron:udp?endpoint=[::1]:43000|reliable=false");
+    }
+
+    @Test
+    void threadingFollowsTheCoreCount() {
+        assertThat(AeronOptions.threadingFor(2)).isEqualTo(ThreadingMode.SHARED);
+        assertThat(AeronOptions.threadingFor(4)).isEqualTo(ThreadingMode.SHARED_NETWORK);
+        assertThat(AeronOptions.threadingFor(16)).isEqualTo(ThreadingMode.DEDICATED);
+        assertThat(AeronOptions.parse(Map.of("aeron.threading", "dedicated")).threading())
+            .isEqualTo(ThreadingMode.DEDICATED);
+    }
+
+    @Test
+    void badValuesAreRejectedWithTheOptionName() {
+        assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.reliable", "yes")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("aeron.reliable");
+        assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.termLength", "100k")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("aeron.termLength");
+        assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.mtu", "1500")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("aeron.mtu");
+    }
+
+    @Test
+    void streamIdsMapBackToFlows() {
+        assertThat(AeronOptions.flowOf(AeronOptions.streamId(7), 8)).isEqualTo(7);
+        assertThat(AeronOptions.flowOf(AeronOptions.streamId(8), 8)).isEqualTo(-1);
+        assertThat(AeronOptions.flowOf(1001, 8)).isEqualTo(-1);
+    }
+}
