@@ -1,0 +1,134 @@
+package io.lossprobe.analysis;
+
+import io.lossprobe.core.result.StepResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Two runs side by side, per transport and level, with deltas. A row is a regression when loss rose by more than
+ * {@link Tolerance#lossPercentPoints()}, the achieved rate fell by more than {@link Tolerance#achievedPercent()}
+ * percent, or p99 delay rose by more than {@link Tolerance#p99Percent()} percent.
+ */
+public final class Comparison {
+
+    /**
+     * How much worse B may be than A before it counts as a regression.
+     *
+     * @param lossPercentPoints allowed rise of loss %, in percentage points (0.1 = from 0.0 % to 0.1 %)
+     * @param achievedPercent   allowed fall of the achieved rate, in percent of A's
+     * @param p99Percent        allowed rise of p99 delay, in percent of A's
+     */
+    public record Tolerance(double lossPercentPoints, double achievedPercent, double p99Percent) {
+        public static final Tolerance DEFAULT = new Tolerance(0.1, 5.0, 50.0);
+
+        public Tolerance {
+            if (lossPercentPoints < 0 || achievedPercent < 0 || p99Percent < 0) {
+                throw new IllegalArgumentException("tolerances must not be negative");
+            }
+        }
+    }
+
+    /**
+     * One way B is worse than A.
+     *
+     * @param metric {@code lossPercent}, {@code achievedRate} or {@code p99DelayMs}
+     * @param detail in words, with both values and the tolerance
+     */
+    public record Regression(String metric, String detail) {
+        @Override
+        public String toString() {
+            return detail;
+        }
+    }
+
+    /** One transport and level in both runs; {@code a} or {@code b} is null where that run lacks the step. */
+    public record Row(String transport, String level, StepMetrics a, StepMetrics b, List<Regression> regressions) {
+        public boolean regressed() {
+            return !regressions.isEmpty();
+        }
+    }
+
+    private final List<Row> rows;
+
+    private Comparison(List<Row> rows) {
+        this.rows = List.copyOf(rows);
+    }
+
+    public static Comparison of(LoadedResult a, LoadedResult b, Tolerance tolerance) {
+        List<Row> rows = new ArrayList<>();
+        for (StepResult sa : a.run().steps()) {
+            String level = sa.level().toString();
+            Optional<StepResult> sb = b.step(sa.transport(), level);
+            StepMetrics ma = StepMetrics.of(sa);
+            StepMetrics mb = sb.map(StepMetrics::of).orElse(null);
+            rows.add(new Row(sa.transport(), level, ma, mb, mb == null ? List.of() : regressions(ma, mb, tolerance)));
+        }
+        for (StepResult sb : b.run().steps()) {
+            if (a.step(sb.transport(), sb.level().toString()).isEmpty()) {
+                rows.add(new Row(sb.transport(), sb.level().toString(), null, StepMetrics.of(sb), List.of()));
+            }
+        }
+        return new Comparison(rows);
+    }
+
+    /** What got worse from {@code a} to {@code b} beyond the tolerance, in words ("loss % 0.00 -> 1.20"). */
+    public static List<Regression> regressions(StepMetrics a, StepMetrics b, Tolerance t) {
+        List<Regression> found = new ArrayList<>();
+        if (b.lossPercent() - a.lossPercent() > t.lossPercentPoints()) {
+            found.add(new Regression("lossPercent", String.format(java.util.Locale.ROOT, "loss %% up %.4f -> %.4f (tolerance +%s points)",
+                a.lossPercent(), b.lossPercent(), Fmt.num(t.lossPercentPoints(), 3))));
+        }
+        if (a.achievedRate() > 0 && 100.0 * (a.achievedRate() - b.achievedRate()) / a.achievedRate()
+            > t.achievedPercent()) {
+            found.add(new Regression("achievedRate", String.format(java.util.Locale.ROOT, "achieved down %.0f -> %.0f msg/s (tolerance -%s%%)",
+                a.achievedRate(), b.achievedRate(), Fmt.num(t.achievedPercent(), 1))));
+        }
+        if (!Double.isNaN(a.p99DelayMs()) && !Double.isNaN(b.p99DelayMs()) && a.p99DelayMs() > 0
+            && 100.0 * (b.p99DelayMs() - a.p99DelayMs()) / a.p99DelayMs() > t.p99Percent()) {
+            found.add(new Regression("p99DelayMs", String.format(java.util.Locale.ROOT, "p99 up %.3f -> %.3f ms (tolerance +%s%%)",
+                a.p99DelayMs(), b.p99DelayMs(), Fmt.num(t.p99Percent(), 1))));
+        }
+        return found;
+    }
+
+    public List<Row> rows() {
+        return rows;
+    }
+
+    public boolean anyRegression() {
+        return rows.stream().anyMatch(Row::regressed);
+    }
+
+    /** A plain-text table: A, B and the delta for loss %, achieved msg/s and p99 ms, then the verdict. */
+    public String table() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(java.util.Locale.ROOT, "%-6s %7s %10s %10s %10s %12s %12s %10s %9s %9s %9s  %s%n",
+            "proto", "level", "loss% A", "loss% B", "delta", "achieved A", "achieved B", "delta%", "p99ms A",
+            "p99ms B", "delta%", "verdict"));
+        for (Row r : rows) {
+            StepMetrics a = r.a;
+            StepMetrics b = r.b;
+            sb.append(String.format(java.util.Locale.ROOT, "%-6s %7s %10s %10s %10s %12s %12s %10s %9s %9s %9s  %s%n",
+                r.transport, r.level,
+                a == null ? "-" : Fmt.num(a.lossPercent(), 4), b == null ? "-" : Fmt.num(b.lossPercent(), 4),
+                a == null || b == null ? "" : signed(b.lossPercent() - a.lossPercent(), 4),
+                a == null ? "-" : Fmt.num(a.achievedRate(), 0), b == null ? "-" : Fmt.num(b.achievedRate(), 0),
+                a == null || b == null ? "" : signed(pct(a.achievedRate(), b.achievedRate()), 1),
+                a == null ? "-" : Fmt.num(a.p99DelayMs(), 3), b == null ? "-" : Fmt.num(b.p99DelayMs(), 3),
+                a == null || b == null ? "" : signed(pct(a.p99DelayMs(), b.p99DelayMs()), 1),
+                a == null ? "only in B" : b == null ? "only in A"
+                    : r.regressed() ? "REGRESSION: " + r.regressions.stream().map(Regression::detail).collect(java.util.stream.Collectors.joining("; ")) : "ok"));
+        }
+        return sb.toString();
+    }
+
+    private static double pct(double a, double b) {
+        return a == 0 || Double.isNaN(a) || Double.isNaN(b) ? Double.NaN : 100.0 * (b - a) / a;
+    }
+
+    private static String signed(double v, int decimals) {
+        String s = Fmt.num(v, decimals);
+        return s.isEmpty() || v < 0 ? s : "+" + s;
+    }
+}

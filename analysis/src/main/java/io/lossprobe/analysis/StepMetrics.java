@@ -1,0 +1,135 @@
+package io.lossprobe.analysis;
+
+import io.lossprobe.core.result.StepResult;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The numbers reports, comparisons and checks read from one step, derived in one place so they mean the same
+ * everywhere. Missing counters are tolerated: a value that cannot be derived is {@code NaN}.
+ *
+ * @param offeredRate      the target rate (messages/s); for a {@code max} level, the achieved send rate
+ * @param achievedRate     messages received per second over the window (what a benchmark table calls TPS)
+ * @param achievedSendRate messages sent per second over the window
+ * @param retransmitsPer1k retransmissions per 1,000 messages sent, NaN where the transport has none
+ * @param naksPer1k        NAKs per 1,000 messages sent, NaN where the transport reports none
+ * @param nicInterface     the interface the NIC columns describe (the busiest one), or "" when none is known
+ */
+public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
+                          double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
+                          long reordered, double meanDelayMs, double p50DelayMs, double p90DelayMs,
+                          double p99DelayMs, double p999DelayMs, double maxDelayMs, double processCpuPercent,
+                          double hostCpuPercent, String nicInterface, double nicInMbps, double nicOutMbps,
+                          double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
+                          double retransmitsPer1k, double naks, double naksPer1k, boolean saturated) {
+
+    private static final String TCP_RETRANS = "Tcp.RetransSegs";
+
+    public static StepMetrics of(StepResult s) {
+        double windowS = s.windowNs() > 0 ? s.windowNs() / 1e9 : Double.NaN;
+        long sent = s.counts().sent();
+        boolean hasDelay = s.delay() != null && s.delay().count() > 0;
+        Nic nic = Nic.busiest(s.hostCounters());
+        double retrans = retransmits(s);
+        double naks = naks(s.transportCounters());
+        return new StepMetrics(s.transport(), s.level().toString(), s.targetRate(),
+            s.targetRate() > 0 ? s.targetRate() : s.achievedSendRate(), s.achievedReceiveRate(),
+            s.achievedSendRate(), s.counts().lossPercent(), sent, s.counts().lost(), s.counts().duplicates(),
+            s.counts().reordered(),
+            hasDelay ? s.delay().meanNs() / 1e6 : Double.NaN, hasDelay ? s.delay().p50Ns() / 1e6 : Double.NaN,
+            hasDelay ? s.delay().p90Ns() / 1e6 : Double.NaN, hasDelay ? s.delay().p99Ns() / 1e6 : Double.NaN,
+            hasDelay ? s.delay().p999Ns() / 1e6 : Double.NaN, hasDelay ? s.delay().maxNs() / 1e6 : Double.NaN,
+            s.cpu() == null ? Double.NaN : s.cpu().processPercent(),
+            s.cpu() == null ? Double.NaN : s.cpu().hostPercent(),
+            nic.name, nic.rxBytes * 8 / 1e6 / windowS, nic.txBytes * 8 / 1e6 / windowS, nic.rxPackets / windowS,
+            nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated());
+    }
+
+    /** Loss as a fraction (0..1). */
+    public double lossRatio() {
+        return lossPercent / 100.0;
+    }
+
+    private static double per1k(double count, long sent) {
+        return Double.isNaN(count) || sent == 0 ? Double.NaN : 1000.0 * count / sent;
+    }
+
+    /**
+     * Retransmissions: the transport's own counters whose name contains "retrans" (not byte counts or overflows);
+     * failing those, for a TCP transport, the host's Tcp.RetransSegs delta (host-wide, so other TCP traffic on the host
+     * adds to it). NaN when neither applies: raw UDP never retransmits.
+     */
+    static double retransmits(StepResult s) {
+        Double own = sumMatching(s.transportCounters(), "retrans", null);
+        if (own != null) {
+            return own;
+        }
+        if (s.transport().toLowerCase(Locale.ROOT).contains("tcp")) {
+            Long host = s.hostCounters().get(TCP_RETRANS);
+            return host == null ? 0.0 : host;
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * NAKs: transport counters whose name contains "nak". Where some of them count NAKs sent, only those are added,
+     * so a NAK sent and received on the same host is not counted twice.
+     */
+    static double naks(Map<String, Long> counters) {
+        Double sentOnly = sumMatching(counters, "nak", "sent");
+        if (sentOnly != null) {
+            return sentOnly;
+        }
+        Double all = sumMatching(counters, "nak", null);
+        return all == null ? Double.NaN : all;
+    }
+
+    private static Double sumMatching(Map<String, Long> counters, String needle, String alsoNeeded) {
+        double sum = 0;
+        boolean any = false;
+        for (Map.Entry<String, Long> e : counters.entrySet()) {
+            String key = e.getKey().toLowerCase(Locale.ROOT);
+            boolean counted = !key.contains("byte") && !key.contains("overflow");
+            if (key.contains(needle) && counted && (alsoNeeded == null || key.contains(alsoNeeded))
+                && e.getValue() != null) {
+                sum += e.getValue();
+                any = true;
+            }
+        }
+        return any ? sum : null;
+    }
+
+    /**
+     * One interface's traffic. The NIC columns describe the single busiest interface (most rx+tx bytes in the
+     * step), not a sum: on the embedded run the traffic is on {@code lo}; between two hosts it is the NIC, and
+     * summing would count the same bytes twice on bonds, VLANs and bridges.
+     */
+    record Nic(String name, double rxBytes, double txBytes, double rxPackets, double txPackets) {
+        static final Nic NONE = new Nic("", Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+        static Nic busiest(Map<String, Long> host) {
+            Nic best = NONE;
+            double bestBytes = -1;
+            for (String key : host.keySet()) {
+                if (!key.startsWith("dev.") || !key.endsWith(".rxBytes")) {
+                    continue;
+                }
+                String name = key.substring(4, key.length() - ".rxBytes".length());
+                String p = "dev." + name + ".";
+                Nic nic = new Nic(name, get(host, p + "rxBytes"), get(host, p + "txBytes"),
+                    get(host, p + "rxPackets"), get(host, p + "txPackets"));
+                double bytes = nic.rxBytes + nic.txBytes;
+                if (bytes > bestBytes) {
+                    best = nic;
+                    bestBytes = bytes;
+                }
+            }
+            return best;
+        }
+
+        private static double get(Map<String, Long> host, String key) {
+            Long v = host.get(key);
+            return v == null ? 0.0 : v;
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.lossprobe.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ComparisonTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void flagsLossUpAchievedDownAndP99UpBeyondTolerance() {
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, s -> {
+            Fixtures.lose(s, 1000);
+            s.put("achievedReceiveRate", 40000.0);
+            s.with("delay").put("p99Ns", s.get("delay").get("p99Ns").asLong() * 3);
+        }));
+        Comparison c = Comparison.of(a, b, Comparison.Tolerance.DEFAULT);
+        assertThat(c.rows()).hasSize(2);
+        assertThat(c.rows().get(0).regressed()).isFalse();
+        assertThat(c.rows().get(1).regressions()).extracting(Comparison.Regression::metric)
+            .containsExactly("lossPercent", "achievedRate", "p99DelayMs");
+        assertThat(c.table()).contains("REGRESSION").contains("udp").contains("50k");
+    }
+
+    @Test
+    void smallChangesWithinToleranceAreNotRegressions() {
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, s -> s.put("achievedReceiveRate",
+            49000.0)));
+        assertThat(Comparison.of(a, b, Comparison.Tolerance.DEFAULT).anyRegression()).isFalse();
+    }
+}

@@ -1,0 +1,98 @@
+package io.lossprobe.cli;
+
+import io.lossprobe.analysis.CheckReport;
+import io.lossprobe.analysis.InputException;
+import io.lossprobe.analysis.JUnitXml;
+import io.lossprobe.analysis.LoadedResult;
+import io.lossprobe.analysis.Policy;
+import io.lossprobe.analysis.PolicyCheck;
+import io.lossprobe.analysis.PrometheusTextfile;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code lossprobe check}: a run against a policy's thresholds and an optional baseline; exit 1 when one fails. */
+@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Checks a result against a policy: per transport and level, max loss %, min achieved rate, "
+        + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
+        "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
+    footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "
+        + "2 bad usage or unreadable input (malformed JSON, newer schema, unknown policy key)."})
+public final class CheckCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
+    Path policyFile;
+
+    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check.")
+    Path resultFile;
+
+    @Option(names = "--baseline", paramLabel = "FILE",
+        description = "Baseline result to compare with (overrides the policy's baseline.file).")
+    Path baselineFile;
+
+    @Option(names = "--prometheus", paramLabel = "FILE",
+        description = "Also write the outcome and the run's numbers as a Prometheus text file (atomically), "
+            + "for node_exporter's textfile collector; name it *.prom.")
+    Path prometheus;
+
+    @Option(names = "--junit", paramLabel = "FILE", description = "Also write the outcome as JUnit XML.")
+    Path junit;
+
+    @Option(names = "--quiet", description = "Print only failures.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cl = spec.commandLine();
+        Inputs.requireWritable(cl, prometheus, "--prometheus");
+        Inputs.requireWritable(cl, junit, "--junit");
+        Policy policy;
+        try {
+            policy = Policy.read(policyFile);
+        } catch (InputException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        LoadedResult run = Inputs.read(cl, resultFile);
+        Optional<LoadedResult> baseline = Optional.empty();
+        Path base = baselineFile;
+        if (base == null && policy.baseline() != null && policy.baseline().file() != null) {
+            Path dir = policyFile.toAbsolutePath().getParent();
+            base = dir == null ? Path.of(policy.baseline().file()) : dir.resolve(policy.baseline().file());
+        }
+        if (base != null) {
+            baseline = Optional.of(Inputs.read(cl, base));
+        }
+        CheckReport report = new PolicyCheck(policy).check(run, baseline);
+        if (prometheus != null) {
+            PrometheusTextfile.write(prometheus, report);
+        }
+        if (junit != null) {
+            JUnitXml.write(junit, report);
+        }
+        PrintWriter out = cl.getOut();
+        for (CheckReport.Evaluation e : report.evaluations()) {
+            if (!e.passed()) {
+                out.println("FAIL " + e.message());
+            } else if (!quiet) {
+                out.println("ok   " + e.message());
+            }
+        }
+        if (report.passed()) {
+            if (!quiet) {
+                out.println("check passed: " + report.evaluations().size() + " limit(s) held for " + resultFile);
+            }
+        } else {
+            out.println("check FAILED: " + report.failures().size() + " of " + report.evaluations().size()
+                + " limit(s) broken in " + resultFile);
+        }
+        out.flush();
+        return report.passed() ? 0 : 1;
+    }
+}

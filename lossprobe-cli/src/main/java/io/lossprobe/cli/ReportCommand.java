@@ -1,0 +1,76 @@
+package io.lossprobe.cli;
+
+import io.lossprobe.analysis.HtmlReport;
+import io.lossprobe.analysis.LoadedResult;
+import io.lossprobe.analysis.SummaryTable;
+import io.lossprobe.analysis.AtomicFiles;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code lossprobe report}: one HTML page (or a Markdown / CSV table) over one or many result files. */
+@Command(name = "report", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Draws a self-contained HTML report (charts as inline SVG, no network needed) or prints the "
+        + "summary table as Markdown or CSV.",
+        "With several result files the report adds the trend over time (by each run's start)."},
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unreadable input."})
+public final class ReportCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run.")
+    List<Path> files;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+        description = "Where to write. Default: lossprobe-report.html for html, standard output for md and csv.")
+    Path output;
+
+    @Option(names = "--format", defaultValue = "html", paramLabel = "FORMAT",
+        description = "html, md or csv. Default: ${DEFAULT-VALUE}.")
+    String format;
+
+    @Option(names = "--quiet", description = "No progress lines.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cl = spec.commandLine();
+        String fmt = format.toLowerCase(java.util.Locale.ROOT);
+        if (!List.of("html", "md", "csv").contains(fmt)) {
+            throw new CommandLine.ParameterException(cl, "--format must be html, md or csv, got '" + format + "'");
+        }
+        Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;
+        Inputs.requireWritable(cl, out, "report");
+        PrintWriter err = cl.getErr();
+        long t0 = System.nanoTime();
+        Consumer<String> progress = quiet ? m -> { } : m -> {
+            err.println("lossprobe report: " + m);
+            err.flush();
+        };
+        List<LoadedResult> results = Inputs.readAll(cl, files, files.size() > 10 ? progress : m -> { });
+        String text = switch (fmt) {
+            case "md" -> SummaryTable.of(results).markdown();
+            case "csv" -> SummaryTable.of(results).csv();
+            default -> HtmlReport.render(results, files.size() > 10 ? progress : m -> { });
+        };
+        if (out == null) {
+            cl.getOut().print(text);
+            cl.getOut().flush();
+            return 0;
+        }
+        AtomicFiles.write(out, text.getBytes(StandardCharsets.UTF_8));
+        if (!quiet) {
+            cl.getOut().printf("report of %d run(s) written to %s in %.1fs%n", results.size(), out,
+                (System.nanoTime() - t0) / 1e9);
+            cl.getOut().flush();
+        }
+        return 0;
+    }
+}

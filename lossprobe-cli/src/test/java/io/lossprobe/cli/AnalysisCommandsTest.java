@@ -1,0 +1,175 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.result.ResultFiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code lossprobe check}, {@code compare} and {@code report} end to end through the command line, on a real
+ * UDP result (src/test/resources/sample-result.json: 8 ports, levels 10k and 50k, no loss) edited as JSON.
+ */
+class AnalysisCommandsTest {
+    private static final String POLICY = """
+        {"defaults": {"maxLossPercent": 0.1, "minAchievedPercentOfTarget": 99, "maxP99DelayMs": 1000,
+                      "maxRetransmitsPer1k": 1, "maxNaksPer1k": 1}}
+        """;
+
+    @TempDir
+    Path dir;
+
+    record Outcome(int exit, String out, String err) {
+    }
+
+    static Outcome execute(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = LossprobeCommand.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Outcome(exit, out.toString(), err.toString());
+    }
+
+    private static ObjectNode sample() throws IOException {
+        try (InputStream in = AnalysisCommandsTest.class.getResourceAsStream("/sample-result.json")) {
+            return (ObjectNode) ResultFiles.mapper().readTree(in);
+        }
+    }
+
+    private Path result(String name, int step, Consumer<ObjectNode> edit) throws IOException {
+        ObjectNode root = sample();
+        if (edit != null) {
+            edit.accept((ObjectNode) root.withArray("steps").get(step));
+        }
+        Path file = dir.resolve(name);
+        Files.write(file, ResultFiles.mapper().writeValueAsBytes(root));
+        return file;
+    }
+
+    private Path policy(String json) throws IOException {
+        return Files.writeString(dir.resolve("policy-" + System.nanoTime() + ".json"), json);
+    }
+
+    private static void lose(ObjectNode step, long lost) {
+        ObjectNode counts = (ObjectNode) step.get("counts");
+        counts.put("lost", lost).put("received", counts.get("sent").asLong() - lost);
+    }
+
+    private static void assertOneLine(Outcome o) {
+        assertThat(o.err().strip()).startsWith("lossprobe: ").doesNotContain("\n").doesNotContain("Exception")
+            .doesNotContain("\tat ");
+    }
+
+    @Test
+    void cleanResultPassesWithExit0AndWritesTextfileAndJunit() throws IOException {
+        Path prom = dir.resolve("lossprobe.prom");
+        Path junit = dir.resolve("junit.xml");
+        Outcome o = execute("check", "--policy", policy(POLICY).toString(), result("ok.json", 0, null).toString(),
+            "--prometheus", prom.toString(), "--junit", junit.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isZero();
+        assertThat(o.out()).contains("check passed");
+        assertThat(Files.readString(prom)).contains("lossprobe_check_passed 1.0");
+        assertThat(Files.readString(junit)).contains("<testsuite name=\"lossprobe check\"").contains("failures=\"0\"");
+    }
+
+    @Test
+    void eachBrokenThresholdExits1AndNamesTransportLevelMetric() throws IOException {
+        String p = policy(POLICY).toString();
+        record Case(String metric, int step, Consumer<ObjectNode> edit) {
+        }
+        for (Case c : new Case[] {
+            new Case("udp 50k maxLossPercent", 1, s -> lose(s, 600)),
+            new Case("udp 10k minAchievedPercentOfTarget", 0, s -> s.put("achievedReceiveRate", 9000.0)),
+            new Case("udp 50k maxP99DelayMs", 1, s -> s.with("delay").put("p99Ns", 3_000_000_000L)),
+            new Case("udp 10k maxRetransmitsPer1k", 0, s -> s.with("transportCounters").put("retransmitsSent", 50)),
+            new Case("udp 10k maxNaksPer1k", 0, s -> s.with("transportCounters").put("naksSent", 50))}) {
+            Outcome o = execute("check", "--policy", p, result("bad.json", c.step(), c.edit()).toString());
+            assertThat(o.exit()).as(c.metric() + ": " + o.out() + o.err()).isEqualTo(1);
+            assertThat(o.out()).contains("FAIL " + c.metric()).contains("check FAILED: 1 of");
+        }
+    }
+
+    @Test
+    void regressionAgainstBaselineExits1() throws IOException {
+        Path base = result("base.json", 0, null);
+        Path worse = result("worse.json", 1, s -> s.put("achievedReceiveRate", 30000.0));
+        Outcome o = execute("check", "--policy", policy("{}").toString(), "--baseline", base.toString(),
+            worse.toString());
+        assertThat(o.exit()).isEqualTo(1);
+        assertThat(o.out()).contains("FAIL udp 50k baseline.achievedRate");
+        // The policy's own baseline file, relative to the policy.
+        Path pol = Files.writeString(dir.resolve("with-baseline.json"), "{\"baseline\":{\"file\":\"base.json\"}}");
+        assertThat(execute("check", "--policy", pol.toString(), worse.toString()).exit()).isEqualTo(1);
+        assertThat(execute("check", "--policy", pol.toString(), base.toString()).exit()).isZero();
+    }
+
+    @Test
+    void malformedJsonNewerSchemaUnknownKeyAndMissingFileExit2WithOneLine() throws IOException {
+        String p = policy(POLICY).toString();
+        Path malformed = Files.writeString(dir.resolve("malformed.json"), "{\"schemaVersion\": 1, \"steps\": [");
+        Outcome o = execute("check", "--policy", p, malformed.toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err()).contains("not valid JSON");
+        assertOneLine(o);
+
+        ObjectNode newer = sample();
+        newer.put("schemaVersion", 99);
+        Path newerFile = dir.resolve("newer.json");
+        Files.write(newerFile, ResultFiles.mapper().writeValueAsBytes(newer));
+        o = execute("check", "--policy", p, newerFile.toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err()).contains("schema version 99");
+        assertOneLine(o);
+
+        o = execute("check", "--policy", policy("{\"defaults\":{\"maxLoss\":1}}").toString(),
+            result("ok.json", 0, null).toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err()).contains("unknown key 'maxLoss'");
+        assertOneLine(o);
+
+        o = execute("check", "--policy", p, dir.resolve("missing.json").toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertOneLine(o);
+
+        o = execute("check", result("ok.json", 0, null).toString());
+        assertThat(o.exit()).as("--policy is required").isEqualTo(2);
+    }
+
+    @Test
+    void compareShowsDeltasAndFlagsRegressions() throws IOException {
+        Path a = result("a.json", 0, null);
+        Path b = result("b.json", 1, s -> lose(s, 2000));
+        Outcome o = execute("compare", a.toString(), b.toString());
+        assertThat(o.exit()).isZero();
+        assertThat(o.out()).contains("REGRESSION: loss % up").contains("1 row(s) regressed");
+        assertThat(execute("compare", "--fail-on-regression", a.toString(), b.toString()).exit()).isEqualTo(1);
+        assertThat(execute("compare", "--fail-on-regression", a.toString(), a.toString()).exit()).isZero();
+    }
+
+    @Test
+    void reportWritesHtmlMarkdownAndCsv() throws IOException {
+        Path r = result("r.json", 0, null);
+        Path html = dir.resolve("report.html");
+        Outcome o = execute("report", r.toString(), "-o", html.toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(Files.readString(html)).contains("<svg").contains("id=\"heatmap-udp\"");
+        Outcome md = execute("report", "--format", "md", r.toString());
+        assertThat(md.out()).startsWith("| started | transport | level | achieved TPS");
+        Outcome csv = execute("report", "--format", "csv", r.toString());
+        assertThat(csv.out().lines().count()).isEqualTo(3);
+        assertThat(execute("report", "--format", "pdf", r.toString()).exit()).isEqualTo(2);
+        assertThat(execute("report", "-o", dir.resolve("no/such/dir/r.html").toString(), r.toString()).exit())
+            .isEqualTo(2);
+    }
+}
