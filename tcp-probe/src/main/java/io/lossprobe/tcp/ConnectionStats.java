@@ -1,0 +1,26 @@
+package io.lossprobe.tcp;
+
+/**
+ * What happened to one flow's receiving connections since the last report. Touched only on the receiving event
+ * loop; read and reset there by {@link TcpReceiver#endStep}.
+ */
+final class ConnectionStats {
+    /** Connections accepted. */
+    long accepted;
+    /** Connections that ended, for any reason (peer close, reset, garbage, local close). */
+    long closed;
+    /** Connections that ended on an I/O error (e.g. reset by the peer). */
+    long errors;
+    /** Connections closed because the stream held bytes that are not a lossprobe message. */
+    long garbageCloses;
+    /** Bytes of an incomplete message left when a connection ended: never delivered, so never received. */
+    long truncatedBytes;
+
+    void reset() {
+        accepted = 0;
+        closed = 0;
+        errors = 0;
+        garbageCloses = 0;
+        truncatedBytes = 0;
+    }
+}

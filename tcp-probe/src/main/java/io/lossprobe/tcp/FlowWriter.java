@@ -1,0 +1,309 @@
+package io.lossprobe.tcp;
+
+import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.wire.MessageHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.epoll.EpollTcpInfo;
+import io.netty.util.ReferenceCountUtil;
+import java.util.Map;
+
+/**
+ * One flow's sending side: appends each message to a batch buffer and writes the batch to the connection on
+ * {@link #flush} (one write per flow per send-loop cycle), so a cycle's messages leave in one syscall.
+ *
+ * <p>Back pressure: when Netty's queue for the connection is above the high water mark the writer answers
+ * {@link #BLOCKED}; the send loop retries later and the flow falls {@code behind}. Netty's queue is thus bounded
+ * by the high water mark plus one batch, and the kernel's by its socket buffer.
+ *
+ * <p>A dead connection (reset, broken pipe, closed by the peer) makes every later message {@link #REFUSED}, so
+ * the flow's shortfall shows as {@code sendFailed}, not as a sender that could not keep up; the other flows are
+ * untouched. Messages accepted but not wholly handed to the kernel when it died are counted
+ * {@link #failedAfterAccept}; messages the kernel had taken and lost with the connection count as lost. The
+ * sender reconnects the flow at the next step.
+ *
+ * <p>Everything runs on the sender's event loop, which also runs the send loop; only {@link #failedAfterAccept}
+ * is read from elsewhere.
+ */
+final class FlowWriter implements MessageWriter, ChannelFutureListener {
+    static final String TOTAL_RETRANS = "tcp.totalRetrans";
+    static final String LOST_SEGMENTS = "tcp.lostSegments";
+    static final String RTT_US = "tcp.rttUs";
+    static final String RTT_VAR_US = "tcp.rttVarUs";
+    static final String REORDERING = "tcp.reordering";
+    static final String SND_CWND_SEGMENTS = "tcp.sndCwndSegments";
+    static final String CONNECTION_FAILURES = "tcp.connectionFailures";
+    static final String RECONNECTS = "tcp.reconnects";
+    static final String WRITE_BLOCKED_EPISODES = "tcp.writeBlockedEpisodes";
+    static final String MAX_QUEUED_BYTES = "tcp.maxQueuedBytes";
+
+    private static final int BATCH_BYTES = 64 * 1024;
+
+    private final int messageLength;
+    private final int padding;
+    private final int batchCapacity;
+    private final EpollTcpInfo tcpInfo = new EpollTcpInfo();
+
+    private Channel channel;
+    /** The current connection ended (or never came up); every write is refused until a reconnect. */
+    private boolean down;
+    /** The first error seen on the current connection: the cause reported when it ends. */
+    private Throwable firstError;
+    private boolean closing;
+    private ByteBuf batch;
+    private boolean blocked;
+    private volatile long failedAfterAccept;
+
+    // Since the last report.
+    private long blockedEpisodes;
+    private long maxQueuedBytes;
+    private long failures;
+    private long reconnects;
+    private final long[] failuresByCause = new long[FailureCause.values().length];
+    // TCP_INFO: the last sample, and total_retrans already reported (per connection, it restarts at 0).
+    private boolean haveTcpInfo;
+    private long retrans;
+    private long retransReported;
+    private long retransOfEndedConnections;
+    private long lost;
+    private long rttUs;
+    private long rttVarUs;
+    private long reordering;
+    private long sndCwnd;
+
+    FlowWriter(int messageLength) {
+        this.messageLength = messageLength;
+        this.padding = messageLength - MessageHeader.LENGTH;
+        this.batchCapacity = Math.max(messageLength, BATCH_BYTES / messageLength * messageLength);
+    }
+
+    /** Most bytes one unwritten batch holds: Netty's queue stays below the high water mark plus this. */
+    int batchCapacity() {
+        return batchCapacity;
+    }
+
+    @Override
+    public int write(long word0, long word1, long sequence, long sendTimeNs) {
+        if (!channel.isWritable()) {
+            return notWritable();
+        }
+        blocked = false;
+        if (batch == null) {
+            batch = channel.alloc().directBuffer(Math.min(batchCapacity, 16 * messageLength), batchCapacity);
+        }
+        batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeZero(padding);
+        if (batch.maxWritableBytes() < messageLength) {
+            writeBatch();
+        }
+        return ACCEPTED;
+    }
+
+    /** The rare case: above the water mark (BLOCKED, count the episode) or the connection is gone (REFUSED). */
+    private int notWritable() {
+        if (down || !channel.isActive()) {
+            return REFUSED;
+        }
+        if (!blocked) {
+            blocked = true;
+            blockedEpisodes++;
+        }
+        return BLOCKED;
+    }
+
+    @Override
+    public void flush() {
+        if (batch != null) {
+            writeBatch();
+        }
+        channel.flush();
+    }
+
+    private void writeBatch() {
+        ByteBuf b = batch;
+        batch = null;
+        BatchPromise promise = new BatchPromise(channel, b);
+        promise.addListener(this);
+        channel.write(b, promise);
+        ChannelOutboundBuffer queue = channel.unsafe().outboundBuffer();
+        if (queue != null) {
+            long queued = queue.totalPendingWriteBytes();
+            if (queued > maxQueuedBytes) {
+                maxQueuedBytes = queued;
+            }
+        }
+    }
+
+    /** A batch was written to the kernel, or failed with the connection. */
+    @Override
+    public void operationComplete(ChannelFuture future) {
+        BatchPromise promise = (BatchPromise) future;
+        ByteBuf b = promise.batch;
+        if (!future.isSuccess()) {
+            // Netty advances the reader index past what the kernel took, so what remains never left: whole
+            // messages, and the one cut in half, which the receiver can never complete.
+            int unsent = b.readableBytes();
+            failedAfterAccept += (unsent + messageLength - 1) / messageLength;
+            onError(promise.channel(), future.cause());
+        }
+        b.release();
+    }
+
+    @Override
+    public long failedAfterAccept() {
+        return failedAfterAccept;
+    }
+
+    /** Uses {@code ch} from now on (the first connection, or a reconnect). */
+    void attach(Channel ch, boolean reconnect) {
+        foldRetransOfEndedConnection();
+        channel = ch;
+        down = false;
+        firstError = null;
+        blocked = false;
+        if (reconnect) {
+            reconnects++;
+        }
+        sampleTcpInfo();
+        retransReported = 0;
+    }
+
+    /** A connect attempt failed: the flow stays down until the next step tries again. */
+    void connectFailed(Throwable cause) {
+        failures++;
+        failuresByCause[FailureCause.of(cause).ordinal()]++;
+    }
+
+    boolean isDown() {
+        return down || channel == null || !channel.isActive();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    private void onError(Channel ch, Throwable cause) {
+        if (ch == channel && firstError == null && !down) {
+            firstError = cause;
+            sampleTcpInfo(); // the socket may still be open: keep the retransmits it made before it died
+        }
+    }
+
+    private void onInactive(Channel ch) {
+        if (ch != channel || down) {
+            return;
+        }
+        down = true;
+        if (!closing) {
+            failures++;
+            failuresByCause[FailureCause.of(firstError).ordinal()]++;
+        }
+        if (batch != null) {
+            // Accepted, never written: the connection went before the flush.
+            failedAfterAccept += batch.readableBytes() / messageLength;
+            batch.release();
+            batch = null;
+        }
+    }
+
+    void closing() {
+        closing = true;
+    }
+
+    private void sampleTcpInfo() {
+        if (channel instanceof EpollSocketChannel epoll && epoll.isOpen()) {
+            try {
+                epoll.tcpInfo(tcpInfo);
+            } catch (RuntimeException e) {
+                return; // the socket closed under us; keep the last sample
+            }
+            haveTcpInfo = true;
+            retrans = tcpInfo.totalRetrans();
+            lost = tcpInfo.lost();
+            rttUs = tcpInfo.rtt();
+            rttVarUs = tcpInfo.rttvar();
+            reordering = tcpInfo.reordering();
+            sndCwnd = tcpInfo.sndCwnd();
+        }
+    }
+
+    private void foldRetransOfEndedConnection() {
+        if (channel != null) {
+            retransOfEndedConnections += Math.max(0, retrans - retransReported);
+            retrans = 0;
+        }
+    }
+
+    /**
+     * This flow's counters since the last report, then starts over: total_retrans as a delta, rtt, rttvar,
+     * cwnd, lost and reordering as the values at the end (gauges). TCP_INFO needs epoll.
+     */
+    Map<String, Long> report() {
+        if (!down) {
+            sampleTcpInfo();
+        }
+        Map<String, Long> out = new java.util.HashMap<>();
+        if (haveTcpInfo) {
+            out.put(TOTAL_RETRANS, retransOfEndedConnections + Math.max(0, retrans - retransReported));
+            out.put(LOST_SEGMENTS, lost);
+            out.put(RTT_US, rttUs);
+            out.put(RTT_VAR_US, rttVarUs);
+            out.put(REORDERING, reordering);
+            out.put(SND_CWND_SEGMENTS, sndCwnd);
+            retransReported = retrans;
+            retransOfEndedConnections = 0;
+        }
+        out.put(CONNECTION_FAILURES, failures);
+        for (FailureCause c : FailureCause.values()) {
+            if (failuresByCause[c.ordinal()] > 0) {
+                out.put(c.key, failuresByCause[c.ordinal()]);
+            }
+        }
+        out.put(RECONNECTS, reconnects);
+        out.put(WRITE_BLOCKED_EPISODES, blockedEpisodes);
+        out.put(MAX_QUEUED_BYTES, maxQueuedBytes);
+        failures = 0;
+        java.util.Arrays.fill(failuresByCause, 0);
+        reconnects = 0;
+        blockedEpisodes = 0;
+        maxQueuedBytes = 0;
+        return out;
+    }
+
+    /** Per connection: tells the writer how its connection ends. The receiver never writes, so reads are dropped. */
+    ChannelInboundHandlerAdapter events() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                onError(ctx.channel(), cause);
+                ctx.close();
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                onInactive(ctx.channel());
+            }
+        };
+    }
+
+    /** One batch's promise: keeps the batch (retained) so a failure can tell how much of it never left. */
+    private static final class BatchPromise extends DefaultChannelPromise {
+        final ByteBuf batch;
+
+        BatchPromise(Channel channel, ByteBuf batch) {
+            super(channel);
+            this.batch = batch.retain();
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.lossprobe.tcp;
+
+import io.lossprobe.core.wire.MessageHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Cuts one connection's byte stream into messages by the length in their header, and never guesses.
+ *
+ * <ul>
+ *   <li>A read that ends inside a message is not a lost message: the bytes wait in a carry buffer of one message
+ *   and the next read completes them. Whole messages are read in place from Netty's read buffer, four
+ *   {@code getLong}s each, with no copy and no object per message.</li>
+ *   <li>A header with the wrong magic, version or length (every message of a plan has the same length) means
+ *   the stream can no longer be framed: it is passed once to the sink, whose validation counts it corrupt, and
+ *   the connection is closed. No resynchronising by searching for the next magic: a guess could misframe.</li>
+ *   <li>Bytes of an incomplete message at the end of the stream are counted as truncated; the message was never
+ *   delivered, so the sequence accounting counts it lost.</li>
+ * </ul>
+ *
+ * One framer per connection; it runs on the connection's event loop.
+ */
+final class MessageFramer extends ChannelInboundHandlerAdapter {
+    private final MessageSink sink;
+    private final int messageLength;
+    private final ConnectionStats stats;
+    /** Less than one message carried from one read to the next; its header, when complete, is already checked. */
+    private ByteBuf carry;
+    private boolean rejected;
+
+    MessageFramer(MessageSink sink, int messageLength, ConnectionStats stats) {
+        if (messageLength < MessageHeader.LENGTH || messageLength > MessageHeader.MAX_MESSAGE_LENGTH) {
+            throw new IllegalArgumentException("message length out of range: " + messageLength);
+        }
+        this.sink = sink;
+        this.messageLength = messageLength;
+        this.stats = stats;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        carry = ctx.alloc().heapBuffer(messageLength, messageLength);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (carry != null) {
+            carry.release();
+            carry = null;
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        try {
+            if (!rejected) {
+                decode(ctx, in, System.nanoTime());
+            }
+        } finally {
+            in.release();
+        }
+    }
+
+    private void decode(ChannelHandlerContext ctx, ByteBuf in, long arrivalNs) {
+        if (carry.isReadable() && !completeCarried(ctx, in, arrivalNs)) {
+            return;
+        }
+        while (in.readableBytes() >= MessageHeader.LENGTH) {
+            int at = in.readerIndex();
+            long word0 = in.getLong(at + MessageHeader.WORD0_OFFSET);
+            long word1 = in.getLong(at + MessageHeader.WORD1_OFFSET);
+            if (!canFrame(word0, word1)) {
+                reject(ctx, word0, word1, in.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                    in.getLong(at + MessageHeader.SEND_TIME_OFFSET), arrivalNs);
+                return;
+            }
+            if (in.readableBytes() < messageLength) {
+                break;
+            }
+            sink.onMessage(word0, word1, in.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                in.getLong(at + MessageHeader.SEND_TIME_OFFSET), messageLength, arrivalNs);
+            in.skipBytes(messageLength);
+        }
+        carry.writeBytes(in); // the start of the next message: less than one message, its header checked if whole
+    }
+
+    /**
+     * Feeds the carried message from {@code in}; true when it was completed and delivered, false when it still
+     * needs bytes or the stream was rejected.
+     */
+    private boolean completeCarried(ChannelHandlerContext ctx, ByteBuf in, long arrivalNs) {
+        if (carry.readableBytes() < MessageHeader.LENGTH) {
+            carry.writeBytes(in, Math.min(MessageHeader.LENGTH - carry.readableBytes(), in.readableBytes()));
+            if (carry.readableBytes() < MessageHeader.LENGTH) {
+                return false;
+            }
+            int at = carry.readerIndex();
+            long word0 = carry.getLong(at + MessageHeader.WORD0_OFFSET);
+            long word1 = carry.getLong(at + MessageHeader.WORD1_OFFSET);
+            if (!canFrame(word0, word1)) {
+                reject(ctx, word0, word1, carry.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                    carry.getLong(at + MessageHeader.SEND_TIME_OFFSET), arrivalNs);
+                return false;
+            }
+        }
+        carry.writeBytes(in, Math.min(messageLength - carry.readableBytes(), in.readableBytes()));
+        if (carry.readableBytes() < messageLength) {
+            return false;
+        }
+        int at = carry.readerIndex();
+        sink.onMessage(carry.getLong(at + MessageHeader.WORD0_OFFSET), carry.getLong(at + MessageHeader.WORD1_OFFSET),
+            carry.getLong(at + MessageHeader.SEQUENCE_OFFSET), carry.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+            messageLength, arrivalNs);
+        carry.clear();
+        return true;
+    }
+
+    /** Framing needs only magic, version and length; run, flow, step and kind are the sink's to check. */
+    private boolean canFrame(long word0, long word1) {
+        return MessageHeader.isLossprobe(word0) && MessageHeader.length(word1) == messageLength;
+    }
+
+    /**
+     * The stream is not lossprobe messages of this plan's length: report the bad header once (its magic, version
+     * or length fails the sink's validation, so it counts as corrupt) and close the connection.
+     */
+    private void reject(ChannelHandlerContext ctx, long word0, long word1, long sequence, long sendTimeNs,
+                        long arrivalNs) {
+        rejected = true;
+        stats.garbageCloses++;
+        carry.clear();
+        sink.onMessage(word0, word1, sequence, sendTimeNs, MessageHeader.length(word1), arrivalNs);
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (carry != null && carry.isReadable()) {
+            stats.truncatedBytes += carry.readableBytes();
+            carry.clear();
+        }
+        stats.closed++;
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A reset or other I/O error ends this connection only; the flow's counts show what it cost.
+        stats.errors++;
+        ctx.close();
+    }
+
+    boolean rejected() {
+        return rejected;
+    }
+}

@@ -1,0 +1,171 @@
+package io.lossprobe.tcp;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.TransportReport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.ServerSocketChannelConfig;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One listening socket per flow (port {@code basePort + i}); each accepted connection gets a {@link MessageFramer}
+ * that hands messages to the flow's {@link FlowReceiver}. Listeners and connections share one event loop, so the
+ * accounting runs on one thread and {@link #onReceiveThread} runs between reads.
+ */
+final class TcpReceiver implements ReceiverEndpoint {
+    static final String CONNECTIONS_ACCEPTED = "tcp.rx.connectionsAccepted";
+    static final String CONNECTIONS_CLOSED = "tcp.rx.connectionsClosed";
+    static final String CONNECTION_ERRORS = "tcp.rx.connectionErrors";
+    static final String GARBAGE_CLOSES = "tcp.rx.garbageCloses";
+    static final String TRUNCATED_BYTES = "tcp.rx.truncatedBytes";
+
+    private final EventLoopGroup group;
+    private final List<Channel> listeners;
+    /** Per flow: the live accepted connections (normally one) and what happened to them. Event loop only. */
+    private final List<List<Channel>> connections;
+    private final ConnectionStats[] stats;
+    private final Map<String, Long> environment = new HashMap<>();
+    private volatile boolean paused;
+
+    private TcpReceiver(EventLoopGroup group, int flows) {
+        this.group = group;
+        this.listeners = new ArrayList<>(flows);
+        this.connections = new ArrayList<>(flows);
+        this.stats = new ConnectionStats[flows];
+        for (int i = 0; i < flows; i++) {
+            connections.add(new ArrayList<>(1));
+            stats[i] = new ConnectionStats();
+        }
+    }
+
+    static TcpReceiver open(ReceiverSpec spec, TcpSettings settings) throws Exception {
+        int flows = spec.flows().length;
+        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows);
+        try {
+            for (int i = 0; i < flows; i++) {
+                receiver.listen(spec, settings, i);
+            }
+        } catch (Exception e) {
+            receiver.close();
+            throw new java.io.IOException("cannot listen for TCP on " + spec.bindAddress() + " ports "
+                + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
+        }
+        receiver.environment.put("io." + settings.io().name().toLowerCase(java.util.Locale.ROOT), 1L);
+        if (settings.receiveBufferBytes() > 0) {
+            receiver.environment.put("receiveBufferRequested", (long) settings.receiveBufferBytes());
+        }
+        receiver.environment.put("receiveBufferGranted", (long) ((ServerSocketChannelConfig)
+            receiver.listeners.get(0).config()).getReceiveBufferSize());
+        return receiver;
+    }
+
+    private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws InterruptedException {
+        FlowReceiver accounting = spec.flows()[flow];
+        MessageSink sink = accounting::onMessage;
+        int messageLength = spec.plan().messageSize();
+        List<Channel> live = connections.get(flow);
+        ConnectionStats flowStats = stats[flow];
+        ServerBootstrap b = new ServerBootstrap().group(group, group).channel(settings.io().serverChannel())
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .option(ChannelOption.SO_BACKLOG, 16)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    flowStats.accepted++;
+                    live.add(ch);
+                    ch.closeFuture().addListener(f -> live.remove(ch));
+                    ch.config().setAutoRead(!paused);
+                    ch.pipeline().addLast(new MessageFramer(sink, messageLength, flowStats));
+                }
+            });
+        if (settings.receiveBufferBytes() > 0) {
+            // On the listener, so accepted sockets inherit it before the handshake fixes the window scale.
+            b.option(ChannelOption.SO_RCVBUF, settings.receiveBufferBytes());
+        }
+        Channel listener = b.bind(new InetSocketAddress(spec.bindAddress(), spec.plan().port(flow))).sync().channel();
+        listeners.add(listener);
+    }
+
+    @Override
+    public void onReceiveThread(Runnable action) throws Exception {
+        // Every channel shares the group's single event loop, so this runs between reads.
+        group.next().submit(action).get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void setPaused(boolean paused) throws Exception {
+        this.paused = paused;
+        onReceiveThread(() -> {
+            for (List<Channel> live : connections) {
+                for (Channel c : live) {
+                    c.config().setAutoRead(!paused);
+                }
+            }
+        });
+    }
+
+    @Override
+    public TransportReport endStep() throws Exception {
+        Map<Integer, Map<String, Long>> flows = new HashMap<>();
+        Map<String, Long> totals = new HashMap<>();
+        onReceiveThread(() -> {
+            for (int i = 0; i < stats.length; i++) {
+                ConnectionStats s = stats[i];
+                Map<String, Long> flow = new HashMap<>();
+                flow.put(CONNECTIONS_CLOSED, s.closed);
+                flow.put(CONNECTION_ERRORS, s.errors);
+                flow.put(GARBAGE_CLOSES, s.garbageCloses);
+                flow.put(TRUNCATED_BYTES, s.truncatedBytes);
+                flow.put(CONNECTIONS_ACCEPTED, s.accepted);
+                flows.put(i, flow);
+                flow.forEach((k, v) -> totals.merge(k, v, Long::sum));
+                s.reset();
+            }
+        });
+        return new TransportReport(totals, flows);
+    }
+
+    /**
+     * Test seam: aborts flow {@code flow}'s connection the way a crashed peer would, with SO_LINGER 0 so the
+     * close sends a RST instead of a FIN.
+     */
+    void resetConnection(int flow) throws Exception {
+        onReceiveThread(() -> {
+            for (Channel c : List.copyOf(connections.get(flow))) {
+                c.config().setOption(ChannelOption.SO_LINGER, 0);
+                c.close();
+            }
+        });
+    }
+
+    /** Live connections of {@code flow} (for tests and checks). */
+    int connections(int flow) throws Exception {
+        int[] n = new int[1];
+        onReceiveThread(() -> n[0] = connections.get(flow).size());
+        return n[0];
+    }
+
+    @Override
+    public Map<String, Long> environment() {
+        return environment;
+    }
+
+    @Override
+    public void close() {
+        for (Channel c : listeners) {
+            c.close().syncUninterruptibly();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,226 @@
+package io.lossprobe.tcp;
+
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.transport.SenderEndpoint;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.TransportReport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.SocketChannelConfig;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One connection per flow, all on one event loop that also runs the send loop, so a flow's writes and flush are
+ * plain calls on the connection's own thread: each flush is one write (or writev) syscall per flow per cycle.
+ */
+final class TcpSender implements SenderEndpoint {
+    /** Below this the loop runs again at once instead of arming a timer. */
+    private static final long SPIN_NS = 10_000;
+    /** When messages are due and no flow could take one (all blocked), wait this long instead of spinning. */
+    private static final long BLOCKED_BACKOFF_NS = 50_000;
+    private static final int CONNECT_TIMEOUT_MS = 5_000;
+
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private final SenderSpec spec;
+    private final FlowWriter[] writers;
+    private final Map<String, Long> environment = new HashMap<>();
+
+    private TcpSender(EventLoopGroup group, Bootstrap bootstrap, SenderSpec spec, FlowWriter[] writers) {
+        this.group = group;
+        this.loop = group.next();
+        this.bootstrap = bootstrap;
+        this.spec = spec;
+        this.writers = writers;
+    }
+
+    static TcpSender open(SenderSpec spec, TcpSettings settings) throws Exception {
+        int flows = spec.plan().ports();
+        FlowWriter[] writers = new FlowWriter[flows];
+        for (int i = 0; i < flows; i++) {
+            writers[i] = new FlowWriter(spec.plan().messageSize());
+        }
+        EventLoopGroup group = settings.io().newGroup("lossprobe-tcp-tx");
+        Bootstrap b = new Bootstrap().group(group).channel(settings.io().socketChannel())
+            .option(ChannelOption.TCP_NODELAY, settings.noDelay())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
+            // Bounded memory: past the high mark queued in Netty the flow reports BLOCKED and falls behind.
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(settings.lowWaterMarkBytes(), settings.highWaterMarkBytes()));
+        if (settings.sendBufferBytes() > 0) {
+            b.option(ChannelOption.SO_SNDBUF, settings.sendBufferBytes());
+        }
+        TcpSender sender = new TcpSender(group, b, spec, writers);
+        try {
+            for (int i = 0; i < flows; i++) {
+                sender.connect(i, false);
+            }
+        } catch (Exception e) {
+            sender.close();
+            throw new java.io.IOException("cannot connect TCP senders to " + spec.targetHost() + " ports "
+                + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
+        }
+        SocketChannelConfig config = (SocketChannelConfig) writers[0].channel().config();
+        sender.environment.put("io." + settings.io().name().toLowerCase(java.util.Locale.ROOT), 1L);
+        sender.environment.put("noDelay", settings.noDelay() ? 1L : 0L);
+        sender.environment.put("writeBufferHighWaterMark", (long) settings.highWaterMarkBytes());
+        if (settings.sendBufferBytes() > 0) {
+            sender.environment.put("sendBufferRequested", (long) settings.sendBufferBytes());
+        }
+        sender.environment.put("sendBufferGranted", (long) config.getSendBufferSize());
+        return sender;
+    }
+
+    /**
+     * Connects flow {@code flow} and attaches the connection to its writer on the event loop, before the first
+     * event of the connection can arrive (the connect listener runs as the connect completes).
+     */
+    private void connect(int flow, boolean reconnect) throws Exception {
+        FlowWriter writer = writers[flow];
+        CompletableFuture<Channel> attached = new CompletableFuture<>();
+        ChannelFuture connecting = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(writer.events());
+            }
+        }).connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(flow)));
+        connecting.addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                writer.attach(f.channel(), reconnect);
+                attached.complete(f.channel());
+            } else {
+                attached.completeExceptionally(f.cause());
+            }
+        });
+        attached.get(CONNECT_TIMEOUT_MS + 1_000L, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public MessageWriter writer(int flow) {
+        return writers[flow];
+    }
+
+    /** Reconnects the flows whose connection died in an earlier step, so one failure costs one step at most. */
+    @Override
+    public void beginStep(int step) throws Exception {
+        for (int i = 0; i < writers.length; i++) {
+            FlowWriter writer = writers[i];
+            if (onLoop(writer::isDown)) {
+                try {
+                    connect(i, true);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    onLoop(() -> {
+                        writer.connectFailed(e.getCause());
+                        return null;
+                    });
+                }
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> drive(SendLoop sendLoop) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        loop.execute(new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    int work = sendLoop.doWork(System.nanoTime());
+                    if (sendLoop.isDone()) {
+                        done.complete(null);
+                        return;
+                    }
+                    long now = System.nanoTime();
+                    long wait = sendLoop.nextDueNs(now) - now;
+                    if (work == 0 && wait <= 0) {
+                        wait = BLOCKED_BACKOFF_NS; // overdue yet nothing went: every due flow is blocked
+                    }
+                    if (wait <= SPIN_NS) {
+                        loop.execute(this);
+                    } else {
+                        loop.schedule(this, wait, TimeUnit.NANOSECONDS);
+                    }
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            }
+        });
+        return done;
+    }
+
+    @Override
+    public TransportReport endStep() throws Exception {
+        return onLoop(() -> {
+            Map<Integer, Map<String, Long>> flows = new HashMap<>();
+            Map<String, Long> totals = new HashMap<>();
+            for (int i = 0; i < writers.length; i++) {
+                Map<String, Long> flow = writers[i].report();
+                flows.put(i, flow);
+                flow.forEach((k, v) -> {
+                    if (k.equals(FlowWriter.MAX_QUEUED_BYTES)) {
+                        totals.merge(k, v, Math::max);
+                    } else if (isGauge(k)) {
+                        totals.merge(k + "Max", v, Math::max);
+                    } else {
+                        totals.merge(k, v, Long::sum);
+                    }
+                });
+            }
+            return new TransportReport(totals, flows);
+        });
+    }
+
+    /** End-of-step values, not deltas: over all flows the step reports their largest (key + "Max"). */
+    private static boolean isGauge(String key) {
+        return key.equals(FlowWriter.RTT_US) || key.equals(FlowWriter.RTT_VAR_US)
+            || key.equals(FlowWriter.SND_CWND_SEGMENTS) || key.equals(FlowWriter.LOST_SEGMENTS)
+            || key.equals(FlowWriter.REORDERING);
+    }
+
+    private <T> T onLoop(Callable<T> task) throws Exception {
+        return loop.submit(task).get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public Map<String, Long> environment() {
+        return environment;
+    }
+
+    /** Test seam: flow {@code flow}'s current connection. */
+    Channel channel(int flow) throws Exception {
+        return onLoop(writers[flow]::channel);
+    }
+
+    @Override
+    public void close() {
+        try {
+            onLoop(() -> {
+                for (FlowWriter w : writers) {
+                    w.closing();
+                    if (w.channel() != null) {
+                        w.channel().close();
+                    }
+                }
+                return null;
+            });
+        } catch (Exception e) {
+            // Shutting down: the group's shutdown closes whatever is left.
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

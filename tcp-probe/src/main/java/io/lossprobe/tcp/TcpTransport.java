@@ -1,0 +1,39 @@
+package io.lossprobe.tcp;
+
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SenderEndpoint;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Transport;
+
+/**
+ * TCP: one connection per port pair (flow i: the receiver listens on {@code basePort + i}, the sender connects to
+ * it), messages framed by the length in their header. TCP promises delivery on a live connection, so any loss,
+ * duplicate or reorder it shows is a defect; what it costs to keep that promise shows in its counters
+ * (retransmits, rtt, cwnd from TCP_INFO) and in delay and {@code behind}. See docs/tcp.md.
+ *
+ * <p>Options: {@code tcp.io} (auto, epoll, nio), {@code tcp.nodelay} (true by default),
+ * {@code tcp.writeBufferHighWaterMark} (bytes queued per connection before the flow reports BLOCKED, default
+ * 256 KiB), {@code rcvbuf} and {@code sndbuf} (only applied when given: a fixed buffer turns autotuning off).
+ */
+public final class TcpTransport implements Transport {
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public boolean reliable() {
+        return true;
+    }
+
+    @Override
+    public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
+        return TcpReceiver.open(spec, TcpSettings.from(spec.options()));
+    }
+
+    @Override
+    public SenderEndpoint openSender(SenderSpec spec) throws Exception {
+        return TcpSender.open(spec, TcpSettings.from(spec.options()));
+    }
+}
