@@ -1,5 +1,7 @@
 package io.lossprobe.cli;
 
+import io.lossprobe.core.control.Auth;
+import io.lossprobe.core.control.ControlClient;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
@@ -20,6 +22,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -91,6 +94,18 @@ public final class RunCommand implements Callable<Integer> {
         description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
     String udpIo;
 
+    @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
+        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ...")
+    Map<String, String> transportOptions = new LinkedHashMap<>();
+
+    @Option(names = "--target", paramLabel = "HOST[:PORT]",
+        description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
+    String target;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+        description = "Shared secret for --target (else $LOSSPROBE_SECRET).")
+    Path secretFile;
+
     @Option(names = "--quiet", description = "No progress line.")
     boolean quiet;
 
@@ -109,7 +124,7 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
 
-        Map<String, String> options = new HashMap<>();
+        Map<String, String> options = new HashMap<>(transportOptions);
         options.put("udp.io", udpIo);
         if (rcvbuf != null) {
             options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
@@ -118,7 +133,20 @@ public final class RunCommand implements Callable<Integer> {
             options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
         }
         Output sink = new Output(out, stdout, stderr, !quiet);
-        RunEngine engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
+        sink.checkWritable();
+        ControlClient remote = null;
+        RunEngine engine;
+        if (target != null) {
+            HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
+            Auth auth = Auth.load(secretFile);
+            int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
+            remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
+            remote.negotiate(plan, runId, options);
+            engine = new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
+                runId);
+        } else {
+            engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
+        }
         sink.writeInitial(engine.snapshot("running", null));
 
         CountDownLatch finished = new CountDownLatch(1);
@@ -146,6 +174,9 @@ public final class RunCommand implements Callable<Integer> {
             stdout.println("results written to " + out);
             return 0;
         } finally {
+            if (remote != null) {
+                remote.close();
+            }
             sink.closeProgress();
             finished.countDown();
             try {
@@ -164,9 +195,10 @@ public final class RunCommand implements Callable<Integer> {
         long sizeBytes = bytes(size, "--size");
         List<String> chosen = transports == null || transports.isEmpty()
             ? new ArrayList<>(Transports.available().keySet()) : dedupe(transports);
+        String receivers = target == null ? bind : HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), bind);
+            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers);
     }
 
     private static List<String> dedupe(List<String> names) {
@@ -195,13 +227,23 @@ public final class RunCommand implements Callable<Integer> {
             this.progress = progress;
         }
 
+        /** Refuses an output path that cannot be written, before any traffic. */
+        void checkWritable() {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new IllegalArgumentException("cannot write results to " + file + ": no such directory "
+                    + parent);
+            }
+            if (Files.isDirectory(file)) {
+                throw new IllegalArgumentException("cannot write results to " + file + ": it is a directory");
+            }
+            if (parent != null && !Files.isWritable(parent)) {
+                throw new IllegalArgumentException("cannot write results to " + file + ": directory not writable");
+            }
+        }
+
         void writeInitial(RunResult initial) {
             try {
-                Path parent = file.toAbsolutePath().getParent();
-                if (parent != null && !Files.isDirectory(parent)) {
-                    throw new IllegalArgumentException("cannot write results to " + file + ": no such directory "
-                        + parent);
-                }
                 ResultFiles.write(file, initial);
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot write results to " + file + ": " + e.getMessage());

@@ -1,0 +1,206 @@
+package io.lossprobe.core.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.ReceiveSideFactory;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Cpu;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.TransportReport;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * The controller's end of the control channel ({@code lossprobe run --target HOST}): authenticates, negotiates
+ * the plan, and gives the engine a {@link ReceiveSide} per transport whose receivers run on the server.
+ */
+public final class ControlClient implements AutoCloseable {
+    public static final int DEFAULT_PORT = 7400;
+
+    private final ControlChannel channel;
+    private final int timeoutMs;
+
+    private ControlClient(ControlChannel channel, int timeoutMs) {
+        this.channel = channel;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** Connects and authenticates; the server must prove it knows the secret too. */
+    public static ControlClient connect(String host, int port, Auth auth, int timeoutMs) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host, port), timeoutMs);
+        } catch (IOException e) {
+            socket.close();
+            throw new IOException("cannot reach lossprobe serve at " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        ControlChannel channel = new ControlChannel(socket, ControlChannel.DEFAULT_MAX_MESSAGE_BYTES);
+        try {
+            channel.send(ControlChannel.message("hello"));
+            String serverNonce = new Fields(channel.receive("challenge", timeoutMs)).string("nonce", 128);
+            String clientNonce = Auth.nonce();
+            ObjectNode answer = ControlChannel.message("auth");
+            answer.put("nonce", clientNonce);
+            answer.put("mac", auth.proof("client", serverNonce, clientNonce));
+            channel.send(answer);
+            String serverMac = new Fields(channel.receive("welcome", timeoutMs)).string("mac", 128);
+            if (!auth.verify(auth.proof("server", clientNonce, serverNonce), serverMac)) {
+                throw new ControlProtocolException("the server could not prove it knows the secret");
+            }
+            return new ControlClient(channel, timeoutMs);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** Sends the plan; returns the address the server's receivers are bound to. */
+    public String negotiate(Plan plan, int runId, Map<String, String> options) throws IOException {
+        ObjectNode msg = ControlChannel.message("plan");
+        msg.put("runId", runId);
+        msg.set("plan", ControlChannel.mapper().valueToTree(plan));
+        ObjectNode opts = msg.putObject("options");
+        options.forEach((k, v) -> {
+            if (ControlServer.REMOTE_OPTIONS.contains(k)) {
+                opts.put(k, v);
+            }
+        });
+        return new Fields(request(msg, "plan-ok")).string("bindAddress", 256);
+    }
+
+    synchronized JsonNode request(ObjectNode msg, String expected) throws IOException {
+        channel.send(msg);
+        return channel.receive(expected, timeoutMs);
+    }
+
+    /** Receive sides on the server, one per transport in the engine's order. */
+    public ReceiveSideFactory receiveSides() {
+        return (transport, plan, runId, options) -> new Remote(transport.name(), plan.ports());
+    }
+
+    /** Drops the connection without a goodbye, as a controller that crashes or loses its network would. */
+    public void abort() {
+        channel.close();
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.send(ControlChannel.message("bye"));
+        } catch (IOException e) {
+            // Closing anyway.
+        }
+        channel.close();
+    }
+
+    /** One transport's receivers on the server. */
+    private final class Remote implements ReceiveSide {
+        private final int flows;
+        private final Map<String, Long> environment = new HashMap<>();
+        private final Map<Integer, long[]> lateSeen = new HashMap<>();
+        private boolean closed;
+
+        Remote(String transport, int flows) throws IOException {
+            this.flows = flows;
+            ObjectNode open = ControlChannel.message("open");
+            open.put("transport", transport);
+            JsonNode ready = request(open, "ready");
+            ready.path("environment").fields().forEachRemaining(e -> environment.put("remote." + e.getKey(),
+                e.getValue().asLong()));
+        }
+
+        @Override
+        public Map<String, Long> environment() {
+            return environment;
+        }
+
+        @Override
+        public void beginStep(int step, int[] windowBits) throws IOException {
+            ObjectNode msg = ControlChannel.message("begin-step");
+            msg.put("step", step);
+            ArrayNode bits = msg.putArray("windowBits");
+            for (int b : windowBits) {
+                bits.add(b);
+            }
+            request(msg, "ok");
+        }
+
+        @Override
+        public void beginWindow() throws IOException {
+            request(ControlChannel.message("begin-window"), "ok");
+        }
+
+        @Override
+        public long[] progress() throws IOException {
+            return new Fields(request(ControlChannel.message("progress"), "progress"))
+                .longs("received", flows, 0, Long.MAX_VALUE);
+        }
+
+        @Override
+        public Receipt closeStep(int step, long[] sent) throws IOException {
+            ObjectNode msg = ControlChannel.message("close-step");
+            msg.put("step", step);
+            ArrayNode arr = msg.putArray("sent");
+            for (long s : sent) {
+                arr.add(s);
+            }
+            JsonNode reply = request(msg, "step-result");
+            JsonNode flowNodes = reply.path("flows");
+            if (!flowNodes.isArray() || flowNodes.size() != flows) {
+                throw new ControlProtocolException("step result without " + flows + " flows");
+            }
+            FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
+            for (int i = 0; i < flows; i++) {
+                summaries[i] = SummaryCodec.decode(flowNodes.get(i));
+            }
+            Map<Integer, Map<String, Long>> perFlow = new HashMap<>();
+            Iterator<Map.Entry<String, JsonNode>> it = reply.path("flowCounters").fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                perFlow.put(Integer.parseInt(e.getKey()), longs(e.getValue()));
+            }
+            Map<String, Long> host = reply.has("hostCounters") ? longs(reply.get("hostCounters")) : Map.of();
+            Cpu cpu = reply.has("cpu") ? new Cpu(reply.get("cpu").path("processPercent").asDouble(),
+                reply.get("cpu").path("hostPercent").asDouble()) : null;
+            return new Receipt(summaries, new TransportReport(longs(reply.path("counters")), perFlow), host, cpu, true);
+        }
+
+        @Override
+        public long[] lateAfterClose(int step) throws IOException {
+            if (closed) {
+                return lateSeen.getOrDefault(step, new long[flows]);
+            }
+            ObjectNode msg = ControlChannel.message("late");
+            msg.put("step", step);
+            long[] late = new Fields(request(msg, "late")).longs("counts", flows, 0, Long.MAX_VALUE);
+            lateSeen.put(step, late);
+            return late;
+        }
+
+        @Override
+        public ReceiverEndpoint localEndpoint() {
+            return null;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                request(ControlChannel.message("close"), "ok");
+            }
+        }
+
+        private Map<String, Long> longs(JsonNode node) {
+            Map<String, Long> out = new HashMap<>();
+            node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
+            return out;
+        }
+    }
+}

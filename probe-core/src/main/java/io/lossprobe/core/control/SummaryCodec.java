@@ -1,0 +1,66 @@
+package io.lossprobe.core.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.result.LossBurst;
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
+
+/** A flow's receive summary on the control channel; histograms travel in HdrHistogram's compressed form. */
+final class SummaryCodec {
+    private SummaryCodec() {
+    }
+
+    static ObjectNode encode(FlowReceiver.Summary s) {
+        ObjectNode n = ControlChannel.mapper().createObjectNode();
+        n.put("step", s.step());
+        n.put("received", s.received());
+        n.put("duplicates", s.duplicates());
+        n.put("reordered", s.reordered());
+        n.put("tooOld", s.tooOld());
+        n.put("corrupt", s.corrupt());
+        n.put("warmup", s.warmup());
+        n.put("lossEvents", s.lossEvents());
+        n.put("lostInRuns", s.lostInRuns());
+        n.set("lossBurst", ControlChannel.mapper().valueToTree(s.lossBurst()));
+        n.put("delay", histogram(s.delay()));
+        n.put("ipdv", histogram(s.ipdv()));
+        n.put("jitterNs", s.jitterNs());
+        n.put("negativeDelays", s.negativeDelays());
+        n.put("minTransitNs", s.minTransitNs());
+        return n;
+    }
+
+    static FlowReceiver.Summary decode(JsonNode node) throws ControlProtocolException {
+        Fields f = new Fields(node);
+        long max = Long.MAX_VALUE;
+        try {
+            LossBurst burst = ControlChannel.mapper().treeToValue(f.object("lossBurst"), LossBurst.class);
+            return new FlowReceiver.Summary(f.integer("step", 0, 65535), f.longValue("received", 0, max),
+                f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("tooOld", 0, max),
+                f.longValue("corrupt", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
+                f.longValue("lostInRuns", 0, max), burst, histogram(f.string("delay", 1 << 20)),
+                histogram(f.string("ipdv", 1 << 20)), node.path("jitterNs").asDouble(),
+                f.longValue("negativeDelays", 0, max), f.longValue("minTransitNs", Long.MIN_VALUE, max));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+            throw new ControlProtocolException("bad flow summary: " + e.getMessage());
+        }
+    }
+
+    private static String histogram(Histogram h) {
+        ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int length = h.encodeIntoCompressedByteBuffer(buf);
+        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), length));
+    }
+
+    private static Histogram histogram(String base64) throws ControlProtocolException {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+        } catch (DataFormatException | IllegalArgumentException | java.nio.BufferUnderflowException e) {
+            throw new ControlProtocolException("bad histogram: " + e.getMessage());
+        }
+    }
+}

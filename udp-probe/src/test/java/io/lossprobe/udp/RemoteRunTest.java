@@ -1,0 +1,86 @@
+package io.lossprobe.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.control.Auth;
+import io.lossprobe.core.control.ControlClient;
+import io.lossprobe.core.control.ControlServer;
+import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.core.engine.RunEngine;
+import io.lossprobe.core.engine.RunListener;
+import io.lossprobe.core.engine.StepHooks;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.Transport;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Receivers behind {@code lossprobe serve}'s control channel, senders in the controller: two controllers at
+ * once against one server, each on its own ports, each with correct and separate results.
+ */
+@Tag("system")
+class RemoteRunTest {
+    private static final Auth AUTH = Auth.ofSecret("two hosts, one secret");
+
+    private static RunResult runAgainst(ControlServer server, int basePort, String level) throws Exception {
+        Transport udp = new UdpTransport();
+        Plan plan = new Plan(List.of("udp"), 8, basePort, List.of(Level.parse(level), Level.parse(level)),
+            TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1), 64,
+            "127.0.0.1");
+        int runId = basePort * 31;
+        try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+            client.negotiate(plan, runId, Map.of());
+            RunEngine engine = new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
+            }, StepHooks.NONE, client.receiveSides(), "127.0.0.1", runId);
+            return engine.run();
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void twoControllersAgainstOneServerGetCorrectSeparateResults() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            Map.of("udp", new UdpTransport()), null)) {
+            CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(server, 41500, "4k"));
+            CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(server, 41600, "8k"));
+            RunResult ra = a.get(90, TimeUnit.SECONDS);
+            RunResult rb = b.get(90, TimeUnit.SECONDS);
+            for (RunResult r : List.of(ra, rb)) {
+                assertThat(r.status()).isEqualTo("complete");
+                assertThat(r.steps()).hasSize(2);
+                for (StepResult s : r.steps()) {
+                    for (FlowResult f : s.flows()) {
+                        assertThat(f.counts().received() + f.counts().lost()).isEqualTo(f.counts().sent());
+                        assertThat(f.counts().lost()).isEqualTo(f.socketDrops());
+                        assertThat(f.counts().corrupt()).as("no cross-talk between sessions").isZero();
+                    }
+                    assertThat(s.delay().offsetFree()).isTrue();
+                    assertThat(s.receiverHostCounters()).isNotNull();
+                    assertThat(s.receiverCpu()).isNotNull();
+                }
+            }
+            assertThat(ra.steps().get(0).counts().scheduled()).isEqualTo(3200);
+            assertThat(rb.steps().get(0).counts().scheduled()).isEqualTo(6400);
+            assertThat(ra.steps().get(0).flows().get(0).port()).isEqualTo(41500);
+            assertThat(rb.steps().get(0).flows().get(0).port()).isEqualTo(41600);
+            assertThat(ra.environment().socketBuffers()).containsKey("udp.remote.receiveBufferGranted");
+        }
+    }
+
+    private static RunResult call(ControlServer server, int basePort, String level) {
+        try {
+            return runAgainst(server, basePort, level);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
