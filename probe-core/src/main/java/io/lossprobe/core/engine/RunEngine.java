@@ -41,6 +41,7 @@ public final class RunEngine {
     /** Most messages one flow sends per send-loop cycle. */
     static final int BATCH_LIMIT = 64;
     private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long DRAIN_GRACE_MS = 20;
 
     private final Plan plan;
     private final Map<String, Transport> transports;
@@ -214,7 +215,11 @@ public final class RunEngine {
         return buildStep(transport, step, level, loop, sendCounts, receipt, before, after, txReport);
     }
 
-    /** Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). */
+    /**
+     * Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). Once everything
+     * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
+     * originals are counted as duplicates, not as late.
+     */
     private void drain(String name, int step, ReceiveSide receiver, long[] sent) throws Exception {
         long start = System.nanoTime();
         long deadline = start + plan.drainNs();
@@ -226,7 +231,12 @@ public final class RunEngine {
             for (int i = 0; i < progress.length && all; i++) {
                 all = progress[i] >= sent[i];
             }
-            if (all || now >= deadline) {
+            if (all) {
+                deadline = Math.min(deadline, now + TimeUnit.MILLISECONDS.toNanos(DRAIN_GRACE_MS));
+                if (now >= deadline) {
+                    return;
+                }
+            } else if (now >= deadline) {
                 return;
             }
             listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal,

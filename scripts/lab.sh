@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# A lab of network namespaces for lossprobe: one receiver host and N sender hosts on a switch, on the RFC 2544
+# benchmarking range 198.18.0.0/15, with nftables loss, duplication and rate shaping whose counters are the
+# ground truth lossprobe's figures are checked against. Needs root, iproute2 and nftables.
+#
+#   scripts/lab.sh up [SENDERS]        create (or re-create) the lab: lp-rx 198.18.0.1, lp-tx1 198.18.0.11, ...
+#   scripts/lab.sh loss PCT [PROTO]    drop PCT % of PROTO (udp|tcp, default udp) packets arriving at lp-rx
+#   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
+#   scripts/lab.sh shape RATE          shape lp-rx's ingress link to RATE (tc tbf on the switch port, e.g. 100mbit)
+#   scripts/lab.sh counters            print the lab's nftables counters as JSON (packets and bytes)
+#   scripts/lab.sh clear               remove loss, duplication and shaping (counters reset)
+#   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
+#   scripts/lab.sh down                remove everything the lab created
+#
+# Only the lab's own data ports are touched (udp/tcp 1024-65535 except the control port 7400).
+set -euo pipefail
+
+RX=lp-rx
+SW=lp-sw
+BR=lpbr0
+RX_ADDR=198.18.0.1
+PORTS="1024-7399, 7401-65535"
+
+die() { echo "lab.sh: $*" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || die "needs root (network namespaces and nftables)"
+command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
+
+senders() { ip netns list | awk '{print $1}' | grep -E '^lp-tx[0-9]+$' | sort -V || true; }
+
+down() {
+  for ns in $(senders) $RX $SW; do
+    ip netns del "$ns" 2>/dev/null || true
+  done
+}
+
+link_host() { # ns addr index
+  local ns=$1 addr=$2 i=$3
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  ip link add "lpv$i" netns "$ns" type veth peer name "lpp$i" netns "$SW"
+  ip -n "$ns" link set "lpv$i" name eth0
+  ip -n "$ns" addr add "$addr/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$SW" link set "lpp$i" master "$BR"
+  ip -n "$SW" link set "lpp$i" up
+}
+
+up() {
+  local n=${1:-2}
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 8 ] || die "SENDERS must be 1..8"
+  down
+  ip netns add "$SW"
+  ip -n "$SW" link set lo up
+  ip -n "$SW" link add "$BR" type bridge
+  ip -n "$SW" link set "$BR" up
+  link_host "$RX" "$RX_ADDR" 0
+  for i in $(seq 1 "$n"); do
+    link_host "lp-tx$i" "198.18.0.$((10 + i))" "$i"
+  done
+  echo "lab up: $RX $RX_ADDR; senders: $(for i in $(seq 1 "$n"); do printf 'lp-tx%d 198.18.0.%d  ' "$i" $((10 + i)); done)"
+}
+
+need_nft() { command -v nft >/dev/null || die "needs nftables (apt-get install nftables)"; }
+
+per_10k() { # PCT -> integer threshold out of 10000
+  awk -v p="$1" 'BEGIN { if (p !~ /^[0-9]+(\.[0-9]+)?$/ || p > 100) exit 1; printf "%d", p * 100 + 0.5 }' \
+    || die "PCT must be a number from 0 to 100"
+}
+
+loss() {
+  need_nft
+  local t; t=$(per_10k "$1")
+  local proto=${2:-udp}
+  [ "$proto" = udp ] || [ "$proto" = tcp ] || die "PROTO must be udp or tcp"
+  ip netns exec "$RX" nft -f - <<NFT
+table netdev lossprobe_lab
+delete table netdev lossprobe_lab
+table netdev lossprobe_lab {
+  chain ingress {
+    type filter hook ingress device "eth0" priority -500; policy accept;
+    ip daddr $RX_ADDR $proto dport { $PORTS } numgen random mod 10000 < $t counter name "dropped" drop
+  }
+  counter dropped { }
+}
+NFT
+  echo "dropping $1 % of $proto packets arriving at $RX"
+}
+
+dup() {
+  need_nft
+  local t; t=$(per_10k "$1")
+  for ns in $(senders); do
+    ip netns exec "$ns" nft -f - <<NFT
+table ip lossprobe_lab
+delete table ip lossprobe_lab
+table ip lossprobe_lab {
+  counter duplicated { }
+  chain out {
+    type filter hook output priority 0; policy accept;
+    ip daddr $RX_ADDR udp dport { $PORTS } numgen random mod 10000 < $t counter name "duplicated" dup to $RX_ADDR device "eth0"
+  }
+}
+NFT
+  done
+  echo "duplicating $1 % of UDP packets each sender sends to $RX"
+}
+
+shape() {
+  ip -n "$SW" link show lpp0 >/dev/null 2>&1 || die "lab is not up"
+  tc -n "$SW" qdisc replace dev lpp0 root tbf rate "$1" burst 64kb latency 50ms
+  echo "shaped the link into $RX to $1"
+}
+
+counter_of() { # ns family counter field(packets|bytes) -> value
+  ip netns exec "$1" nft list counter "$2" lossprobe_lab "$3" 2>/dev/null \
+    | awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' | head -1 || true
+}
+
+# Packets are what nftables saw. With UDP GSO a packet can carry several datagrams (a veth keeps the super-packet
+# whole), so the bytes are printed too: at these hooks a packet's bytes are its IP and UDP headers (28) plus its
+# datagrams' payloads, so datagrams = (bytes - 28 x packets) / payload size.
+counters() {
+  local dropped dropped_bytes duplicated=0 duplicated_bytes=0 d
+  dropped=$(counter_of "$RX" netdev dropped packets); dropped=${dropped:-0}
+  dropped_bytes=$(counter_of "$RX" netdev dropped bytes); dropped_bytes=${dropped_bytes:-0}
+  for ns in $(senders); do
+    d=$(counter_of "$ns" ip duplicated packets); duplicated=$((duplicated + ${d:-0}))
+    d=$(counter_of "$ns" ip duplicated bytes); duplicated_bytes=$((duplicated_bytes + ${d:-0}))
+  done
+  printf '{"dropped":%d,"droppedBytes":%d,"duplicated":%d,"duplicatedBytes":%d}\n' \
+    "$dropped" "$dropped_bytes" "$duplicated" "$duplicated_bytes"
+}
+
+clear_all() {
+  ip netns exec "$RX" nft delete table netdev lossprobe_lab 2>/dev/null || true
+  for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
+  tc -n "$SW" qdisc del dev lpp0 root 2>/dev/null || true
+  echo "lab clear"
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+  up) up "$@" ;;
+  down) down; echo "lab down" ;;
+  loss) [ $# -ge 1 ] || die "usage: lab.sh loss PCT [udp|tcp]"; loss "$@" ;;
+  dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
+  shape) [ $# -eq 1 ] || die "usage: lab.sh shape RATE"; shape "$1" ;;
+  counters) counters ;;
+  clear) clear_all ;;
+  exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+esac
