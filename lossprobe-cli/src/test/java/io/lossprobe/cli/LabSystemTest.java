@@ -178,8 +178,8 @@ class LabSystemTest {
         // Exact against what the receiving kernel delivered beyond one copy of each message...
         long delivered = s.receiverHostCounters().get("Udp.InDatagrams");
         assertThat(s.counts().duplicates()).isEqualTo(delivered - s.counts().received());
-        // ...and against nftables' clone counter, of which a few clones (seen: 0-3 in ~400, on the bridge's
-        // path, not at the receiving socket) never arrive: see docs/lab.md.
+        // ...and against nftables' clone counter, of which a few clones (seen: 0-3 in ~400) never reach the
+        // receiving UDP layer: see docs/two-hosts.md.
         assertThat(s.counts().duplicates()).isLessThanOrEqualTo(duplicated)
             .isGreaterThanOrEqualTo(duplicated - Math.max(3, duplicated / 50));
         assertThat(s.counts().lost()).isEqualTo(s.socketDrops() == null ? 0 : s.socketDrops());
