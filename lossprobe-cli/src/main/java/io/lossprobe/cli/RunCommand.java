@@ -2,6 +2,7 @@ package io.lossprobe.cli;
 
 import io.lossprobe.core.control.Auth;
 import io.lossprobe.core.control.ControlClient;
+import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
@@ -106,11 +107,19 @@ public final class RunCommand implements Callable<Integer> {
         description = "Shared secret for --target (else $LOSSPROBE_SECRET).")
     Path secretFile;
 
+    @Option(names = "--reverse",
+        description = "With --target: the server sends and this host receives (on --bind; 0.0.0.0 unless given). "
+            + "The server only ever sends to this host's own address.")
+    boolean reverse;
+
     @Option(names = "--quiet", description = "No progress line.")
     boolean quiet;
 
     @Override
     public Integer call() throws Exception {
+        if (reverse && target == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--reverse needs --target");
+        }
         Plan plan = buildPlan();
         Map<String, Transport> available = Transports.available();
         for (String t : plan.transports()) {
@@ -142,8 +151,11 @@ public final class RunCommand implements Callable<Integer> {
             int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
             remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
             remote.negotiate(plan, runId, options);
-            engine = new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
-                runId);
+            engine = reverse
+                ? new RunEngine(plan, available, options, sink, StepHooks.NONE, ReceiveSideFactory.local(true),
+                    remote.sendSides(), runId)
+                : new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
+                    runId);
         } else {
             engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
         }
@@ -195,7 +207,12 @@ public final class RunCommand implements Callable<Integer> {
         long sizeBytes = bytes(size, "--size");
         List<String> chosen = transports == null || transports.isEmpty()
             ? new ArrayList<>(Transports.available().keySet()) : dedupe(transports);
-        String receivers = target == null ? bind : HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
+        String receivers = bind;
+        if (target != null && !reverse) {
+            receivers = HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
+        } else if (reverse && !spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
+            receivers = "0.0.0.0"; // the server sends to this host's address as it sees it
+        }
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
             (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers);

@@ -229,6 +229,19 @@ class LabSystemTest {
         assertThat(rb.steps().get(0).flows().get(0).port()).isEqualTo(48500);
     }
 
+    @Test
+    void reverseTheServerSendsToTheController() throws Exception {
+        RunResult r = run("lp-tx2", "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8", "--base-port",
+            "48600", "--levels", "10k", "--duration", "2s", "--warmup", "200ms");
+        assertThat(r.steps()).hasSize(2);
+        for (StepResult s : r.steps()) {
+            assertThat(s.counts().scheduled()).isEqualTo(20_000);
+            assertThat(s.counts().sent()).isEqualTo(20_000);
+            assertThat(s.counts().lost()).isEqualTo(s.socketDrops() == null ? 0 : s.socketDrops());
+            assertThat(s.delay().offsetFree()).isTrue();
+        }
+    }
+
     private RunResult call(String ns, String name, String basePort) {
         try {
             return run(ns, name, "--transport", "udp", "--ports", "8", "--base-port", basePort, "--levels", "10k",

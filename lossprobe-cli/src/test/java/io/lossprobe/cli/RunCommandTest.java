@@ -49,6 +49,8 @@ class RunCommandTest {
         "--transport carrier-pigeon|unknown transport 'carrier-pigeon'",
         "-o /nonexistent-dir/results.json|cannot write results",
         "--no-such-option|--no-such-option",
+        "--reverse|--reverse needs --target",
+        "--target host:99999|port must be between 1 and 65535",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
         Outcome o = execute(("run " + args).split(" "));

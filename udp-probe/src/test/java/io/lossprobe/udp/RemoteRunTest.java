@@ -76,6 +76,33 @@ class RemoteRunTest {
         }
     }
 
+    @Test
+    @Timeout(120)
+    void reverseTheServerSendsToTheControllerOnly() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            Map.of("udp", new UdpTransport()), null)) {
+            Transport udp = new UdpTransport();
+            Plan plan = new Plan(List.of("udp"), 4, 41700, List.of(Level.parse("4k")),
+                TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1),
+                64, "127.0.0.1");
+            RunResult r;
+            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+                client.negotiate(plan, 77, Map.of());
+                r = new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
+                }, StepHooks.NONE, io.lossprobe.core.engine.ReceiveSideFactory.local(true), client.sendSides(), 77)
+                    .run();
+            }
+            StepResult s = r.steps().get(0);
+            assertThat(r.status()).isEqualTo("complete");
+            assertThat(s.counts().scheduled()).isEqualTo(3200);
+            assertThat(s.counts().sent()).isEqualTo(3200);
+            assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+            assertThat(s.counts().lost()).isEqualTo(s.socketDrops());
+            assertThat(s.delay().offsetFree()).isTrue();
+            assertThat(r.environment().socketBuffers()).containsKey("udp.remote.sendBufferGranted");
+        }
+    }
+
     private static RunResult call(ControlServer server, int basePort, String level) {
         try {
             return runAgainst(server, basePort, level);

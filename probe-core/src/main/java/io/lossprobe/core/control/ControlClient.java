@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.ReceiveSideFactory;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.engine.SendSideFactory;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Cpu;
 import io.lossprobe.core.transport.ReceiverEndpoint;
@@ -90,6 +95,11 @@ public final class ControlClient implements AutoCloseable {
         channel.close();
     }
 
+    /** Senders on the server, sending to this controller's address (a {@code --reverse} run). */
+    public SendSideFactory sendSides() {
+        return (transport, plan, runId, options) -> new RemoteSender(transport.name(), plan.ports());
+    }
+
     @Override
     public void close() {
         try {
@@ -98,6 +108,122 @@ public final class ControlClient implements AutoCloseable {
             // Closing anyway.
         }
         channel.close();
+    }
+
+    /** One transport's senders on the server. */
+    private final class RemoteSender implements SendSide {
+        private static final long POLL_NS = 5_000_000;
+        private final int flows;
+        private final Map<String, Long> environment = new HashMap<>();
+        private Runnable onWindowStart;
+        private boolean windowSeen;
+        private long sent;
+        private boolean closed;
+
+        RemoteSender(String transport, int flows) throws IOException {
+            this.flows = flows;
+            ObjectNode open = ControlChannel.message("open-sender");
+            open.put("transport", transport);
+            request(open, "sender-ready").path("environment").fields()
+                .forEachRemaining(e -> environment.put("remote." + e.getKey(), e.getValue().asLong()));
+        }
+
+        @Override
+        public Map<String, Long> environment() {
+            return environment;
+        }
+
+        @Override
+        public void start(int step, long[] flowRates, SendFilter filter, Runnable onWindowStart) throws IOException {
+            if (filter != SendFilter.NONE) {
+                throw new IllegalArgumentException("send filters cannot run on a remote sender");
+            }
+            this.onWindowStart = onWindowStart;
+            windowSeen = false;
+            sent = 0;
+            ObjectNode msg = ControlChannel.message("send-step");
+            msg.put("step", step);
+            request(msg, "ok");
+        }
+
+        /**
+         * Polls the server. The window's start is seen here at the first poll after it began (a few ms late), so
+         * counter deltas on this side may include the last warm-up messages' fate.
+         */
+        @Override
+        public boolean awaitDone(long timeoutNs) throws IOException {
+            long deadline = System.nanoTime() + timeoutNs;
+            while (true) {
+                JsonNode p = request(ControlChannel.message("send-progress"), "send-progress");
+                sent = p.path("sent").asLong();
+                if (p.path("window").asBoolean() && !windowSeen) {
+                    windowSeen = true;
+                    onWindowStart.run();
+                }
+                if (p.path("done").asBoolean()) {
+                    if (!windowSeen) {
+                        windowSeen = true;
+                        onWindowStart.run();
+                    }
+                    return true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(left, POLL_NS));
+            }
+        }
+
+        @Override
+        public long sentProgress() {
+            return sent;
+        }
+
+        @Override
+        public void abort() throws IOException {
+            request(ControlChannel.message("send-abort"), "ok");
+        }
+
+        @Override
+        public Outcome finish() throws IOException {
+            JsonNode r = request(ControlChannel.message("send-result"), "send-result");
+            JsonNode counts = r.path("counts");
+            if (!counts.isArray() || counts.size() != flows) {
+                throw new ControlProtocolException("send result without " + flows + " flows");
+            }
+            SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
+            for (int i = 0; i < flows; i++) {
+                JsonNode c = counts.get(i);
+                out[i] = new SendLoop.FlowSendCounts(c.path(0).asLong(), c.path(1).asLong(), c.path(2).asLong(),
+                    c.path(3).asLong());
+            }
+            Latency lag;
+            try {
+                lag = ControlChannel.mapper().treeToValue(r.path("lag"), Latency.class);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new ControlProtocolException("bad lag: " + e.getOriginalMessage());
+            }
+            Map<Integer, Map<String, Long>> perFlow = new HashMap<>();
+            r.path("flowCounters").fields().forEachRemaining(e ->
+                perFlow.put(Integer.parseInt(e.getKey()), longs(e.getValue())));
+            return new Outcome(out, r.path("windowNs").asLong(), lag,
+                new TransportReport(longs(r.path("counters")), perFlow));
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                request(ControlChannel.message("close"), "ok");
+            }
+        }
+    }
+
+    private static Map<String, Long> longs(JsonNode node) {
+        Map<String, Long> out = new HashMap<>();
+        node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
+        return out;
     }
 
     /** One transport's receivers on the server. */
@@ -195,12 +321,6 @@ public final class ControlClient implements AutoCloseable {
                 closed = true;
                 request(ControlChannel.message("close"), "ok");
             }
-        }
-
-        private Map<String, Long> longs(JsonNode node) {
-            Map<String, Long> out = new HashMap<>();
-            node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
-            return out;
         }
     }
 }

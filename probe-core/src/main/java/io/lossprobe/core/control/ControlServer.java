@@ -6,9 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.engine.LocalReceiveSide;
+import io.lossprobe.core.engine.LocalSendSide;
 import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -26,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code lossprobe serve}: the receiving host. Each authenticated controller gets a session that binds receivers
  * on the ports of its plan, runs its steps' accounting on command and returns per-flow receive results with this
  * host's counters. Sessions are independent; one that misbehaves or vanishes is closed and its ports freed.
- * The server only receives: it never sends data traffic anywhere.
+ * The server sends data traffic only in a {@code --reverse} session, and then only to that authenticated
+ * controller's own address (the peer of the control connection), never to an address a message names.
  */
 public final class ControlServer implements AutoCloseable {
     /** Transport options a controller may set on the server; anything else (e.g. file paths) is ignored. */
@@ -158,6 +165,8 @@ public final class ControlServer implements AutoCloseable {
         private int runId;
         private Map<String, String> options = Map.of();
         private ReceiveSide side;
+        private SendSide sendSide;
+        private volatile boolean sendWindowStarted;
         private HostCounters.Sample windowSample;
 
         Session(int id, ControlChannel channel) {
@@ -180,6 +189,7 @@ public final class ControlServer implements AutoCloseable {
                 refuse(channel, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             } finally {
                 closeSide();
+                closeSender();
                 sessions.remove(this);
                 channel.close();
             }
@@ -292,8 +302,35 @@ public final class ControlServer implements AutoCloseable {
                     }
                     case "close" -> {
                         closeSide();
+                        closeSender();
                         channel.send(ControlChannel.message("ok"));
                     }
+                    case "open-sender" -> openSender(f.string("transport", 32));
+                    case "send-step" -> {
+                        int step = stepOf(f);
+                        Level level = plan.levels().get(step);
+                        long[] rates = new long[plan.ports()];
+                        for (int i = 0; i < rates.length; i++) {
+                            rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
+                        }
+                        sendWindowStarted = false;
+                        SendSide s = requireSender();
+                        call(() -> s.start(step, rates, SendFilter.NONE, () -> sendWindowStarted = true));
+                        channel.send(ControlChannel.message("ok"));
+                    }
+                    case "send-progress" -> {
+                        SendSide s = requireSender();
+                        ObjectNode reply = ControlChannel.message("send-progress");
+                        reply.put("done", callValue(() -> s.awaitDone(1)));
+                        reply.put("window", sendWindowStarted);
+                        reply.put("sent", callValue(s::sentProgress));
+                        channel.send(reply);
+                    }
+                    case "send-abort" -> {
+                        call(() -> requireSender().abort());
+                        channel.send(ControlChannel.message("ok"));
+                    }
+                    case "send-result" -> sendResult();
                     case "bye" -> {
                         return;
                     }
@@ -321,6 +358,59 @@ public final class ControlServer implements AutoCloseable {
             ObjectNode ready = ControlChannel.message("ready");
             ready.set("environment", ControlChannel.mapper().valueToTree(side.environment()));
             channel.send(ready);
+        }
+
+        /** Senders towards the controller's own address: never anywhere else. */
+        private void openSender(String name) throws IOException {
+            if (!plan.transports().contains(name)) {
+                throw new ControlProtocolException("transport '" + name + "' is not in the plan");
+            }
+            closeSender();
+            String peer = channel.remoteAddress();
+            sendSide = callValue(() -> LocalSendSide.open(transports.get(name),
+                new SenderSpec(plan, peer, runId, options)));
+            ObjectNode ready = ControlChannel.message("sender-ready");
+            ready.set("environment", ControlChannel.mapper().valueToTree(sendSide.environment()));
+            channel.send(ready);
+        }
+
+        private void sendResult() throws IOException {
+            SendSide s = requireSender();
+            if (!callValue(() -> s.awaitDone(1))) {
+                throw new ControlProtocolException("the step is still sending");
+            }
+            SendSide.Outcome outcome = callValue(s::finish);
+            ObjectNode reply = ControlChannel.message("send-result");
+            ArrayNode counts = reply.putArray("counts");
+            for (SendLoop.FlowSendCounts c : outcome.counts()) {
+                counts.addArray().add(c.scheduled()).add(c.sent()).add(c.sendFailed()).add(c.behind());
+            }
+            reply.put("windowNs", outcome.windowNs());
+            reply.set("lag", ControlChannel.mapper().valueToTree(outcome.lag()));
+            reply.set("counters", ControlChannel.mapper().valueToTree(outcome.report().counters()));
+            ObjectNode perFlow = reply.putObject("flowCounters");
+            outcome.report().flows().forEach((flow, counters) ->
+                perFlow.set(Integer.toString(flow), ControlChannel.mapper().valueToTree(counters)));
+            channel.send(reply);
+        }
+
+        private SendSide requireSender() throws ControlProtocolException {
+            if (sendSide == null) {
+                throw new ControlProtocolException("no sender is open: send 'open-sender' first");
+            }
+            return sendSide;
+        }
+
+        private void closeSender() {
+            if (sendSide != null) {
+                try {
+                    sendSide.abort();
+                    sendSide.close();
+                } catch (Exception e) {
+                    log("session " + id + ": closing senders: " + e.getMessage());
+                }
+                sendSide = null;
+            }
         }
 
         private void closeStep(int step, long[] sent) throws IOException {

@@ -67,7 +67,7 @@ public final class LocalReceiveSide implements ReceiveSide {
                 summaries[i] = flows[i].closeStep(sent[i]);
             }
         });
-        return new Receipt(summaries, endpoint.endStep(), null, null, false);
+        return new Receipt(summaries, endpoint.endStep(), null, null, flows.length > 0 && flows[0].isOffsetFree());
     }
 
     @Override

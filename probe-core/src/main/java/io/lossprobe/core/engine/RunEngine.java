@@ -13,9 +13,6 @@ import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
-import io.lossprobe.core.transport.MessageWriter;
-import io.lossprobe.core.transport.SenderEndpoint;
-import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportReport;
 import java.time.Instant;
@@ -24,11 +21,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
@@ -38,8 +32,6 @@ import org.HdrHistogram.Histogram;
  * and the host's counter deltas. Transport-neutral: transports only move bytes.
  */
 public final class RunEngine {
-    /** Most messages one flow sends per send-loop cycle. */
-    static final int BATCH_LIMIT = 64;
     private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long DRAIN_GRACE_MS = 20;
 
@@ -49,7 +41,7 @@ public final class RunEngine {
     private final RunListener listener;
     private final StepHooks hooks;
     private final ReceiveSideFactory receiveSides;
-    private final String targetHost;
+    private final SendSideFactory sendSides;
     private final int runId;
     private final List<CompletedStep> completed = new ArrayList<>();
     private final Map<String, Long> socketBuffers = new HashMap<>();
@@ -63,13 +55,20 @@ public final class RunEngine {
     }
 
     /**
-     * @param receiveSides where the receivers run (this process, or a server behind the control channel)
-     * @param targetHost   the address the senders send to
+     * Senders here, receivers from {@code receiveSides} (e.g. a server behind the control channel).
+     *
+     * @param targetHost the address the senders send to
      */
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks, ReceiveSideFactory receiveSides, String targetHost, int runId) {
+        this(plan, transports, options, listener, hooks, receiveSides, SendSideFactory.local(targetHost), runId);
+    }
+
+    /** Receivers and senders each here or remote: the general form behind the others. */
+    public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
+                     StepHooks hooks, ReceiveSideFactory receiveSides, SendSideFactory sendSides, int runId) {
         this.receiveSides = receiveSides;
-        this.targetHost = targetHost;
+        this.sendSides = sendSides;
         this.runId = runId;
         this.plan = plan;
         this.transports = transports;
@@ -113,7 +112,7 @@ public final class RunEngine {
     private void runTransport(Transport transport) throws Exception {
         int steps = plan.levels().size();
         try (ReceiveSide receiver = receiveSides.open(transport, plan, runId, options);
-             SenderEndpoint sender = transport.openSender(new SenderSpec(plan, targetHost, runId, options))) {
+             SendSide sender = sendSides.open(transport, plan, runId, options)) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             for (int step = 0; step < steps && !stopRequested; step++) {
@@ -131,8 +130,8 @@ public final class RunEngine {
         }
     }
 
-    private StepResult runStep(Transport transport, ReceiveSide receiver, SenderEndpoint sender, int step,
-                               Level level) throws Exception {
+    private StepResult runStep(Transport transport, ReceiveSide receiver, SendSide sender, int step, Level level)
+        throws Exception {
         String name = transport.name();
         int flows = plan.ports();
         listener.stepStarted(name, step, level);
@@ -144,34 +143,22 @@ public final class RunEngine {
             windowBits[i] = SequenceTracker.windowFor(level.isMax() ? 1 << 20 : rates[i], trackSeconds);
         }
         receiver.beginStep(step, windowBits);
-        sender.beginStep(step);
-        MessageWriter[] writers = new MessageWriter[flows];
-        for (int i = 0; i < writers.length; i++) {
-            writers[i] = sender.writer(i);
-        }
-        SendLoop loop = new SendLoop(writers, runId, step, plan.messageSize(), rates, plan.warmupNs(),
-            plan.durationNs(), BATCH_LIMIT, hooks.sendFilter(name, step));
 
         AtomicReference<HostCounters.Sample> windowSample = new AtomicReference<>();
         AtomicReference<Exception> windowHookFailure = new AtomicReference<>();
-        loop.onWindowStart(() -> {
+        long t0 = System.nanoTime();
+        sender.start(step, rates, hooks.sendFilter(name, step), () -> {
             windowSample.set(HostCounters.sample());
             try {
                 receiver.beginWindow();
-                sender.beginWindow();
             } catch (Exception e) {
                 windowHookFailure.set(e);
             }
         });
-        long t0 = System.nanoTime();
-        loop.start(t0);
-        CompletableFuture<Void> sending = sender.drive(loop);
         long windowStart = t0 + plan.warmupNs();
-        while (!sending.isDone()) {
+        boolean done = false;
+        while (!done && !stopRequested) {
             long now = System.nanoTime();
-            if (stopRequested) {
-                break;
-            }
             if (now < windowStart) {
                 listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
             } else {
@@ -179,31 +166,27 @@ public final class RunEngine {
                     hooks.duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
                 }
                 listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
-                    loop.sentProgress(), sum(receiver.progress()));
+                    sender.sentProgress(), sum(receiver.progress()));
             }
-            awaitQuietly(sending, Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
+            done = sender.awaitDone(Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
         }
         if (stopRequested) {
-            loop.abort();
-            awaitQuietly(sending, TimeUnit.SECONDS.toNanos(5));
+            sender.abort();
+            sender.awaitDone(TimeUnit.SECONDS.toNanos(5));
             return null;
-        }
-        try {
-            sending.get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(name + " sender failed in step " + step + ": " + e.getCause(),
-                e.getCause());
         }
         if (windowHookFailure.get() != null) {
             throw windowHookFailure.get();
         }
+        SendSide.Outcome outcome = sender.finish();
         HostCounters.Sample before = windowSample.get();
+        if (before == null) {
+            before = HostCounters.sample(); // the window never began (sender stopped first)
+        }
 
-        SendLoop.FlowSendCounts[] sendCounts = new SendLoop.FlowSendCounts[flows];
         long[] sent = new long[flows];
         for (int i = 0; i < flows; i++) {
-            sendCounts[i] = loop.counts(i);
-            sent[i] = sendCounts[i].sent();
+            sent[i] = outcome.counts()[i].sent();
         }
         drain(name, step, receiver, sent);
         if (stopRequested) {
@@ -211,8 +194,7 @@ public final class RunEngine {
         }
         ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
         HostCounters.Sample after = HostCounters.sample();
-        TransportReport txReport = sender.endStep();
-        return buildStep(transport, step, level, loop, sendCounts, receipt, before, after, txReport);
+        return buildStep(transport, step, level, outcome, receipt, before, after);
     }
 
     /**
@@ -254,19 +236,10 @@ public final class RunEngine {
         return total;
     }
 
-    private static void awaitQuietly(CompletableFuture<?> future, long timeoutNs) {
-        try {
-            future.get(timeoutNs, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            // Timeout: go round again. Failure: reported by the caller's get().
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private StepResult buildStep(Transport transport, int step, Level level, SendLoop loop,
-                                 SendLoop.FlowSendCounts[] sendCounts, ReceiveSide.Receipt receipt,
-                                 HostCounters.Sample before, HostCounters.Sample after, TransportReport txReport) {
+    private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
+                                 ReceiveSide.Receipt receipt, HostCounters.Sample before, HostCounters.Sample after) {
+        SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
+        TransportReport txReport = outcome.report();
         FlowReceiver.Summary[] summaries = receipt.flows();
         TransportReport rxReport = receipt.report();
         List<FlowResult> flowResults = new ArrayList<>();
@@ -301,7 +274,7 @@ public final class RunEngine {
             jitterSum += s.jitterNs();
             negativeDelays += s.negativeDelays();
         }
-        double windowSeconds = loop.windowNs() / 1e9;
+        double windowSeconds = outcome.windowNs() / 1e9;
         double achievedSend = totals.sent() / windowSeconds;
         double achievedReceive = totals.received() / windowSeconds;
         long target = level.ratePerSecond();
@@ -322,9 +295,9 @@ public final class RunEngine {
                 + totals.duplicates() + " reordered=" + totals.reordered()
                 + ": a defect of the path or of lossprobe");
         }
-        return new StepResult(transport.name(), step, level, target, loop.windowNs(), totals,
+        return new StepResult(transport.name(), step, level, target, outcome.windowNs(), totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
-            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), loop.lag(), round(jitterSum / Math.max(1, summaries.length)),
+            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), outcome.lag(), round(jitterSum / Math.max(1, summaries.length)),
             Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters,
             attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
