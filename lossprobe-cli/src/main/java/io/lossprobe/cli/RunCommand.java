@@ -112,6 +112,20 @@ public final class RunCommand implements Callable<Integer> {
             + "The server only ever sends to this host's own address.")
     boolean reverse;
 
+    @Option(names = "--policy", paramLabel = "POLICY.json",
+        description = "After the run, check the results against this policy (as 'lossprobe check'); exit 1 if a "
+            + "limit fails.")
+    Path policy;
+
+    @Option(names = "--baseline", paramLabel = "FILE", description = "With --policy: baseline result to compare with.")
+    Path baseline;
+
+    @Option(names = "--prometheus", paramLabel = "FILE", description = "With --policy: write a Prometheus textfile.")
+    Path prometheus;
+
+    @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
+    Path junit;
+
     @Option(names = "--quiet", description = "No progress line.")
     boolean quiet;
 
@@ -119,6 +133,17 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--reverse needs --target");
+        }
+        if (policy == null && (baseline != null || prometheus != null || junit != null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--baseline, --prometheus and --junit go with --policy");
+        }
+        if (policy != null) {
+            try {
+                io.lossprobe.analysis.Policy.read(policy); // a bad policy fails before any traffic
+            } catch (io.lossprobe.analysis.InputException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
         }
         Plan plan = buildPlan();
         Map<String, Transport> available = Transports.available();
@@ -184,7 +209,8 @@ public final class RunCommand implements Callable<Integer> {
                 return 130;
             }
             stdout.println("results written to " + out);
-            return 0;
+            stdout.flush();
+            return policy == null ? 0 : checkInline(out);
         } finally {
             if (remote != null) {
                 remote.close();
@@ -197,6 +223,23 @@ public final class RunCommand implements Callable<Integer> {
                 // Already shutting down (Ctrl-C): the hook is running and waits for us.
             }
         }
+    }
+
+    /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
+    private int checkInline(Path results) {
+        List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
+        if (baseline != null) {
+            args.addAll(List.of("--baseline", baseline.toString()));
+        }
+        if (prometheus != null) {
+            args.addAll(List.of("--prometheus", prometheus.toString()));
+        }
+        if (junit != null) {
+            args.addAll(List.of("--junit", junit.toString()));
+        }
+        args.add(results.toString());
+        CommandLine check = spec.commandLine().getParent().getSubcommands().get("check");
+        return check.execute(args.toArray(String[]::new));
     }
 
     private Plan buildPlan() {

@@ -81,6 +81,30 @@ class RunCommandTest {
     @Test
     @Tag("system")
     @Timeout(120)
+    void theInlineCheckFailsTheRunWhenAThresholdBreaks(@TempDir Path dir) throws Exception {
+        Path strict = dir.resolve("strict.json");
+        // No rate can be achieved beyond 10x the target: a threshold that must fail.
+        java.nio.file.Files.writeString(strict, "{\"defaults\": {\"minAchievedRate\": 1000000000}}");
+        Path prom = dir.resolve("lossprobe.prom");
+        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45200", "--levels", "1k",
+            "--duration", "300ms", "--warmup", "0", "--quiet", "-o", dir.resolve("r.json").toString(), "--policy",
+            strict.toString(), "--prometheus", prom.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isEqualTo(1);
+        assertThat(o.out()).contains("FAIL udp 1k");
+        assertThat(java.nio.file.Files.readString(prom)).contains("lossprobe_");
+
+        Path bad = dir.resolve("bad.json");
+        java.nio.file.Files.writeString(bad, "{\"defaults\": {\"maxLoss\": 1}}");
+        Outcome refused = execute("run", "--transport", "udp", "--policy", bad.toString(), "-o",
+            dir.resolve("r2.json").toString());
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("unknown key 'maxLoss'");
+        assertThat(dir.resolve("r2.json")).doesNotExist();
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(120)
     void aRunWritesResultsWhoseIdentitiesHoldAndPrintsARowPerStep(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("r.json");
         Outcome o = execute("run", "--transport", "udp", "--ports", "6", "--base-port", "45000", "--levels",
