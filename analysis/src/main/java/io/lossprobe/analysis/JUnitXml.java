@@ -31,6 +31,6 @@ public final class JUnitXml {
     }
 
     public static void write(Path file, CheckReport report) throws IOException {
-        AtomicFiles.write(file, render(report).getBytes(StandardCharsets.UTF_8));
+        io.lossprobe.core.result.ResultFiles.writeAtomically(file, render(report).getBytes(StandardCharsets.UTF_8));
     }
 }

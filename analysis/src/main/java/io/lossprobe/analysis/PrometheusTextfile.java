@@ -93,7 +93,7 @@ public final class PrometheusTextfile {
 
     /** Writes the file atomically (temporary file in the same directory, then rename). */
     public static void write(Path file, CheckReport report) throws IOException {
-        AtomicFiles.write(file, render(report).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        io.lossprobe.core.result.ResultFiles.writeAtomically(file, render(report).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static Labels labels(StepMetrics m) {

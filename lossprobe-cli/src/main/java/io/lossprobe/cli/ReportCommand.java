@@ -3,7 +3,6 @@ package io.lossprobe.cli;
 import io.lossprobe.analysis.HtmlReport;
 import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.SummaryTable;
-import io.lossprobe.analysis.AtomicFiles;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,7 +64,7 @@ public final class ReportCommand implements Callable<Integer> {
             cl.getOut().flush();
             return 0;
         }
-        AtomicFiles.write(out, text.getBytes(StandardCharsets.UTF_8));
+        io.lossprobe.core.result.ResultFiles.writeAtomically(out, text.getBytes(StandardCharsets.UTF_8));
         if (!quiet) {
             cl.getOut().printf("report of %d run(s) written to %s in %.1fs%n", results.size(), out,
                 (System.nanoTime() - t0) / 1e9);

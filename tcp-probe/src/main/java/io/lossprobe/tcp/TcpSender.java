@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.pacing.SendLoopDriver;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
@@ -29,9 +30,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class TcpSender implements SenderEndpoint {
     /** Below this the loop runs again at once instead of arming a timer. */
-    private static final long SPIN_NS = 10_000;
-    /** When messages are due and no flow could take one (all blocked), wait this long instead of spinning. */
-    private static final long BLOCKED_BACKOFF_NS = 50_000;
     private static final int CONNECT_TIMEOUT_MS = 5_000;
 
     private final EventLoopGroup group;
@@ -135,32 +133,7 @@ final class TcpSender implements SenderEndpoint {
 
     @Override
     public CompletableFuture<Void> drive(SendLoop sendLoop) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.execute(new Runnable() {
-            @Override
-            public void run() {
-                try {
-                    int work = sendLoop.doWork(System.nanoTime());
-                    if (sendLoop.isDone()) {
-                        done.complete(null);
-                        return;
-                    }
-                    long now = System.nanoTime();
-                    long wait = sendLoop.nextDueNs(now) - now;
-                    if (work == 0 && wait <= 0) {
-                        wait = BLOCKED_BACKOFF_NS; // overdue yet nothing went: every due flow is blocked
-                    }
-                    if (wait <= SPIN_NS) {
-                        loop.execute(this);
-                    } else {
-                        loop.schedule(this, wait, TimeUnit.NANOSECONDS);
-                    }
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
-                }
-            }
-        });
-        return done;
+        return SendLoopDriver.drive(sendLoop, loop);
     }
 
     @Override

@@ -28,11 +28,22 @@ public final class ResultFiles {
         writeAtomically(file, MAPPER.writeValueAsBytes(result));
     }
 
+    /**
+     * Writes by a temporary file in the same directory and a rename, so a reader (node_exporter's textfile
+     * collector, a web server, a nightly job) never sees half of it. The temporary name starts with a dot and ends
+     * in {@code .tmp}, which the textfile collector ignores. The file is made world-readable (0644): readers often
+     * run as another user.
+     */
     public static void writeAtomically(Path file, byte[] bytes) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
         try {
             Files.write(tmp, bytes);
+            try {
+                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            } catch (UnsupportedOperationException e) {
+                // Not a POSIX file system: keep the default permissions.
+            }
             try {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
