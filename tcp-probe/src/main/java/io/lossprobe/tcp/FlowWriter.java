@@ -178,6 +178,22 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     void connectFailed(Throwable cause) {
         failures++;
         failuresByCause[FailureCause.of(cause).ordinal()]++;
+        noteFailure("could not connect", cause);
+    }
+
+    /** The step's failures in words, for the step's warnings; cleared by {@link #report()}. */
+    java.util.List<String> notes() {
+        return java.util.List.copyOf(notes);
+    }
+
+    private final java.util.List<String> notes = new java.util.ArrayList<>();
+
+    private void noteFailure(String what, Throwable cause) {
+        if (notes.size() < 4) { // a flapping connection must not flood the result
+            String why = cause == null ? "closed by the peer" : FailureCause.of(cause).name().toLowerCase(
+                java.util.Locale.ROOT).replace('_', ' ') + " (" + cause.getMessage() + ")";
+            notes.add(what + ": " + why);
+        }
     }
 
     boolean isDown() {
@@ -203,6 +219,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         if (!closing) {
             failures++;
             failuresByCause[FailureCause.of(firstError).ordinal()]++;
+            noteFailure("connection ended mid-step, its later messages count as sendFailed", firstError);
         }
         if (batch != null) {
             // Accepted, never written: the connection went before the flush.
@@ -273,6 +290,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         reconnects = 0;
         blockedEpisodes = 0;
         maxQueuedBytes = 0;
+        notes.clear();
         return out;
     }
 

@@ -141,7 +141,11 @@ final class TcpSender implements SenderEndpoint {
         return onLoop(() -> {
             Map<Integer, Map<String, Long>> flows = new HashMap<>();
             Map<String, Long> totals = new HashMap<>();
+            java.util.List<String> notes = new java.util.ArrayList<>();
             for (int i = 0; i < writers.length; i++) {
+                for (String note : writers[i].notes()) {
+                    notes.add("tcp flow " + i + ": " + note);
+                }
                 Map<String, Long> flow = writers[i].report();
                 flows.put(i, flow);
                 flow.forEach((k, v) -> {
@@ -154,7 +158,7 @@ final class TcpSender implements SenderEndpoint {
                     }
                 });
             }
-            return new TransportReport(totals, flows);
+            return new TransportReport(totals, flows, notes);
         });
     }
 

@@ -62,6 +62,9 @@ class TcpConnectionResetTest {
             .isPositive();
         assertThat(victim.counts().behind()).isZero();
         assertThat(first.transportCounters().get(FlowWriter.CONNECTION_FAILURES)).isEqualTo(1);
+        assertThat(first.warnings()).as("the step says which flow failed and why, in words")
+            .anySatisfy(w -> assertThat(w).startsWith("tcp flow " + VICTIM + ": connection ended mid-step")
+                .containsAnyOf("reset", "broken pipe"));
 
         for (FlowResult flow : first.flows()) {
             if (flow.flow() == VICTIM) {

@@ -283,7 +283,8 @@ public final class RunEngine {
         Map<String, Long> transportCounters = new HashMap<>(txReport.counters());
         transportCounters.putAll(rxReport.counters());
 
-        List<String> warnings = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(txReport.notes());
+        warnings.addAll(rxReport.notes());
         if (anomalies > 0) {
             warnings.add(anomalies + " flow(s) received more distinct messages than the sender reported sending");
         }

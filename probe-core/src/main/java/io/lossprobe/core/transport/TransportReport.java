@@ -10,14 +10,22 @@ import java.util.Map;
  * @param counters transport-wide counters
  * @param flows    per-flow counters by flow index; the key {@value #SOCKET_DROPS} is lifted into the flow's
  *                 {@code socketDrops} field
+ * @param notes    events a reader must not miss, in words (e.g. "flow 3 (port 40003): connection reset by
+ *                 peer"); they become the step's warnings
  */
-public record TransportReport(Map<String, Long> counters, Map<Integer, Map<String, Long>> flows) {
+public record TransportReport(Map<String, Long> counters, Map<Integer, Map<String, Long>> flows,
+                              java.util.List<String> notes) {
     public static final String SOCKET_DROPS = "socketDrops";
     public static final TransportReport EMPTY = new TransportReport(Map.of(), Map.of());
 
     public TransportReport {
         counters = Maps.sorted(counters);
         flows = Map.copyOf(flows);
+        notes = notes == null ? java.util.List.of() : java.util.List.copyOf(notes);
+    }
+
+    public TransportReport(Map<String, Long> counters, Map<Integer, Map<String, Long>> flows) {
+        this(counters, flows, java.util.List.of());
     }
 
     public Map<String, Long> flow(int flow) {
