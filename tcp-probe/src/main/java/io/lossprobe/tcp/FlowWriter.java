@@ -295,11 +295,16 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     }
 
     /** Per connection: tells the writer how its connection ends. The receiver never writes, so reads are dropped. */
-    ChannelInboundHandlerAdapter events() {
+    /** @param forwardReads true in echo mode: replies read from the connection go on to the reply framer */
+    ChannelInboundHandlerAdapter events(boolean forwardReads) {
         return new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ReferenceCountUtil.release(msg);
+                if (forwardReads) {
+                    ctx.fireChannelRead(msg);
+                } else {
+                    ReferenceCountUtil.release(msg);
+                }
             }
 
             @Override

@@ -72,7 +72,7 @@ final class TcpReceiver implements ReceiverEndpoint {
 
     private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws InterruptedException {
         FlowReceiver accounting = spec.flows()[flow];
-        MessageSink sink = accounting::onMessage;
+        boolean echo = spec.plan().echo();
         int messageLength = spec.plan().messageSize();
         List<Channel> live = connections.get(flow);
         ConnectionStats flowStats = stats[flow];
@@ -86,7 +86,17 @@ final class TcpReceiver implements ReceiverEndpoint {
                     live.add(ch);
                     ch.closeFuture().addListener(f -> live.remove(ch));
                     ch.config().setAutoRead(!paused);
-                    ch.pipeline().addLast(new MessageFramer(sink, messageLength, flowStats));
+                    if (echo) {
+                        EchoReplier replier = new EchoReplier(messageLength);
+                        MessageSink answering = (w0, w1, seq, sendNs, length, arrivalNs) -> {
+                            if (accounting.onMessage(w0, w1, seq, sendNs, length, arrivalNs)) {
+                                replier.reply(w0, w1, seq, sendNs);
+                            }
+                        };
+                        ch.pipeline().addLast(new MessageFramer(answering, messageLength, flowStats), replier);
+                    } else {
+                        ch.pipeline().addLast(new MessageFramer(accounting::onMessage, messageLength, flowStats));
+                    }
                 }
             });
         if (settings.receiveBufferBytes() > 0) {

@@ -1,5 +1,6 @@
 package io.lossprobe.tcp;
 
+import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.pacing.SendLoopDriver;
 import io.lossprobe.core.transport.MessageWriter;
@@ -38,8 +39,13 @@ final class TcpSender implements SenderEndpoint {
     private final SenderSpec spec;
     private final FlowWriter[] writers;
     private final Map<String, Long> environment = new HashMap<>();
+    private final ConnectionStats[] replyStats;
 
     private TcpSender(EventLoopGroup group, Bootstrap bootstrap, SenderSpec spec, FlowWriter[] writers) {
+        this.replyStats = new ConnectionStats[writers.length];
+        for (int i = 0; i < writers.length; i++) {
+            replyStats[i] = new ConnectionStats();
+        }
         this.group = group;
         this.loop = group.next();
         this.bootstrap = bootstrap;
@@ -94,7 +100,13 @@ final class TcpSender implements SenderEndpoint {
         ChannelFuture connecting = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(writer.events());
+                FlowReceiver[] replies = spec.replies();
+                ch.pipeline().addLast(writer.events(replies != null));
+                if (replies != null) {
+                    // Echo mode: replies come back on this connection, framed like any lossprobe stream.
+                    ch.pipeline().addLast(new MessageFramer(replies[flow]::onMessage, spec.plan().messageSize(),
+                        replyStats[flow]));
+                }
             }
         }).connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(flow)));
         connecting.addListener((ChannelFutureListener) f -> {
@@ -106,6 +118,15 @@ final class TcpSender implements SenderEndpoint {
             }
         });
         attached.get(CONNECT_TIMEOUT_MS + 1_000L, TimeUnit.MILLISECONDS);
+    }
+
+    /** Every sender channel shares the group's single event loop: replies are accounted there. */
+    @Override
+    public void onReplyThread(Runnable action) throws Exception {
+        onLoop(() -> {
+            action.run();
+            return null;
+        });
     }
 
     @Override

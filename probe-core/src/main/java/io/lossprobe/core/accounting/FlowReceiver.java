@@ -21,6 +21,7 @@ public final class FlowReceiver {
 
     private final int flowId;
     private final int runId;
+    private final int dataKind;
     private final int messageLength;
     private final AtomicLongArray lateAfterClose;
     private final AtomicLong progress = new AtomicLong();
@@ -38,6 +39,7 @@ public final class FlowReceiver {
     private double jitter;
     private long negativeDelays;
     private boolean offsetFree;
+    private io.lossprobe.core.pacing.SendFilter replyFilter = io.lossprobe.core.pacing.SendFilter.NONE;
     private long warmupMinTransit = Long.MAX_VALUE;
     private long baseline;
     private boolean haveBaseline;
@@ -46,6 +48,15 @@ public final class FlowReceiver {
      * @param steps number of steps in the run, so late arrivals for any closed step can be counted
      */
     public FlowReceiver(int flowId, int runId, int messageLength, int steps) {
+        this(flowId, runId, messageLength, steps, false);
+    }
+
+    /**
+     * @param replies true for the requester's side of echo mode: the messages counted are replies
+     *                ({@link MessageHeader#KIND_ECHO}) and their delay is the round trip on one clock
+     */
+    public FlowReceiver(int flowId, int runId, int messageLength, int steps, boolean replies) {
+        this.dataKind = replies ? MessageHeader.KIND_ECHO : MessageHeader.KIND_DATA;
         this.flowId = flowId;
         this.runId = runId;
         this.messageLength = messageLength;
@@ -60,6 +71,14 @@ public final class FlowReceiver {
      */
     public void offsetFree(boolean enabled) {
         this.offsetFree = enabled;
+    }
+
+    /**
+     * Test seam for echo mode: a message the filter picks is counted as usual but reported as not to be answered,
+     * so its reply is lost on the way back, exactly.
+     */
+    public void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
+        this.replyFilter = filter == null ? io.lossprobe.core.pacing.SendFilter.NONE : filter;
     }
 
     public boolean isOffsetFree() {
@@ -89,13 +108,15 @@ public final class FlowReceiver {
      *
      * @param length    bytes the transport actually delivered for this message
      * @param arrivalNs receive time on this host's {@link System#nanoTime()} clock
+     * @return true when this was the first arrival of a message of the open step: in echo mode the transport
+     *         sends exactly these back (duplicates, late, warm-up and corrupt messages are not answered)
      */
-    public void onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs) {
+    public boolean onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs) {
         if (!MessageHeader.isLossprobe(word0) || MessageHeader.runId(word1) != runId
             || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength
             || length != messageLength || sequence < 0) {
             corrupt++;
-            return;
+            return false;
         }
         int kind = MessageHeader.kind(word0);
         int msgStep = MessageHeader.step(word1);
@@ -104,11 +125,11 @@ public final class FlowReceiver {
             if (msgStep == step) {
                 warmupMinTransit = Math.min(warmupMinTransit, arrivalNs - sendTimeNs);
             }
-            return;
+            return false;
         }
-        if (kind != MessageHeader.KIND_DATA) {
+        if (kind != dataKind) {
             corrupt++;
-            return;
+            return false;
         }
         if (!open || msgStep != step) {
             if (msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open))) {
@@ -116,13 +137,15 @@ public final class FlowReceiver {
             } else {
                 corrupt++; // a step this receiver has not begun: not a message of this run's schedule
             }
-            return;
+            return false;
         }
         int outcome = tracker.onSequence(sequence);
         if (outcome == SequenceTracker.NEW || outcome == SequenceTracker.REORDERED) {
             recordDelay(arrivalNs - sendTimeNs);
             progress.lazySet(tracker.received());
+            return !replyFilter.drop(flowId, sequence);
         }
+        return false;
     }
 
     private void recordDelay(long rawTransit) {

@@ -134,7 +134,8 @@ public final class ControlClient implements AutoCloseable {
         }
 
         @Override
-        public void start(int step, long[] flowRates, SendFilter filter, Runnable onWindowStart) throws IOException {
+        public void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
+            throws IOException {
             if (filter != SendFilter.NONE) {
                 throw new IllegalArgumentException("send filters cannot run on a remote sender");
             }

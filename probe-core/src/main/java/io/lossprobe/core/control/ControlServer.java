@@ -236,9 +236,7 @@ public final class ControlServer implements AutoCloseable {
                 throw new ControlProtocolException("ports " + requested.basePort() + "-"
                     + (requested.basePort() + requested.ports() - 1) + " are in use by another session");
             }
-            plan = new Plan(requested.transports(), requested.ports(), requested.basePort(), requested.levels(),
-                requested.durationNs(), requested.warmupNs(), requested.drainNs(), requested.messageSize(),
-                bindAddress);
+            plan = requested.withBindAddress(bindAddress);
             Map<String, String> accepted = new HashMap<>();
             JsonNode opts = msg.path("options");
             if (opts.isObject()) {
@@ -315,7 +313,8 @@ public final class ControlServer implements AutoCloseable {
                         }
                         sendWindowStarted = false;
                         SendSide s = requireSender();
-                        call(() -> s.start(step, rates, SendFilter.NONE, () -> sendWindowStarted = true));
+                        call(() -> s.start(step, rates, new int[rates.length], SendFilter.NONE,
+                            () -> sendWindowStarted = true));
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "send-progress" -> {

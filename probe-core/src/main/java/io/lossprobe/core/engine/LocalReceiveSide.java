@@ -80,6 +80,13 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     @Override
+    public void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
+        for (FlowReceiver f : flows) {
+            f.replyFilter(filter);
+        }
+    }
+
+    @Override
     public ReceiverEndpoint localEndpoint() {
         return endpoint;
     }

@@ -1,5 +1,6 @@
 package io.lossprobe.core.engine;
 
+import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.pacing.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
@@ -21,18 +22,31 @@ public final class LocalSendSide implements SendSide {
     private final SenderEndpoint endpoint;
     private final Plan plan;
     private final int runId;
+    private final FlowReceiver[] replies;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
     private volatile Exception windowHookFailure;
 
-    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId) {
+    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies) {
         this.endpoint = endpoint;
         this.plan = plan;
         this.runId = runId;
+        this.replies = replies;
     }
 
+    /** Opens the transport's senders; in echo mode with accounting for the replies they get back. */
     public static LocalSendSide open(Transport transport, SenderSpec spec) throws Exception {
-        return new LocalSendSide(transport.openSender(spec), spec.plan(), spec.runId());
+        Plan plan = spec.plan();
+        FlowReceiver[] replies = null;
+        SenderSpec withReplies = spec;
+        if (plan.echo()) {
+            replies = new FlowReceiver[plan.ports()];
+            for (int i = 0; i < replies.length; i++) {
+                replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.levels().size(), true);
+            }
+            withReplies = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies);
+        }
+        return new LocalSendSide(transport.openSender(withReplies), plan, spec.runId(), replies);
     }
 
     @Override
@@ -41,14 +55,28 @@ public final class LocalSendSide implements SendSide {
     }
 
     @Override
-    public void start(int step, long[] flowRates, SendFilter filter, Runnable onWindowStart) throws Exception {
+    public void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
+        throws Exception {
+        if (replies != null) {
+            endpoint.onReplyThread(() -> {
+                for (int i = 0; i < replies.length; i++) {
+                    replies[i].beginStep(step, windowBits[i]);
+                }
+            });
+        }
         endpoint.beginStep(step);
         MessageWriter[] writers = new MessageWriter[flowRates.length];
         for (int i = 0; i < writers.length; i++) {
             writers[i] = endpoint.writer(i);
         }
-        loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, plan.warmupNs(), plan.durationNs(),
+        // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
+        long warmupNs = plan.concurrency() > 0 ? 0 : plan.warmupNs();
+        loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, plan.durationNs(),
             BATCH_LIMIT, filter);
+        if (plan.concurrency() > 0) {
+            FlowReceiver[] r = replies;
+            loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));
+        }
         windowHookFailure = null;
         loop.onWindowStart(() -> {
             try {
@@ -96,6 +124,32 @@ public final class LocalSendSide implements SendSide {
             counts[i] = loop.counts(i);
         }
         return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep());
+    }
+
+    @Override
+    public long[] replyProgress() {
+        if (replies == null) {
+            return null;
+        }
+        long[] out = new long[replies.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = replies[i].progress();
+        }
+        return out;
+    }
+
+    @Override
+    public FlowReceiver.Summary[] closeReplies(int step, long[] sent) throws Exception {
+        if (replies == null) {
+            return null;
+        }
+        FlowReceiver.Summary[] out = new FlowReceiver.Summary[replies.length];
+        endpoint.onReplyThread(() -> {
+            for (int i = 0; i < replies.length; i++) {
+                out[i] = replies[i].closeStep(sent[i]);
+            }
+        });
+        return out;
     }
 
     @Override

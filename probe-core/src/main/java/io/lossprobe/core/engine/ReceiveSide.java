@@ -29,6 +29,11 @@ public interface ReceiveSide extends AutoCloseable {
     /** Arrivals for a closed step that came after it closed, per flow. */
     long[] lateAfterClose(int step) throws Exception;
 
+    /** Echo mode test seam: replies the filter picks are never sent (local receivers only). */
+    default void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
+        throw new UnsupportedOperationException("reply filters need local receivers");
+    }
+
     /** The local endpoint, for test hooks; null when the receivers are remote. */
     ReceiverEndpoint localEndpoint();
 

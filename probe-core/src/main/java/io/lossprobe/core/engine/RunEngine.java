@@ -7,6 +7,7 @@ import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Environment;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.Latency;
@@ -142,12 +143,16 @@ public final class RunEngine {
             rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
             windowBits[i] = SequenceTracker.windowFor(level.isMax() ? 1 << 20 : rates[i], trackSeconds);
         }
+        if (plan.echo() && receiver.localEndpoint() != null) {
+            receiver.replyFilter(hooks.replyFilter(name, step));
+        }
+        long startEpochMs = System.currentTimeMillis();
         receiver.beginStep(step, windowBits);
 
         AtomicReference<HostCounters.Sample> windowSample = new AtomicReference<>();
         AtomicReference<Exception> windowHookFailure = new AtomicReference<>();
         long t0 = System.nanoTime();
-        sender.start(step, rates, hooks.sendFilter(name, step), () -> {
+        sender.start(step, rates, windowBits, hooks.sendFilter(name, step), () -> {
             windowSample.set(HostCounters.sample());
             try {
                 receiver.beginWindow();
@@ -188,13 +193,16 @@ public final class RunEngine {
         for (int i = 0; i < flows; i++) {
             sent[i] = outcome.counts()[i].sent();
         }
-        drain(name, step, receiver, sent);
+        drain(name, step, receiver, sender, sent);
         if (stopRequested) {
             return null; // a step cut short in its drain would count stragglers as lost
         }
         ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
+        FlowReceiver.Summary[] replies = sender.closeReplies(step, sent);
         HostCounters.Sample after = HostCounters.sample();
-        return buildStep(transport, step, level, outcome, receipt, before, after);
+        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, before, after);
+        reportHistograms(name, step, receipt, replies, startEpochMs);
+        return result;
     }
 
     /**
@@ -202,16 +210,18 @@ public final class RunEngine {
      * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
      * originals are counted as duplicates, not as late.
      */
-    private void drain(String name, int step, ReceiveSide receiver, long[] sent) throws Exception {
+    private void drain(String name, int step, ReceiveSide receiver, SendSide sender, long[] sent)
+        throws Exception {
         long start = System.nanoTime();
         long deadline = start + plan.drainNs();
         long sentTotal = sum(sent);
         while (!stopRequested) {
             long now = System.nanoTime();
             long[] progress = receiver.progress();
+            long[] replies = sender.replyProgress(); // echo mode: each request's reply must be back too
             boolean all = true;
             for (int i = 0; i < progress.length && all; i++) {
-                all = progress[i] >= sent[i];
+                all = progress[i] >= sent[i] && (replies == null || replies[i] >= progress[i]);
             }
             if (all) {
                 deadline = Math.min(deadline, now + TimeUnit.MILLISECONDS.toNanos(DRAIN_GRACE_MS));
@@ -237,12 +247,15 @@ public final class RunEngine {
     }
 
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
-                                 ReceiveSide.Receipt receipt, HostCounters.Sample before, HostCounters.Sample after) {
+                                 ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies,
+                                 HostCounters.Sample before, HostCounters.Sample after) {
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
         FlowReceiver.Summary[] summaries = receipt.flows();
         TransportReport rxReport = receipt.report();
         List<FlowResult> flowResults = new ArrayList<>();
+        Histogram rtt = new Histogram(3_600_000_000_000L, 2);
+        List<Echo> echoes = new ArrayList<>();
         Counts totals = Counts.ZERO;
         List<LossBurst> bursts = new ArrayList<>();
         Histogram delay = new Histogram(3_600_000_000_000L, 2);
@@ -265,8 +278,16 @@ public final class RunEngine {
             if (drops != null) {
                 socketDropsTotal = (socketDropsTotal == null ? 0 : socketDropsTotal) + drops;
             }
+            Echo flowEcho = null;
+            if (replies != null) {
+                FlowReceiver.Summary r = replies[i];
+                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null));
+                rtt.add(r.delay());
+                echoes.add(flowEcho);
+            }
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                s.delayLatency(receipt.offsetFree()), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow));
+                s.delayLatency(receipt.offsetFree()), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow,
+                flowEcho));
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             delay.add(s.delay());
@@ -302,7 +323,53 @@ public final class RunEngine {
             Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters,
             attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
-            warnings, flowResults);
+            warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null)),
+            flowResults);
+    }
+
+    private void reportHistograms(String name, int step, ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies,
+                                  long startEpochMs) {
+        long end = System.currentTimeMillis();
+        Histogram delay = new Histogram(3_600_000_000_000L, 2);
+        for (FlowReceiver.Summary s : receipt.flows()) {
+            delay.add(s.delay());
+        }
+        listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
+        if (replies != null) {
+            Histogram rtt = new Histogram(3_600_000_000_000L, 2);
+            for (FlowReceiver.Summary s : replies) {
+                rtt.add(s.delay());
+            }
+            listener.stepHistogram(name, step, "rtt", rtt, startEpochMs, end);
+        }
+    }
+
+    private static Echo echo(long sent, long requestsReceived, FlowReceiver.Summary replies, long windowNs,
+                             Latency rtt) {
+        long repliesReceived = replies.received();
+        return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
+            requestsReceived - repliesReceived, sent - repliesReceived, replies.duplicates(), replies.reordered(),
+            replies.tooOld(), round(repliesReceived / (windowNs / 1e9)), rtt);
+    }
+
+    private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt) {
+        long sent = 0;
+        long requestsReceived = 0;
+        long repliesReceived = 0;
+        long dup = 0;
+        long reordered = 0;
+        long late = 0;
+        for (Echo e : flows) {
+            sent += e.requestsSent();
+            requestsReceived += e.requestsReceived();
+            repliesReceived += e.repliesReceived();
+            dup += e.duplicateReplies();
+            reordered += e.reorderedReplies();
+            late += e.lateReplies();
+        }
+        return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
+            requestsReceived - repliesReceived, sent - repliesReceived, dup, reordered, late,
+            round(repliesReceived / (windowNs / 1e9)), rtt);
     }
 
     /**

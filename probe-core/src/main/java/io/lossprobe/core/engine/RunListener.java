@@ -20,6 +20,14 @@ public interface RunListener {
     default void stepFinished(StepResult result) {
     }
 
+    /**
+     * A step's whole distribution for interval logs: {@code kind} is {@code delay} (one-way) or {@code rtt} (echo
+     * round trip), values in ns, recorded between {@code startEpochMs} and {@code endEpochMs}.
+     */
+    default void stepHistogram(String transport, int step, String kind, org.HdrHistogram.Histogram histogram,
+                               long startEpochMs, long endEpochMs) {
+    }
+
     /** The run as it stands after each step (and at the end): write it out so nothing is lost on Ctrl-C. */
     default void resultsUpdated(RunResult partial) {
     }

@@ -18,7 +18,18 @@ public interface SendSide extends AutoCloseable {
      * Starts a step: warm-up, then the measured window, each flow at its rate (0 = max). {@code onWindowStart}
      * runs when the window begins, as close to the last warm-up message as the side can manage.
      */
-    void start(int step, long[] flowRates, SendFilter filter, Runnable onWindowStart) throws Exception;
+    void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
+        throws Exception;
+
+    /** Echo mode: replies received so far per flow in the open step; null in stream mode. */
+    default long[] replyProgress() throws Exception {
+        return null;
+    }
+
+    /** Echo mode: closes the replies' accounting; every request below {@code sent[i]} has its reply or not. */
+    default io.lossprobe.core.accounting.FlowReceiver.Summary[] closeReplies(int step, long[] sent) throws Exception {
+        return null;
+    }
 
     /** Waits up to {@code timeoutNs} for the step's sending to end; true when it has. */
     boolean awaitDone(long timeoutNs) throws Exception;

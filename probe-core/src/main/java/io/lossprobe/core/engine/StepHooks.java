@@ -13,6 +13,11 @@ public interface StepHooks {
         return SendFilter.NONE;
     }
 
+    /** Echo mode: replies this filter picks are never sent back ({@link SendFilter#NONE} in real runs). */
+    default SendFilter replyFilter(String transport, int step) {
+        return SendFilter.NONE;
+    }
+
     /** Called from the engine's thread while the window runs, with the elapsed window time. */
     default void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
         throws Exception {

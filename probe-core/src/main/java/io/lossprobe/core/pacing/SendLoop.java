@@ -41,6 +41,12 @@ public final class SendLoop {
     private long finishedNs;
     private int firstFlow;
     private Runnable onWindowStart = () -> { };
+    private int concurrency;
+    private java.util.function.IntToLongFunction repliesOf;
+    private long replyTimeoutNs;
+    private long[] expired;
+    private long[] lastReplies;
+    private long[] lastActivityNs;
 
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
@@ -80,6 +86,21 @@ public final class SendLoop {
         this.onWindowStart = action;
     }
 
+    /**
+     * Closed loop (echo mode): at most {@code concurrency} requests outstanding per flow, where outstanding is
+     * issued minus {@code repliesOf(flow)} minus those given up on. When a flow has neither sent nor heard a reply
+     * for {@code replyTimeoutNs} (Tmax), its outstanding requests are given up on (they count as lost in the
+     * accounting anyway) so the flow can go on.
+     */
+    public void closedLoop(int concurrency, java.util.function.IntToLongFunction repliesOf, long replyTimeoutNs) {
+        this.concurrency = concurrency;
+        this.repliesOf = repliesOf;
+        this.replyTimeoutNs = replyTimeoutNs;
+        this.expired = new long[writers.length];
+        this.lastReplies = new long[writers.length];
+        this.lastActivityNs = new long[writers.length];
+    }
+
     /** Starts the warm-up (or the window, when there is no warm-up) at {@code nowNs}. */
     public void start(long nowNs) {
         started = true;
@@ -100,6 +121,11 @@ public final class SendLoop {
         resetSchedules(startNs, windowNs);
         java.util.Arrays.fill(accepted, 0);
         java.util.Arrays.fill(refused, 0);
+        if (concurrency > 0) {
+            java.util.Arrays.fill(expired, 0);
+            java.util.Arrays.fill(lastReplies, 0);
+            java.util.Arrays.fill(lastActivityNs, startNs);
+        }
         for (int i = 0; i < writers.length; i++) {
             failedBaseline[i] = writers[i].failedAfterAccept();
         }
@@ -162,6 +188,12 @@ public final class SendLoop {
             return 0;
         }
         long count = Math.min(due - next, batchLimit);
+        if (concurrency > 0 && !warming) {
+            count = Math.min(count, closedLoopAllowance(flow, nowNs));
+            if (count <= 0) {
+                return 0;
+            }
+        }
         boolean unlimited = schedule.unlimited();
         if (!warming && !unlimited) {
             lag.recordValue(Math.min(HIGHEST_LAG_NS, Math.max(0, nowNs - schedule.intendedTimeNs(next))));
@@ -192,8 +224,25 @@ public final class SendLoop {
         }
         if (sentNow > 0) {
             writer.flush();
+            if (concurrency > 0) {
+                lastActivityNs[flow] = nowNs;
+            }
         }
         return sentNow;
+    }
+
+    private long closedLoopAllowance(int flow, long nowNs) {
+        long replies = repliesOf.applyAsLong(flow);
+        if (replies != lastReplies[flow]) {
+            lastReplies[flow] = replies;
+            lastActivityNs[flow] = nowNs;
+        }
+        long outstanding = issued[flow] - replies - expired[flow];
+        if (outstanding > 0 && nowNs - lastActivityNs[flow] >= replyTimeoutNs) {
+            expired[flow] += outstanding; // no reply within Tmax: lost, stop waiting for them
+            outstanding = 0;
+        }
+        return concurrency - outstanding;
     }
 
     private void finish(long nowNs) {
@@ -227,6 +276,9 @@ public final class SendLoop {
      * something is due already (or the schedule is unlimited).
      */
     public long nextDueNs(long nowNs) {
+        if (concurrency > 0 && !warming) {
+            return nowNs + 20_000; // replies arrive on their own time: look again shortly
+        }
         if (warming) {
             return Math.min(nextDueInPhase(nowNs), windowStartOf());
         }

@@ -17,15 +17,37 @@ import java.util.concurrent.TimeUnit;
  * @param drainNs        Tmax: how long after the window the receiver waits for stragglers
  * @param messageSize    bytes per message including the 32-byte header
  * @param bindAddress    the receivers' address (and the senders' target in the embedded run)
+ * @param mode           {@code stream} (one way) or {@code echo} (the receiver sends every message back)
+ * @param concurrency    echo mode only: 0 for open loop (requests on the schedule whatever the replies do), else
+ *                       the most requests outstanding per flow (closed loop)
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
-                   long warmupNs, long drainNs, int messageSize, String bindAddress) {
+                   long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency) {
+    public static final String STREAM = "stream";
+    public static final String ECHO = "echo";
+    public static final int MAX_CONCURRENCY = 65_536;
+
+    /** A one-way (stream) plan. */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, STREAM, 0);
+    }
 
     public static final int DEFAULT_PORTS = 48;
     public static final int DEFAULT_BASE_PORT = 40000;
     public static final int MAX_UDP_PAYLOAD = 65507;
 
     public Plan {
+        mode = mode == null ? STREAM : mode;
+        if (!mode.equals(STREAM) && !mode.equals(ECHO)) {
+            throw new IllegalArgumentException("--mode must be stream or echo, not '" + mode + "'");
+        }
+        if (concurrency < 0 || concurrency > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("--concurrency must be between 1 and " + MAX_CONCURRENCY);
+        }
+        if (concurrency > 0 && !mode.equals(ECHO)) {
+            throw new IllegalArgumentException("--concurrency goes with --mode echo");
+        }
         transports = List.copyOf(transports);
         levels = List.copyOf(levels);
         if (transports.isEmpty()) {
@@ -68,6 +90,16 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
                     + ports + " ports)");
             }
         }
+    }
+
+    public boolean echo() {
+        return ECHO.equals(mode);
+    }
+
+    /** The same plan with another receivers' address. */
+    public Plan withBindAddress(String address) {
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
+            mode, concurrency);
     }
 
     public int port(int flow) {

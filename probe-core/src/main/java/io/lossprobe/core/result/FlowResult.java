@@ -12,16 +12,17 @@ import java.util.Map;
  * @param jitterNs       RFC 3550 interarrival jitter at the end of the step
  * @param ipdv           RFC 3393 IP delay variation between consecutive arrivals (absolute values)
  * @param transport      transport-specific counters for this flow (TCP_INFO, Aeron stream counters, ...)
+ * @param echo           request/response figures in echo mode, else null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst, Long socketDrops, Latency delay,
-                         double jitterNs, Latency ipdv, Map<String, Long> transport) {
+                         double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
     public FlowResult {
         transport = Maps.sorted(transport);
     }
 
     public FlowResult withLate(long late) {
         return new FlowResult(flow, port, counts.withLate(late), lossBurst, socketDrops, delay, jitterNs, ipdv,
-            transport);
+            transport, echo);
     }
 }

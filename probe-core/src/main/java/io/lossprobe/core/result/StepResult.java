@@ -20,6 +20,7 @@ import java.util.Map;
  * @param receiverCpu         the receiving host's CPU, when it is another host (else null)
  * @param transportCounters   transport-wide deltas (Aeron system counters, socket buffers granted, ...)
  * @param attribution         where the loss happened, as far as the counters tell
+ * @param echo                request/response totals in echo mode (TPS, round trip, loss by direction), else null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -28,7 +29,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
-                         List<FlowResult> flows) {
+                         Echo echo, List<FlowResult> flows) {
     public StepResult {
         hostCounters = Maps.sorted(hostCounters);
         receiverHostCounters = receiverHostCounters == null ? null : Maps.sorted(receiverHostCounters);
@@ -49,6 +50,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
         return new StepResult(transport, step, level, targetRate, windowNs, counts.withLate(total), lossPercent,
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            updated);
+            echo, updated);
     }
 }

@@ -15,6 +15,14 @@ public interface SenderEndpoint extends AutoCloseable {
      */
     CompletableFuture<Void> drive(SendLoop loop);
 
+    /**
+     * Echo mode: runs {@code action} on the thread that feeds replies to {@link SenderSpec#replies()}, with no
+     * reply being accounted meanwhile, and waits for it.
+     */
+    default void onReplyThread(Runnable action) throws Exception {
+        throw new UnsupportedOperationException("this transport has no echo mode");
+    }
+
     /** Called before a step's traffic starts. */
     default void beginStep(int step) throws Exception {
     }

@@ -8,10 +8,18 @@ import java.util.Map;
  *
  * @param targetHost the receivers' address
  * @param options    transport-specific settings, all optional
+ * @param replies    in echo mode, the accounting of each flow's replies (messages of kind ECHO arriving back at
+ *                   the sender), to be fed on the thread {@link SenderEndpoint#onReplyThread} runs on; null in
+ *                   stream mode
  */
-public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options) {
+public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
+                         io.lossprobe.core.accounting.FlowReceiver[] replies) {
     public SenderSpec {
         options = Map.copyOf(options);
+    }
+
+    public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options) {
+        this(plan, targetHost, runId, options, null);
     }
 
     public String option(String key, String fallback) {

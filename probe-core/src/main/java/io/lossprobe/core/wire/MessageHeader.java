@@ -42,6 +42,13 @@ public final class MessageHeader {
     public static final int KIND_DATA = 1;
     /** A warm-up message: accepted and ignored. */
     public static final int KIND_WARMUP = 2;
+    /** A reply in echo mode: a data message sent back unchanged but for this kind. */
+    public static final int KIND_ECHO = 3;
+
+    /** The reply's first word for a request's first word: the same message, kind {@link #KIND_ECHO}. */
+    public static long echoOf(long word0) {
+        return (word0 & ~(0xFFL << 16)) | ((long) KIND_ECHO << 16);
+    }
 
     private MessageHeader() {
     }
