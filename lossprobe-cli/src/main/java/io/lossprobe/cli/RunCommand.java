@@ -81,6 +81,20 @@ public final class RunCommand implements Callable<Integer> {
         description = "Results JSON, rewritten after every step. Default: lossprobe-YYYYMMDD-HHMMSS.json.")
     Path output;
 
+    @Option(names = "--mode", defaultValue = "stream", paramLabel = "MODE",
+        description = "stream (one way) or echo (request/response: the receiver answers every message; TPS and "
+            + "round-trip percentiles, loss by direction). Default: ${DEFAULT-VALUE}.")
+    String mode;
+
+    @Option(names = "--concurrency", defaultValue = "0", paramLabel = "N",
+        description = "Echo mode: at most N requests outstanding per flow (closed loop; use with --levels max). "
+            + "0 = open loop on the schedule. Default: ${DEFAULT-VALUE}.")
+    int concurrency;
+
+    @Option(names = "--hlog", description = "Write each step's delay (and round-trip) histogram as an HdrHistogram "
+        + "log next to the results: RESULTS.<transport>.step<N>.<delay|rtt>.hlog")
+    boolean hlog;
+
     @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDR",
         description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE}.")
     String bind;
@@ -134,6 +148,9 @@ public final class RunCommand implements Callable<Integer> {
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--reverse needs --target");
         }
+        if (reverse && "echo".equals(mode)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--mode echo does not go with --reverse");
+        }
         if (policy == null && (baseline != null || prometheus != null || junit != null)) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "--baseline, --prometheus and --junit go with --policy");
@@ -166,7 +183,7 @@ public final class RunCommand implements Callable<Integer> {
         if (sndbuf != null) {
             options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
         }
-        Output sink = new Output(out, stdout, stderr, !quiet);
+        Output sink = new Output(out, stdout, stderr, !quiet, hlog);
         sink.checkWritable();
         ControlClient remote = null;
         RunEngine engine;
@@ -258,7 +275,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers);
+            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency);
     }
 
     private static List<String> dedupe(List<String> names) {
@@ -275,12 +292,14 @@ public final class RunCommand implements Callable<Integer> {
         private final PrintWriter out;
         private final PrintWriter err;
         private final boolean progress;
+        private final boolean hlog;
         private final boolean terminal = System.console() != null;
         private long lastProgressNs;
         private boolean progressShown;
         private IOException writeFailure;
 
-        Output(Path file, PrintWriter out, PrintWriter err, boolean progress) {
+        Output(Path file, PrintWriter out, PrintWriter err, boolean progress, boolean hlog) {
+            this.hlog = hlog;
             this.file = file;
             this.out = out;
             this.err = err;
@@ -334,9 +353,37 @@ public final class RunCommand implements Callable<Integer> {
         }
 
         @Override
+        public void stepHistogram(String transport, int step, String kind, org.HdrHistogram.Histogram histogram,
+                                  long startEpochMs, long endEpochMs) {
+            if (!hlog) {
+                return;
+            }
+            String base = file.getFileName().toString().replaceFirst("\\.json$", "");
+            Path log = file.toAbsolutePath().resolveSibling(base + "." + transport + ".step" + step + "." + kind
+                + ".hlog");
+            try (java.io.PrintStream ps = new java.io.PrintStream(Files.newOutputStream(log), false,
+                java.nio.charset.StandardCharsets.UTF_8)) {
+                org.HdrHistogram.HistogramLogWriter w = new org.HdrHistogram.HistogramLogWriter(ps);
+                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)");
+                w.outputLogFormatVersion();
+                w.outputStartTime(startEpochMs);
+                w.setBaseTime(startEpochMs);
+                w.outputLegend();
+                histogram.setStartTimeStamp(startEpochMs);
+                histogram.setEndTimeStamp(endEpochMs);
+                w.outputIntervalHistogram(histogram);
+            } catch (IOException e) {
+                err.println("lossprobe: cannot write " + log + ": " + e.getMessage());
+            }
+        }
+
+        @Override
         public void stepFinished(StepResult result) {
             closeProgress();
             out.println(StepTable.row(result));
+            if (result.echo() != null) {
+                out.println(StepTable.echoRow(result));
+            }
             for (String w : result.warnings()) {
                 out.println("  WARNING: " + w);
             }

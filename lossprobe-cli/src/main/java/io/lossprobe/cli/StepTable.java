@@ -35,6 +35,16 @@ final class StepTable {
             nanos(r.delay().p99Ns()), flags);
     }
 
+    /** The request/response line under an echo step's row: TPS, round trip, loss by direction. */
+    static String echoRow(StepResult r) {
+        io.lossprobe.core.result.Echo e = r.echo();
+        io.lossprobe.core.result.Latency rtt = e.rtt();
+        return String.format(Locale.ROOT, "       echo: tps %s  rtt mean %s p50 %s p90 %s p99 %s p99.9 %s max %s  "
+                + "lost requests %d, replies %d", rate(e.tps()), nanos((long) rtt.meanNs()), nanos(rtt.p50Ns()),
+            nanos(rtt.p90Ns()), nanos(rtt.p99Ns()), nanos(rtt.p999Ns()), nanos(rtt.maxNs()), e.requestsLost(),
+            e.repliesLost());
+    }
+
     static String rate(double perSecond) {
         return String.format(Locale.ROOT, "%,.0f", perSecond);
     }

@@ -50,6 +50,7 @@ class RunCommandTest {
         "-o /nonexistent-dir/results.json|cannot write results",
         "--no-such-option|--no-such-option",
         "--reverse|--reverse needs --target",
+        "--mode chatter|--mode must be stream or echo",
         "--target host:99999|port must be between 1 and 65535",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
@@ -76,6 +77,32 @@ class RunCommandTest {
         assertThat(run.out()).contains("--levels", "--transport", "--ports", "--base-port", "--duration", "--warmup",
             "--size", "--output", "--bind", "Exit codes");
         assertThat(execute().exit()).isEqualTo(2);
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(120)
+    void echoModeReportsTpsAndRoundTripAndWritesHistogramLogs(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("echo.json");
+        Outcome o = execute("run", "--transport", "tcp", "--mode", "echo", "--concurrency", "4", "--levels", "max",
+            "--ports", "4", "--base-port", "45400", "--duration", "500ms", "--warmup", "0", "--quiet", "--hlog",
+            "-o", file.toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(o.out()).contains("echo: tps", "rtt mean", "lost requests 0, replies 0");
+        StepResult s = ResultFiles.read(file).steps().get(0);
+        assertThat(s.echo().identitiesHold()).isTrue();
+        assertThat(s.echo().repliesReceived()).isPositive().isEqualTo(s.echo().rtt().count());
+        Path rtt = dir.resolve("echo.tcp.step0.rtt.hlog");
+        try (java.io.FileInputStream in = new java.io.FileInputStream(rtt.toFile())) {
+            org.HdrHistogram.HistogramLogReader reader = new org.HdrHistogram.HistogramLogReader(in);
+            org.HdrHistogram.EncodableHistogram h = reader.nextIntervalHistogram();
+            assertThat(h).isNotNull();
+            assertThat(((org.HdrHistogram.Histogram) h).getTotalCount()).isEqualTo(s.echo().repliesReceived());
+        }
+        assertThat(dir.resolve("echo.tcp.step0.delay.hlog")).exists();
+        assertThat(execute("run", "--mode", "echo", "--reverse", "--target", "x").err())
+            .contains("does not go with --reverse");
+        assertThat(execute("run", "--concurrency", "5").err()).contains("--concurrency goes with --mode echo");
     }
 
     @Test

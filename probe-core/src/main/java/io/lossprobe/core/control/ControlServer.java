@@ -352,8 +352,9 @@ public final class ControlServer implements AutoCloseable {
             for (FlowReceiver flow : flows) {
                 flow.offsetFree(true);
             }
+            String peer = channel.remoteAddress(); // echo replies go back to the controller, nowhere else
             side = callValue(() -> LocalReceiveSide.open(transports.get(name),
-                new ReceiverSpec(plan, bindAddress, flows, options)));
+                new ReceiverSpec(plan, bindAddress, flows, options, plan.echo() ? peer : null)));
             ObjectNode ready = ControlChannel.message("ready");
             ready.set("environment", ControlChannel.mapper().valueToTree(side.environment()));
             channel.send(ready);
