@@ -88,6 +88,17 @@ public final class HtmlReport {
         figure(sb, "chart-achieved", charts.achievedVsRate(metrics));
         figure(sb, "chart-retransmits", charts.retransmitsVsRate(metrics));
         figure(sb, "chart-delay", charts.delayVsRate(metrics));
+        List<StepResult> echoSteps = new ArrayList<>();
+        for (LoadedResult r : results) {
+            for (StepResult s : r.run().steps()) {
+                if (s.echo() != null) {
+                    echoSteps.add(s);
+                }
+            }
+        }
+        if (!echoSteps.isEmpty()) {
+            figure(sb, "chart-rtt", charts.rttVsTps(echoSteps));
+        }
 
         sb.append("<h2 id=\"heatmaps\">Loss by port and level (newest run)</h2>\n");
         for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {

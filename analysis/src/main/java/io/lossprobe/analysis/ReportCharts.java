@@ -126,6 +126,45 @@ final class ReportCharts {
     }
 
     /**
+     * Echo mode: round-trip percentiles against transactions per second, one point per echo step of every result
+     * given (so runs at concurrency 1, 10, 100 draw the curve the RPC benchmark tables describe).
+     */
+    String rttVsTps(List<StepResult> echoSteps) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        List<Double> all = new ArrayList<>();
+        Map<String, List<StepResult>> byTransport = new LinkedHashMap<>();
+        for (StepResult s : echoSteps) {
+            byTransport.computeIfAbsent(s.transport(), k -> new ArrayList<>()).add(s);
+        }
+        Map<String, ToDoubleFunction<io.lossprobe.core.result.Latency>> percentiles = new LinkedHashMap<>();
+        percentiles.put("mean", l -> l.meanNs());
+        percentiles.put("p50", l -> l.p50Ns());
+        percentiles.put("p99", l -> l.p99Ns());
+        percentiles.put("p99.9", l -> l.p999Ns());
+        double maxTps = 0;
+        for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {
+            for (Map.Entry<String, ToDoubleFunction<io.lossprobe.core.result.Latency>> p : percentiles.entrySet()) {
+                XYSeries series = new XYSeries(e.getKey() + " " + p.getKey(), true, true);
+                for (StepResult st : e.getValue()) {
+                    if (st.echo().tps() > 0 && st.echo().rtt().count() > 0) {
+                        double ms = p.getValue().applyAsDouble(st.echo().rtt()) / 1e6;
+                        series.addOrUpdate(st.echo().tps(), ms);
+                        all.add(ms);
+                        maxTps = Math.max(maxTps, st.echo().tps());
+                    }
+                }
+                data.addSeries(series);
+            }
+        }
+        org.jfree.chart.axis.NumberAxis x = new org.jfree.chart.axis.NumberAxis("transactions per second (replies/s)");
+        x.setNumberFormatOverride(new RateFormat());
+        x.setRange(0, Math.max(1, maxTps * 1.05));
+        return svg(chart("Round trip against TPS (echo mode)",
+            new XYPlot(data, x, valueAxis("round trip (ms)", all, false), lines(data.getSeriesCount()))),
+            WIDTH, HEIGHT);
+    }
+
+    /**
      * Loss % per port (rows) and level (columns) for one transport's steps. A port in trouble shows as a red row,
      * a level in trouble as a red column. Zero loss is pale green, so the map is never blank.
      */

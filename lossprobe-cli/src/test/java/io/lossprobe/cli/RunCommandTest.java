@@ -100,6 +100,9 @@ class RunCommandTest {
             assertThat(((org.HdrHistogram.Histogram) h).getTotalCount()).isEqualTo(s.echo().repliesReceived());
         }
         assertThat(dir.resolve("echo.tcp.step0.delay.hlog")).exists();
+        Path html = dir.resolve("echo.html");
+        assertThat(execute("report", file.toString(), "-o", html.toString()).exit()).isZero();
+        assertThat(java.nio.file.Files.readString(html)).contains("id=\"chart-rtt\"", "Round trip against TPS");
         assertThat(execute("run", "--mode", "echo", "--reverse", "--target", "x").err())
             .contains("does not go with --reverse");
         assertThat(execute("run", "--concurrency", "5").err()).contains("--concurrency goes with --mode echo");
