@@ -230,6 +230,20 @@ class LabSystemTest {
     }
 
     @Test
+    void echoBetweenHostsAttributesLossToTheDirectionItHappenedIn() throws Exception {
+        // Drop 1% of TCP segments arriving at the server: requests are repaired by retransmission, not lost.
+        assertThat(lab("loss", "1", "tcp").exit).isZero();
+        RunResult r = run("lp-tx1", "echo", "--transport", "tcp", "--mode", "echo", "--ports", "4", "--base-port",
+            "48700", "--levels", "4k", "--duration", "1s", "--warmup", "200ms");
+        StepResult s = r.steps().get(0);
+        assertThat(s.echo().identitiesHold()).isTrue();
+        assertThat(s.echo().requestsSent()).isEqualTo(4000);
+        assertThat(s.echo().roundTripLost()).isZero();
+        assertThat(s.echo().rtt().count()).isEqualTo(4000);
+        assertThat(s.echo().rtt().offsetFree()).as("a round trip needs no clock offset").isNull();
+    }
+
+    @Test
     void reverseTheServerSendsToTheController() throws Exception {
         RunResult r = run("lp-tx2", "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8", "--base-port",
             "48600", "--levels", "10k", "--duration", "2s", "--warmup", "200ms");
