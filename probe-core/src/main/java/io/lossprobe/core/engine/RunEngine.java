@@ -160,7 +160,7 @@ public final class RunEngine {
                 windowHookFailure.set(e);
             }
         });
-        long windowStart = t0 + plan.warmupNs();
+        long windowStart = t0 + (plan.concurrency() > 0 ? 0 : plan.warmupNs()); // closed loop: no warm-up
         boolean done = false;
         while (!done && !stopRequested) {
             long now = System.nanoTime();
