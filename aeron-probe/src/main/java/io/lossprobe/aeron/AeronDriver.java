@@ -152,13 +152,19 @@ final class AeronDriver implements AutoCloseable {
      * counting only the sessions {@code sessionOf} accepts for that flow.
      */
     long[] perFlow(int typeId, int flows, SessionFilter sessionOf) {
+        return perFlow(typeId, AeronOptions.STREAM_ID_BASE, flows, sessionOf);
+    }
+
+    /** As {@link #perFlow(int, int, SessionFilter)} for the streams {@code streamIdBase + flow} (e.g. replies). */
+    long[] perFlow(int typeId, int streamIdBase, int flows, SessionFilter sessionOf) {
         long[] sums = new long[flows];
         CountersReader counters = aeron.countersReader();
         counters.forEach((counterId, type, key, label) -> {
             if (type != typeId) {
                 return;
             }
-            int flow = AeronOptions.flowOf(key.getInt(io.aeron.driver.status.StreamCounter.STREAM_ID_OFFSET), flows);
+            int flow = AeronOptions.flowOf(key.getInt(io.aeron.driver.status.StreamCounter.STREAM_ID_OFFSET),
+                streamIdBase, flows);
             if (flow >= 0 && sessionOf.accepts(flow,
                 key.getInt(io.aeron.driver.status.StreamCounter.SESSION_ID_OFFSET))) {
                 sums[flow] += counters.getCounterValue(counterId);
@@ -172,6 +178,11 @@ final class AeronDriver implements AutoCloseable {
      * The report maps only while it is read, so no mapping outlives the call.
      */
     LossReport lossReport(int flows, SessionFilter sessionOf) {
+        return lossReport(AeronOptions.STREAM_ID_BASE, flows, sessionOf);
+    }
+
+    /** As {@link #lossReport(int, SessionFilter)} for the streams {@code streamIdBase + flow} (e.g. replies). */
+    LossReport lossReport(int streamIdBase, int flows, SessionFilter sessionOf) {
         long[] bytes = new long[flows];
         long[] observations = new long[flows];
         File file = LossReportUtil.file(directory);
@@ -182,7 +193,7 @@ final class AeronDriver implements AutoCloseable {
         try {
             LossReportReader.read(new UnsafeBuffer(mapped), (count, totalBytesLost, first, last, sessionId, streamId,
                                                               channel, source) -> {
-                int flow = AeronOptions.flowOf(streamId, flows);
+                int flow = AeronOptions.flowOf(streamId, streamIdBase, flows);
                 if (flow >= 0 && sessionOf.accepts(flow, sessionId)) {
                     bytes[flow] += totalBytesLost;
                     observations[flow] += count;

@@ -81,9 +81,41 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
         return STREAM_ID_BASE + flow;
     }
 
+    /**
+     * Echo mode: replies to flow i travel on stream {@code REPLY_STREAM_ID_BASE + i} (distinct from every request
+     * stream, so per-stream driver counters of requests never include replies).
+     */
+    static final int REPLY_STREAM_ID_BASE = 0x4C52_0000;
+
+    static int replyStreamId(int flow) {
+        return REPLY_STREAM_ID_BASE + flow;
+    }
+
+    /**
+     * Echo mode: the requester subscribes to flow i's replies on port {@code basePort + ports + i}, the ports right
+     * after the plan's own.
+     */
+    static int replyPort(io.lossprobe.core.plan.Plan plan, int flow) {
+        return plan.basePort() + plan.ports() + flow;
+    }
+
+    /** Echo mode needs twice the plan's ports: the reply ports must not run past 65535. */
+    static void checkReplyPorts(io.lossprobe.core.plan.Plan plan) {
+        if ((long) plan.basePort() + 2L * plan.ports() - 1 > 65535) {
+            throw new IllegalArgumentException("aeron echo mode needs reply ports " + replyPort(plan, 0) + "-"
+                + ((long) plan.basePort() + 2L * plan.ports() - 1) + " (base port + ports + flow): past port 65535; "
+                + "lower --base-port");
+        }
+    }
+
     /** -1 when {@code streamId} is not one of ours. */
     static int flowOf(int streamId, int flows) {
-        int flow = streamId - STREAM_ID_BASE;
+        return flowOf(streamId, STREAM_ID_BASE, flows);
+    }
+
+    /** -1 when {@code streamId} is not {@code streamIdBase + flow} for one of the flows. */
+    static int flowOf(int streamId, int streamIdBase, int flows) {
+        int flow = streamId - streamIdBase;
         return flow >= 0 && flow < flows ? flow : -1;
     }
 

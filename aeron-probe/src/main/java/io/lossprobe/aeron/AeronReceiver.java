@@ -1,6 +1,7 @@
 package io.lossprobe.aeron;
 
 import io.aeron.AeronCounters;
+import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Subscription;
 import io.lossprobe.core.transport.ReceiverEndpoint;
@@ -10,8 +11,6 @@ import io.lossprobe.core.wire.MessageHeader;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
@@ -20,14 +19,26 @@ import org.agrona.concurrent.AgentRunner;
 /**
  * One subscription per flow on {@code bind:basePort+i}, all polled by one {@link ReceivePoller} thread.
  * Reports the receiving driver's counters, the per-stream NAK counter and the loss-report entries per step.
+ *
+ * <p>Echo mode: one exclusive publication per flow back to the requester, {@code echoHost:basePort+ports+i}
+ * (the plan's bind address when the spec has no echo host: requester and responder in one process) on stream
+ * {@link AeronOptions#replyStreamId}; the receive thread answers through an {@link EchoReplier} per flow.
  */
 final class AeronReceiver implements ReceiverEndpoint {
-    private static final long COMMAND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    static final String REPLIES_SENT = "aeron.repliesSent";
+    static final String REPLIES_DROPPED = "aeron.repliesDropped";
+    static final String REPLIES_DROPPED_BACK_PRESSURED = "aeron.repliesDroppedBackPressured";
+    static final String REPLIES_DROPPED_NOT_CONNECTED = "aeron.repliesDroppedNotConnected";
+    static final String REPLY_BACK_PRESSURE_EPISODES = "aeron.replyBackPressureEpisodes";
 
     private final AeronDriver driver;
     private final Consumer<AeronDriver> release;
     private final Subscription[] subscriptions;
     private final ReceivePoller poller;
+    /** Echo mode: the flows' reply paths; null in stream mode. */
+    private final EchoReplier[] repliers;
+    private final ExclusivePublication[] replyPublications;
+    private long[][] replyCountsAtStart;
     private final AgentRunner runner;
     private final DriverCounters counters;
     private final int frameLength;
@@ -39,11 +50,14 @@ final class AeronReceiver implements ReceiverEndpoint {
     private boolean closed;
 
     private AeronReceiver(AeronDriver driver, Consumer<AeronDriver> release, Subscription[] subscriptions,
-                          ReceivePoller poller, int messageSize) {
+                          ReceivePoller poller, int messageSize, EchoReplier[] repliers,
+                          ExclusivePublication[] replyPublications) {
         this.driver = driver;
         this.release = release;
         this.subscriptions = subscriptions;
         this.poller = poller;
+        this.repliers = repliers;
+        this.replyPublications = replyPublications;
         this.counters = new DriverCounters(driver, DriverCounters.RECEIVER);
         // One message per frame when it fits one MTU: the frame is the 32-byte data header plus the message,
         // aligned to 32 bytes, which turns the loss report's bytes back into messages.
@@ -56,36 +70,63 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     static AeronReceiver open(ReceiverSpec spec, AeronDriver driver, Consumer<AeronDriver> release) {
         int flows = spec.flows().length;
+        boolean echo = spec.plan().echo();
+        if (echo) {
+            AeronOptions.checkReplyPorts(spec.plan());
+        }
         Subscription[] subscriptions = new Subscription[flows];
+        ExclusivePublication[] replyPublications = echo ? new ExclusivePublication[flows] : null;
         try {
+            EchoReplier[] repliers = null;
+            if (echo) {
+                // Not awaited here: the requester subscribes when its sender opens, after this receiver. Until
+                // then a reply would be dropped as not connected, but nothing is answered before the first step.
+                String host = replyHost(spec);
+                repliers = new EchoReplier[flows];
+                for (int i = 0; i < flows; i++) {
+                    replyPublications[i] = driver.aeron().addExclusivePublication(
+                        driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i)),
+                        AeronOptions.replyStreamId(i));
+                    repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()));
+                }
+            }
             for (int i = 0; i < flows; i++) {
                 subscriptions[i] = driver.aeron().addSubscription(
                     driver.options().subscriptionChannel(spec.bindAddress(), spec.plan().port(i)),
                     AeronOptions.streamId(i));
             }
-            return new AeronReceiver(driver, release, subscriptions, new ReceivePoller(subscriptions, spec.flows()),
-                spec.plan().messageSize());
+            return new AeronReceiver(driver, release, subscriptions,
+                new ReceivePoller(ReceivePoller.ROLE_NAME, subscriptions, spec.flows(), repliers),
+                spec.plan().messageSize(), repliers, replyPublications);
         } catch (RuntimeException | Error e) {
             CloseHelper.quietCloseAll(subscriptions);
+            if (replyPublications != null) {
+                CloseHelper.quietCloseAll(replyPublications);
+            }
             throw e;
         }
     }
 
+    /**
+     * Where replies go: the requester's address, or with none given (requester in this process) the plan's bind
+     * address; a wildcard bind address means this host, so replies then go to loopback.
+     */
+    static String replyHost(ReceiverSpec spec) {
+        String host = spec.echoHost() != null ? spec.echoHost() : spec.plan().bindAddress();
+        try {
+            java.net.InetAddress address = java.net.InetAddress.getByName(host);
+            if (address.isAnyLocalAddress()) {
+                return address instanceof java.net.Inet6Address ? "::1" : "127.0.0.1";
+            }
+        } catch (java.net.UnknownHostException e) {
+            // Left to Aeron, which reports the unresolvable endpoint.
+        }
+        return host;
+    }
+
     @Override
     public void onReceiveThread(Runnable action) throws Exception {
-        if (poller.onAgentThread()) {
-            action.run();
-            return;
-        }
-        FutureTask<Void> task = new FutureTask<>(action, null);
-        long deadline = System.nanoTime() + COMMAND_TIMEOUT_NS;
-        while (!poller.offer(task)) {
-            if (System.nanoTime() >= deadline) {
-                throw new IllegalStateException("the Aeron receive thread did not take a command within 30 s");
-            }
-            Thread.onSpinWait();
-        }
-        task.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        poller.runOnAgent(action);
     }
 
     @Override
@@ -94,7 +135,10 @@ final class AeronReceiver implements ReceiverEndpoint {
     }
 
     @Override
-    public void beginStep(int step) {
+    public void beginStep(int step) throws Exception {
+        if (repliers != null) {
+            replyCountsAtStart = replyCounts();
+        }
         counters.beginStep();
         naksAtStart = driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
             this::ours);
@@ -115,10 +159,27 @@ final class AeronReceiver implements ReceiverEndpoint {
         return false;
     }
 
+    /**
+     * Per flow: replies sent, dropped under back pressure, dropped as not connected, back-pressure episodes. Read on
+     * the receive thread, which writes them.
+     */
+    private long[][] replyCounts() throws Exception {
+        long[][] out = new long[repliers.length][];
+        onReceiveThread(() -> {
+            for (int i = 0; i < repliers.length; i++) {
+                EchoReplier r = repliers[i];
+                out[i] = new long[] {r.sent(), r.droppedBackPressured(), r.droppedNotConnected(),
+                    r.writer().backPressureEpisodes()};
+            }
+        });
+        return out;
+    }
+
     @Override
-    public TransportReport endStep() {
+    public TransportReport endStep() throws Exception {
         Map<String, Long> totals = new HashMap<>(counters.deltas());
         int n = subscriptions.length;
+        long[][] replyCounts = repliers == null ? null : replyCounts();
         long[] naks = driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, n, this::ours);
         AeronDriver.LossReport report = driver.lossReport(n, this::ours);
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
@@ -136,6 +197,21 @@ final class AeronReceiver implements ReceiverEndpoint {
             }
             lossBytes += bytes;
             lossObservations += observations;
+            if (replyCounts != null) {
+                long[] now = replyCounts[i];
+                long[] then = replyCountsAtStart[i];
+                long droppedBp = now[1] - then[1];
+                long droppedNc = now[2] - then[2];
+                f.put(REPLIES_SENT, now[0] - then[0]);
+                f.put(REPLIES_DROPPED, droppedBp + droppedNc);
+                f.put(REPLIES_DROPPED_BACK_PRESSURED, droppedBp);
+                f.put(REPLIES_DROPPED_NOT_CONNECTED, droppedNc);
+                f.put(REPLY_BACK_PRESSURE_EPISODES, now[3] - then[3]);
+                for (String key : List.of(REPLIES_SENT, REPLIES_DROPPED, REPLIES_DROPPED_BACK_PRESSURED,
+                    REPLIES_DROPPED_NOT_CONNECTED, REPLY_BACK_PRESSURE_EPISODES)) {
+                    totals.merge(key, f.get(key), Long::sum);
+                }
+            }
             flows.put(i, f);
         }
         totals.put("aeron.lossReportBytes", lossBytes);
@@ -171,6 +247,9 @@ final class AeronReceiver implements ReceiverEndpoint {
             CloseHelper.closeAll(runner);
         } finally {
             CloseHelper.quietCloseAll(subscriptions);
+            if (replyPublications != null) {
+                CloseHelper.quietCloseAll(replyPublications);
+            }
             release.accept(driver);
         }
     }

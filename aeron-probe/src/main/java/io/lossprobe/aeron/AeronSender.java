@@ -2,6 +2,7 @@ package io.lossprobe.aeron;
 
 import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
@@ -17,21 +18,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
  * One exclusive publication per flow towards {@code host:basePort+i}, written by the send loop on one sending
  * thread. The driver's sender agent turns the committed frames into datagrams of up to an MTU.
+ *
+ * <p>Echo mode: one subscription per flow for its replies on {@code local:basePort+ports+i}, stream
+ * {@link AeronOptions#replyStreamId}, where {@code local} is this host's address on the route to the target; a
+ * {@link ReceivePoller} thread of its own ({@value ReceivePoller#REPLY_ROLE_NAME}) feeds them to the spec's
+ * reply accounting, and {@link #onReplyThread} runs commands on it.
  */
 final class AeronSender implements SenderEndpoint {
     static final String THREAD_NAME = "lossprobe-aeron-tx";
+    static final String REPLY_NAKS_SENT = "aeron.replyNaksSent";
+    static final String REPLY_LOSS_REPORT_BYTES = "aeron.replyLossReportBytes";
     /** Shorter waits than this are spent in the idle strategy's spin/yield/short park instead of one park. */
     private static final long PARK_THRESHOLD_NS = 50_000;
 
     private final AeronDriver driver;
     private final Consumer<AeronDriver> release;
     private final ExclusivePublication[] publications;
+    /** Echo mode: the reply subscriptions and their poller; null in stream mode. */
+    private final Subscription[] replySubscriptions;
+    private final ReceivePoller replyPoller;
+    private final AgentRunner replyRunner;
     private final AeronWriter[] writers;
     private final ExecutorService thread;
     private final DriverCounters counters;
@@ -43,14 +56,20 @@ final class AeronSender implements SenderEndpoint {
     private long[] notConnectedAtStart;
     private long acceptedAtStart;
     private long datagramsAtStart;
+    private long[] replyNaksAtStart;
+    private long[] replyLossBytesAtStart;
     private boolean closed;
 
     private AeronSender(AeronDriver driver, Consumer<AeronDriver> release, ExclusivePublication[] publications,
-                        AeronWriter[] writers) {
+                        AeronWriter[] writers, Subscription[] replySubscriptions, ReceivePoller replyPoller,
+                        AgentRunner replyRunner) {
         this.driver = driver;
         this.release = release;
         this.publications = publications;
         this.writers = writers;
+        this.replySubscriptions = replySubscriptions;
+        this.replyPoller = replyPoller;
+        this.replyRunner = replyRunner;
         this.counters = new DriverCounters(driver, DriverCounters.SENDER);
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, THREAD_NAME);
@@ -67,8 +86,27 @@ final class AeronSender implements SenderEndpoint {
 
     static AeronSender open(SenderSpec spec, AeronDriver driver, Consumer<AeronDriver> release) throws Exception {
         int flows = spec.plan().ports();
+        boolean echo = spec.plan().echo();
+        if (echo) {
+            if (spec.replies() == null || spec.replies().length != flows) {
+                throw new IllegalArgumentException("echo mode needs the accounting of " + flows + " flows' replies");
+            }
+            AeronOptions.checkReplyPorts(spec.plan());
+        }
         ExclusivePublication[] publications = new ExclusivePublication[flows];
+        Subscription[] replySubscriptions = echo ? new Subscription[flows] : null;
+        AgentRunner replyRunner = null;
         try {
+            if (echo) {
+                // Subscribed before the requests' publications connect, so the responder's reply publications
+                // (opened with its receiver) can connect while ours do.
+                String local = localAddressTowards(spec.targetHost());
+                for (int i = 0; i < flows; i++) {
+                    replySubscriptions[i] = driver.aeron().addSubscription(
+                        driver.options().subscriptionChannel(local, AeronOptions.replyPort(spec.plan(), i)),
+                        AeronOptions.replyStreamId(i));
+                }
+            }
             AeronWriter[] writers = new AeronWriter[flows];
             for (int i = 0; i < flows; i++) {
                 publications[i] = driver.aeron().addExclusivePublication(
@@ -77,11 +115,72 @@ final class AeronSender implements SenderEndpoint {
                 writers[i] = new AeronWriter(publications[i], spec.plan().messageSize());
             }
             awaitConnected(publications, spec, driver.options().connectTimeoutMs());
-            return new AeronSender(driver, release, publications, writers);
+            ReceivePoller replyPoller = null;
+            if (echo) {
+                awaitReplyStreams(replySubscriptions, spec, driver.options().connectTimeoutMs());
+                replyPoller = new ReceivePoller(ReceivePoller.REPLY_ROLE_NAME, replySubscriptions, spec.replies(),
+                    null);
+                replyRunner = new AgentRunner(AeronDriver.networkIdle(), Throwable::printStackTrace, null,
+                    replyPoller);
+                AgentRunner.startOnThread(replyRunner);
+            }
+            return new AeronSender(driver, release, publications, writers, replySubscriptions, replyPoller,
+                replyRunner);
         } catch (Exception | Error e) {
+            CloseHelper.quietCloseAll(replyRunner);
             CloseHelper.quietCloseAll(publications);
+            if (replySubscriptions != null) {
+                CloseHelper.quietCloseAll(replySubscriptions);
+            }
             throw e;
         }
+    }
+
+    /**
+     * This host's address on the route to {@code target} (what the responder sees as the requester's address),
+     * found by connecting a UDP socket, which sends nothing; the wildcard address when there is no such route.
+     */
+    static String localAddressTowards(String target) {
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+            java.net.InetAddress targetAddress = java.net.InetAddress.getByName(target);
+            probe.connect(targetAddress, 9);
+            java.net.InetAddress local = probe.getLocalAddress();
+            if (local != null && !local.isAnyLocalAddress()) {
+                return local.getHostAddress();
+            }
+            return targetAddress instanceof java.net.Inet6Address ? "::" : "0.0.0.0";
+        } catch (IOException | RuntimeException e) {
+            return target.indexOf(':') >= 0 ? "::" : "0.0.0.0";
+        }
+    }
+
+    /**
+     * Echo mode: each reply subscription has an image once the responder's reply publication reached it, so a
+     * requester the responder cannot reach fails here instead of losing every reply.
+     */
+    private static void awaitReplyStreams(Subscription[] subscriptions, SenderSpec spec, long timeoutMs)
+        throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        for (int i = 0; i < subscriptions.length; i++) {
+            while (!subscriptions[i].isConnected()) {
+                if (System.nanoTime() >= deadline) {
+                    throw new IOException("no Aeron echo replies stream reached port "
+                        + AeronOptions.replyPort(spec.plan(), i) + " (" + subscriptions[i].channel() + ") within "
+                        + timeoutMs + " ms: the responder at " + spec.targetHost()
+                        + " must reach this host on ports basePort + ports + flow");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+        }
+    }
+
+    /** Runs {@code action} on the reply poller's thread between replies and waits for it. */
+    @Override
+    public void onReplyThread(Runnable action) throws Exception {
+        if (replyPoller == null) {
+            throw new UnsupportedOperationException("not an echo-mode sender");
+        }
+        replyPoller.runOnAgent(action);
     }
 
     /** A publication is connected once its subscriber's driver answered the setup with a status message. */
@@ -159,6 +258,32 @@ final class AeronSender implements SenderEndpoint {
         }
         acceptedAtStart = accepted();
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().sent();
+        if (replySubscriptions != null) {
+            replyNaksAtStart = replyNaks();
+            replyLossBytesAtStart = replyLossBytes();
+        }
+    }
+
+    /** Echo mode: NAKs this driver sent for each flow's reply stream (reliable mode repairs reply loss so). */
+    private long[] replyNaks() {
+        return driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, AeronOptions.REPLY_STREAM_ID_BASE,
+            replySubscriptions.length, this::oursReply);
+    }
+
+    /** Echo mode: the loss report's missing bytes on each flow's reply stream. */
+    private long[] replyLossBytes() {
+        return driver.lossReport(AeronOptions.REPLY_STREAM_ID_BASE, replySubscriptions.length, this::oursReply)
+            .bytesLost();
+    }
+
+    private boolean oursReply(int flow, int sessionId) {
+        java.util.List<io.aeron.Image> images = replySubscriptions[flow].images();
+        for (int i = 0; i < images.size(); i++) {
+            if (images.get(i).sessionId() == sessionId) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private long accepted() {
@@ -197,6 +322,17 @@ final class AeronSender implements SenderEndpoint {
             refused += r;
             flows.put(i, f);
         }
+        if (replySubscriptions != null) {
+            long[] replyNaks = replyNaks();
+            long[] replyLoss = replyLossBytes();
+            for (int i = 0; i < writers.length; i++) {
+                Map<String, Long> f = flows.get(i);
+                f.put(REPLY_NAKS_SENT, replyNaks[i] - replyNaksAtStart[i]);
+                f.put(REPLY_LOSS_REPORT_BYTES, replyLoss[i] - replyLossBytesAtStart[i]);
+                totals.merge(REPLY_NAKS_SENT, f.get(REPLY_NAKS_SENT), Long::sum);
+                totals.merge(REPLY_LOSS_REPORT_BYTES, f.get(REPLY_LOSS_REPORT_BYTES), Long::sum);
+            }
+        }
         totals.put("aeron.backPressureEpisodes", episodes);
         totals.put("aeron.adminActions", admin);
         totals.put("aeron.refusedNotConnectedOrClosed", refused);
@@ -227,7 +363,11 @@ final class AeronSender implements SenderEndpoint {
             Thread.currentThread().interrupt();
             stopped = false;
         }
+        CloseHelper.quietCloseAll(replyRunner);
         CloseHelper.quietCloseAll(publications);
+        if (replySubscriptions != null) {
+            CloseHelper.quietCloseAll(replySubscriptions);
+        }
         release.accept(driver);
         if (!stopped) {
             throw new IllegalStateException(THREAD_NAME + " did not stop within 10 s");

@@ -18,6 +18,9 @@ import java.util.function.Consumer;
  * {@code aeron.termLength} (1m), {@code aeron.mtu} (1408), {@code aeron.threading}, {@code aeron.connectTimeoutMs};
  * see {@link AeronOptions}. A receiver and a sender opened from the same instance share one driver and client,
  * released when both are closed.
+ *
+ * <p>Echo mode: replies travel on streams of their own, from the responder to the requester's port
+ * {@code basePort + ports + i} (see {@link AeronReceiver}, {@link AeronSender} and {@link EchoReplier}).
  */
 public final class AeronTransport implements Transport {
     private final Consumer<MediaDriver.Context> driverCustomizer;

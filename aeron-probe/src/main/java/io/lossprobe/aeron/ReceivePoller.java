@@ -7,6 +7,8 @@ import io.aeron.logbuffer.Header;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.wire.MessageHeader;
 import java.nio.ByteOrder;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -16,12 +18,20 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * flow's {@link FlowReceiver}. Other threads reach it only through its command queue, which it drains at the
  * start of every cycle, so a command runs between messages. While paused it runs commands but polls nothing, so
  * the images fill and Aeron's flow control back-pressures the publications.
+ *
+ * <p>Echo mode uses it twice: on the responder with an {@link EchoReplier} per flow (each message the flow says
+ * must be answered is sent back from this thread), and on the requester to account the replies
+ * ({@link #REPLY_ROLE_NAME}).
  */
 final class ReceivePoller implements Agent {
     static final String ROLE_NAME = "lossprobe-aeron-rx";
+    /** The requester's reply poller in echo mode. */
+    static final String REPLY_ROLE_NAME = "lossprobe-aeron-replies";
     /** Fragments one subscription may deliver per cycle, so no flow starves the others. */
     static final int FRAGMENT_LIMIT = 256;
+    private static final long COMMAND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
+    private final String roleName;
     private final Subscription[] subscriptions;
     private final FragmentHandler[] handlers;
     private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(64);
@@ -29,11 +39,20 @@ final class ReceivePoller implements Agent {
     private volatile Thread thread;
 
     ReceivePoller(Subscription[] subscriptions, FlowReceiver[] flows) {
+        this(ROLE_NAME, subscriptions, flows, null);
+    }
+
+    /**
+     * @param repliers per flow, the reply path for the messages the flow says must be answered; null when nothing
+     *                 is answered (stream mode, or the requester's own reply poller)
+     */
+    ReceivePoller(String roleName, Subscription[] subscriptions, FlowReceiver[] flows, EchoReplier[] repliers) {
+        this.roleName = roleName;
         this.subscriptions = subscriptions;
         this.handlers = new FragmentHandler[subscriptions.length];
         for (int i = 0; i < subscriptions.length; i++) {
             // The assembler passes unfragmented messages straight through and reassembles fragmented ones.
-            handlers[i] = new FragmentAssembler(new FlowHandler(flows[i]));
+            handlers[i] = new FragmentAssembler(new FlowHandler(flows[i], repliers == null ? null : repliers[i]));
         }
     }
 
@@ -61,7 +80,27 @@ final class ReceivePoller implements Agent {
 
     @Override
     public String roleName() {
-        return ROLE_NAME;
+        return roleName;
+    }
+
+    /**
+     * Runs {@code action} on the agent's thread between messages and waits for it (at once when called from that
+     * thread). The agent must be running.
+     */
+    void runOnAgent(Runnable action) throws Exception {
+        if (onAgentThread()) {
+            action.run();
+            return;
+        }
+        FutureTask<Void> task = new FutureTask<>(action, null);
+        long deadline = System.nanoTime() + COMMAND_TIMEOUT_NS;
+        while (!offer(task)) {
+            if (System.nanoTime() >= deadline) {
+                throw new IllegalStateException("the Aeron " + roleName + " thread did not take a command within 30 s");
+            }
+            Thread.onSpinWait();
+        }
+        task.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /** Queues {@code command} for the agent's thread; false when the queue is full. */
@@ -80,9 +119,11 @@ final class ReceivePoller implements Agent {
     /** Reads the four header words big-endian, as {@link MessageHeader} defines them. */
     private static final class FlowHandler implements FragmentHandler {
         private final FlowReceiver flow;
+        private final EchoReplier replier;
 
-        FlowHandler(FlowReceiver flow) {
+        FlowHandler(FlowReceiver flow, EchoReplier replier) {
             this.flow = flow;
+            this.replier = replier;
         }
 
         @Override
@@ -92,11 +133,13 @@ final class ReceivePoller implements Agent {
                 flow.onMessage(0, 0, 0, 0, length, now);
                 return;
             }
-            flow.onMessage(buffer.getLong(offset + MessageHeader.WORD0_OFFSET, ByteOrder.BIG_ENDIAN),
-                buffer.getLong(offset + MessageHeader.WORD1_OFFSET, ByteOrder.BIG_ENDIAN),
-                buffer.getLong(offset + MessageHeader.SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN),
-                buffer.getLong(offset + MessageHeader.SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN),
-                length, now);
+            long word0 = buffer.getLong(offset + MessageHeader.WORD0_OFFSET, ByteOrder.BIG_ENDIAN);
+            long word1 = buffer.getLong(offset + MessageHeader.WORD1_OFFSET, ByteOrder.BIG_ENDIAN);
+            long sequence = buffer.getLong(offset + MessageHeader.SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
+            long sendTimeNs = buffer.getLong(offset + MessageHeader.SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN);
+            if (flow.onMessage(word0, word1, sequence, sendTimeNs, length, now) && replier != null) {
+                replier.reply(word0, word1, sequence, sendTimeNs);
+            }
         }
     }
 }

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.aeron.driver.ThreadingMode;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.ReceiverSpec;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -52,5 +57,35 @@ class AeronOptionsTest {
         assertThat(AeronOptions.flowOf(AeronOptions.streamId(7), 8)).isEqualTo(7);
         assertThat(AeronOptions.flowOf(AeronOptions.streamId(8), 8)).isEqualTo(-1);
         assertThat(AeronOptions.flowOf(1001, 8)).isEqualTo(-1);
+    }
+
+    @Test
+    void echoRepliesUseTheNextPortsAndStreamsOfTheirOwn() {
+        Plan plan = echoPlan(48, 40000, "127.0.0.1");
+        assertThat(AeronOptions.replyPort(plan, 0)).isEqualTo(40048);
+        assertThat(AeronOptions.replyPort(plan, 47)).isEqualTo(40095);
+        assertThat(AeronOptions.flowOf(AeronOptions.replyStreamId(3), 8)).as("not a request stream").isEqualTo(-1);
+        assertThat(AeronOptions.flowOf(AeronOptions.replyStreamId(3), AeronOptions.REPLY_STREAM_ID_BASE, 8))
+            .isEqualTo(3);
+        AeronOptions.checkReplyPorts(echoPlan(8, 65520, "127.0.0.1"));
+        assertThatThrownBy(() -> AeronOptions.checkReplyPorts(echoPlan(8, 65521, "127.0.0.1")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65536");
+    }
+
+    @Test
+    void repliesGoToTheEchoHostOrElseTheBindAddressOnThisHost() {
+        FlowReceiver[] none = new FlowReceiver[0];
+        assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "127.0.0.1"), "127.0.0.1", none,
+            Map.of(), "10.1.2.3"))).isEqualTo("10.1.2.3");
+        assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "127.0.0.1"), "127.0.0.1", none,
+            Map.of(), null))).isEqualTo("127.0.0.1");
+        assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "0.0.0.0"), "0.0.0.0", none,
+            Map.of(), null))).isEqualTo("127.0.0.1");
+        assertThat(AeronSender.localAddressTowards("127.0.0.1")).isEqualTo("127.0.0.1");
+    }
+
+    private static Plan echoPlan(int ports, int basePort, String bind) {
+        return new Plan(List.of("aeron"), ports, basePort, List.of(Level.parse("1k")), 1_000_000_000L, 0,
+            1_000_000_000L, 64, bind, Plan.ECHO, 0);
     }
 }
