@@ -32,8 +32,12 @@ enum NettyIo {
     }
 
     EventLoopGroup newGroup(String threadName) {
-        DefaultThreadFactory threads = new DefaultThreadFactory(threadName, true);
-        return new MultiThreadIoEventLoopGroup(1, threads,
+        return newGroup(threadName, 1);
+    }
+
+    EventLoopGroup newGroup(String threadName, int threads) {
+        DefaultThreadFactory factory = new DefaultThreadFactory(threadName, true);
+        return new MultiThreadIoEventLoopGroup(threads, factory,
             this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     }
 

@@ -14,30 +14,50 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * One bound datagram socket per flow, all on one event loop, reading with recvmmsg (epoll) into one buffer
+ * One bound datagram socket per flow, spread over a few event loops, reading with recvmmsg (epoll) into one buffer
  * that holds {@value #DATAGRAMS_PER_READ} datagrams. Each datagram goes to its flow's {@link FlowReceiver}.
+ *
+ * <p>UDP_GRO is off by default on purpose: with it the kernel queues a sender's GSO batch as one buffer and counts
+ * a dropped batch as one drop in /proc/net/udp, so per-socket drops would no longer count datagrams (loss itself
+ * stays exact: it is sent - received). {@code udp.gro=on} turns it on for throughput measurements.
  */
 final class UdpReceiver implements ReceiverEndpoint {
-    static final int DATAGRAMS_PER_READ = 64;
+    static final int DATAGRAMS_PER_READ = 256;
+    /** Keeps large messages from making each read's buffer huge: 256 slots of 64 KiB would be 16 MiB. */
+    static final int MAX_READ_BUFFER_BYTES = 1 << 20;
 
     private final EventLoopGroup group;
+    /** The receiving threads; channel i reads on loop i mod threads (the group's round-robin registration). */
+    private final List<EventExecutor> loops;
     private final List<Channel> channels;
     private final int[] ports;
     private final Map<String, Long> environment;
     private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
+    /** Echo mode: replies not sent because the socket's queue was full (they count as reply loss). */
+    private final java.util.concurrent.atomic.LongAdder repliesDropped;
 
-    private UdpReceiver(EventLoopGroup group, List<Channel> channels, int[] ports, Map<String, Long> environment) {
+    private UdpReceiver(EventLoopGroup group, int threads, List<Channel> channels, int[] ports,
+                        Map<String, Long> environment, java.util.concurrent.atomic.LongAdder repliesDropped) {
+        this.repliesDropped = repliesDropped;
         this.group = group;
+        this.loops = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            loops.add(group.next());
+        }
         this.channels = channels;
         this.ports = ports;
         this.environment = environment;
@@ -47,21 +67,33 @@ final class UdpReceiver implements ReceiverEndpoint {
         NettyIo io = NettyIo.choose(spec.option("udp.io", "auto"));
         int size = spec.plan().messageSize();
         int rcvbuf = UdpTransport.bufferOption(spec.options().get("rcvbuf"));
-        EventLoopGroup group = io.newGroup("lossprobe-udp-rx");
+        boolean gro = groOption(io, spec.option("udp.gro", System.getProperty("lossprobe.udp.gro", "off")));
+        int threads = receiveThreads(spec.flows().length,
+            spec.option("udp.rxThreads", System.getProperty("lossprobe.udp.rxThreads", "auto")));
+        EventLoopGroup group = io.newGroup("lossprobe-udp-rx", threads);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
+        java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
         try {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
-                    .option(ChannelOption.SO_RCVBUF, rcvbuf)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR,
-                        new FixedRecvByteBufAllocator(Math.max(size + 1, 2048) * DATAGRAMS_PER_READ))
-                    .handler(new Handler(flow));
+                    .option(ChannelOption.SO_RCVBUF, rcvbuf);
+                boolean echo = spec.plan().echo();
+                // Between hosts, replies go only to the controller's address: a request claiming another source
+                // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
+                java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
+                    ? java.net.InetAddress.getByName(spec.echoHost()) : null;
+                if (echo) {
+                    // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
+                    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+                }
                 if (io == NettyIo.EPOLL) {
-                    // recvmmsg: one syscall fills the buffer with up to DATAGRAMS_PER_READ datagrams. One spare byte
-                    // per slot so an oversized datagram shows as too long instead of being cut to look valid.
-                    b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, Math.max(size + 1, 2048));
+                    configureEpollReads(b, size, gro);
+                    b.handler(new Handler(flow, true, echo, replyOnlyTo, repliesDropped));
+                } else {
+                    b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)))
+                        .handler(new Handler(flow, false, echo, replyOnlyTo, repliesDropped));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
@@ -79,13 +111,97 @@ final class UdpReceiver implements ReceiverEndpoint {
         env.put("receiveBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
             channels.get(0).config()).getReceiveBufferSize());
         env.put("io." + io.name().toLowerCase(java.util.Locale.ROOT), 1L);
-        return new UdpReceiver(group, channels, ports, env);
+        env.put("receiveThreads", (long) threads);
+        if (gro) {
+            env.put("gro", 1L);
+        }
+        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped);
+    }
+
+    /**
+     * recvmmsg: one syscall fills the buffer with up to {@value #DATAGRAMS_PER_READ} datagrams, one per slot (at
+     * most {@value #MAX_READ_BUFFER_BYTES} bytes per read). One read is one recvmmsg (maxMessagesPerRead 1), so the
+     * read's single timestamp is never older than a datagram it covers.
+     *
+     * <p>With {@code gro} the kernel hands over a sender's GSO batch as one buffer: Netty splits it into datagrams
+     * only on its recvmsg path (one batch per syscall), which a payload size of 0 selects.
+     */
+    private static void configureEpollReads(Bootstrap b, int messageSize, boolean gro) {
+        int slot = gro ? 0 : slotBytes(messageSize);
+        int bufferBytes = gro ? 65_536 : slot * Math.max(1, Math.min(DATAGRAMS_PER_READ, MAX_READ_BUFFER_BYTES / slot));
+        b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
+            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(bufferBytes).maxMessagesPerRead(1));
+        if (gro) {
+            b.option(EpollChannelOption.UDP_GRO, true);
+        }
+    }
+
+    /**
+     * A recvmmsg slot: the message plus one spare byte, so an oversized datagram shows as too long instead of being
+     * cut to look valid; rounded up to 8 bytes so the header's longs are aligned.
+     */
+    static int slotBytes(int messageSize) {
+        return (messageSize + 1 + 7) & ~7;
+    }
+
+    /**
+     * {@code udp.rxThreads}: receiving event loops, flows spread over them; {@code auto} is half the cores, at least
+     * two. Measured on 2 cores (docs/performance.md): with one receiving thread a sender at full speed takes a core
+     * and overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more
+     * at the max level, with almost no socket drops.
+     */
+    static int receiveThreads(int flows, String option) {
+        int wanted = option.equalsIgnoreCase("auto")
+            ? Math.max(2, Runtime.getRuntime().availableProcessors() / 2) : Integer.parseInt(option);
+        if (wanted < 1) {
+            throw new IllegalArgumentException("udp.rxThreads must be auto or at least 1, not '" + option + "'");
+        }
+        return Math.min(flows, wanted);
+    }
+
+    /** {@code udp.gro}: off (default) or on; on needs native epoll. */
+    static boolean groOption(NettyIo io, String option) {
+        String o = option.toLowerCase(java.util.Locale.ROOT);
+        if (!o.equals("on") && !o.equals("off") && !o.equals("true") && !o.equals("false")) {
+            throw new IllegalArgumentException("udp.gro must be on or off, not '" + option + "'");
+        }
+        boolean on = o.equals("on") || o.equals("true");
+        if (on && io != NettyIo.EPOLL) {
+            throw new IllegalStateException("udp.gro needs native epoll");
+        }
+        return on;
     }
 
     @Override
     public void onReceiveThread(Runnable action) throws Exception {
-        // All channels share the group's single event loop, so this runs between datagrams.
-        group.next().submit(action).get(30, TimeUnit.SECONDS);
+        if (loops.size() == 1) {
+            // All channels share one event loop, so this runs between datagrams.
+            loops.get(0).submit(action).get(30, TimeUnit.SECONDS);
+            return;
+        }
+        // Several loops: park all but the first between datagrams, run the action on the first, then release
+        // them. The latches order every loop's earlier accounting before the action, and the action before
+        // anything the parked loops do next.
+        CountDownLatch parked = new CountDownLatch(loops.size() - 1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            for (int i = 1; i < loops.size(); i++) {
+                loops.get(i).execute(() -> {
+                    parked.countDown();
+                    try {
+                        release.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            if (!parked.await(30, TimeUnit.SECONDS)) {
+                throw new TimeoutException("UDP receive threads did not pause within 30 s");
+            }
+            loops.get(0).submit(action).get(30, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+        }
     }
 
     @Override
@@ -114,7 +230,13 @@ final class UdpReceiver implements ReceiverEndpoint {
             flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta));
             total += delta;
         }
-        return new TransportReport(Map.of("udp.receiverSocketDrops", total), flows);
+        Map<String, Long> counters = new HashMap<>();
+        counters.put("udp.receiverSocketDrops", total);
+        long dropped = repliesDropped.sumThenReset();
+        if (dropped > 0) {
+            counters.put("udp.repliesDropped", dropped);
+        }
+        return new TransportReport(counters, flows);
     }
 
     @Override
@@ -130,31 +252,83 @@ final class UdpReceiver implements ReceiverEndpoint {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    /** Hands each datagram's header words to the flow's accounting; a short datagram is passed as corrupt. */
+    /**
+     * Hands each datagram's header words to the flow's accounting; a short datagram is passed as corrupt. With
+     * epoll the clock is read once per read (one recvmmsg): every datagram of it was already queued when the
+     * syscall returned, so one timestamp serves them all and saves a clock read per message. NIO reads one
+     * datagram per syscall, several per read, so there the clock is read per datagram.
+     */
     private static final class Handler extends ChannelInboundHandlerAdapter {
         private final FlowReceiver flow;
+        private final boolean clockPerRead;
+        private final boolean echo;
+        private final java.util.concurrent.atomic.LongAdder repliesDropped;
+        private final java.net.InetAddress replyOnlyTo;
+        private long batchArrivalNs;
+        private boolean haveBatchTime;
+        private boolean repliesPending;
 
-        Handler(FlowReceiver flow) {
+        /**
+         * @param clockPerRead one timestamp per read (recvmmsg); false reads the clock for every datagram (NIO)
+         * @param echo         answer each first arrival to its source (echo mode)
+         */
+        Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress replyOnlyTo,
+                java.util.concurrent.atomic.LongAdder repliesDropped) {
+            this.replyOnlyTo = replyOnlyTo;
             this.flow = flow;
+            this.clockPerRead = clockPerRead;
+            this.echo = echo;
+            this.repliesDropped = repliesDropped;
+        }
+
+        /** Echo mode: the request's header back to where it came from, kind ECHO, flushed when the read ends. */
+        private void reply(ChannelHandlerContext ctx, DatagramPacket request, long word0, long word1, long sequence,
+                           long sendTimeNs, int length) {
+            if (!ctx.channel().isWritable()
+                || (replyOnlyTo != null && !replyOnlyTo.equals(request.sender().getAddress()))) {
+                repliesDropped.increment();
+                return;
+            }
+            ByteBuf r = ctx.alloc().directBuffer(length, length);
+            r.writeLong(MessageHeader.echoOf(word0)).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
+                .writeZero(length - MessageHeader.LENGTH);
+            ctx.write(new DatagramPacket(r, request.sender()), ctx.voidPromise());
+            repliesPending = true;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             DatagramPacket packet = (DatagramPacket) msg;
             try {
+                if (!haveBatchTime) {
+                    batchArrivalNs = System.nanoTime();
+                    haveBatchTime = clockPerRead;
+                }
                 ByteBuf b = packet.content();
                 int length = b.readableBytes();
-                long now = System.nanoTime();
                 if (length < MessageHeader.LENGTH) {
-                    flow.onMessage(0, 0, 0, 0, length, now);
+                    flow.onMessage(0, 0, 0, 0, length, batchArrivalNs);
                     return;
                 }
                 int at = b.readerIndex();
-                flow.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET), b.getLong(at + MessageHeader.WORD1_OFFSET),
-                    b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET),
-                    length, now);
+                long w0 = b.getLong(at + MessageHeader.WORD0_OFFSET);
+                long w1 = b.getLong(at + MessageHeader.WORD1_OFFSET);
+                long seq = b.getLong(at + MessageHeader.SEQUENCE_OFFSET);
+                long sendNs = b.getLong(at + MessageHeader.SEND_TIME_OFFSET);
+                if (flow.onMessage(w0, w1, seq, sendNs, length, batchArrivalNs) && echo) {
+                    reply(ctx, packet, w0, w1, seq, sendNs, length);
+                }
             } finally {
                 packet.release();
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            haveBatchTime = false;
+            if (repliesPending) {
+                repliesPending = false;
+                ctx.flush();
             }
         }
 

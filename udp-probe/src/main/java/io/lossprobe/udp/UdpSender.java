@@ -7,14 +7,18 @@ import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.unix.SegmentedDatagramPacket;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,15 +34,28 @@ import java.util.concurrent.TimeUnit;
 final class UdpSender implements SenderEndpoint {
     /** Below this the loop runs again at once instead of arming a timer. */
     private static final long SPIN_NS = 10_000;
+    /** The send loop's per-flow batch limit (the engine's BATCH_LIMIT): a cycle that full on every flow is behind. */
+    private static final int FULL_BATCH = 64;
+    /** Shortest gap between the starts of two send cycles that are not behind (see {@link #drive}). */
+    static final long DEFAULT_MIN_CYCLE_NS = 50_000;
+    /** Linux's UDP_MAX_SEGMENTS before 6.9 (128 after); the smaller value works on every GSO kernel. */
+    static final int MAX_GSO_SEGMENTS = 64;
+    /** One GSO send is one UDP datagram before segmentation: at most 65,507 bytes of payload over IPv4. */
+    private static final int MAX_GSO_BYTES = 65_507;
+    /** The largest segment a 1500-byte MTU carries in one IPv4 packet (1500 - 20 - 8). */
+    static final int MAX_GSO_SEGMENT_BYTES = 1472;
 
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final List<Channel> channels;
     private final Writer[] writers;
     private final Map<String, Long> environment;
+    private final long minCycleNs;
 
-    private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, Map<String, Long> env) {
+    private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, Map<String, Long> env,
+                      long minCycleNs) {
         this.group = group;
+        this.minCycleNs = minCycleNs;
         this.loop = group.next();
         this.channels = channels;
         this.writers = writers;
@@ -49,19 +66,22 @@ final class UdpSender implements SenderEndpoint {
         NettyIo io = NettyIo.choose(spec.option("udp.io", "auto"));
         int sndbuf = UdpTransport.bufferOption(spec.options().get("sndbuf"));
         int flows = spec.plan().ports();
+        int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(), spec.option("udp.gso",
+            System.getProperty("lossprobe.udp.gso", "auto")));
         EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
         try {
             for (int i = 0; i < flows; i++) {
-                Writer writer = new Writer(spec.plan().messageSize());
+                Writer writer = new Writer(spec.plan().messageSize(), messagesPerBuffer);
+                writer.replies = spec.replies() == null ? null : spec.replies()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_SNDBUF, sndbuf)
                     // Bounded memory: past 1 MiB queued the flow reports BLOCKED and falls behind instead.
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                     .handler(writer);
                 Channel ch = b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
-                writer.channel = ch;
+                writer.attach(ch);
                 channels.add(ch);
                 writers[i] = writer;
             }
@@ -74,9 +94,33 @@ final class UdpSender implements SenderEndpoint {
         }
         Map<String, Long> env = new HashMap<>();
         env.put("sendBufferRequested", (long) sndbuf);
+        env.put("gsoSegmentsPerSend", (long) messagesPerBuffer);
         env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
             channels.get(0).config()).getSendBufferSize());
-        return new UdpSender(group, channels, writers, env);
+        // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
+        long minCycleNs = spec.replies() != null ? 0 : Long.getLong("lossprobe.udp.minCycleNs", DEFAULT_MIN_CYCLE_NS);
+        return new UdpSender(group, channels, writers, env, minCycleNs);
+    }
+
+    /**
+     * Messages per GSO send: up to 64 (UDP_MAX_SEGMENTS on Linux before 6.9), within one 64 KiB datagram, and only
+     * for messages that fit an Ethernet MTU (the kernel refuses a segment size larger than the route's MTU); 1 means
+     * no GSO. {@code udp.gso}: auto (default), on, off.
+     */
+    static int messagesPerGsoSend(NettyIo io, int messageSize, String option) {
+        String o = option.toLowerCase(java.util.Locale.ROOT);
+        if (!o.equals("auto") && !o.equals("on") && !o.equals("off")) {
+            throw new IllegalArgumentException("udp.gso must be auto, on or off, not '" + option + "'");
+        }
+        boolean supported = io == NettyIo.EPOLL && EpollDatagramChannel.isSegmentedDatagramPacketSupported();
+        if (o.equals("off") || !supported || messageSize > MAX_GSO_SEGMENT_BYTES) {
+            if (o.equals("on")) {
+                throw new IllegalStateException("UDP GSO is not available here (needs native epoll with "
+                    + "UDP_SEGMENT, and messages of at most " + MAX_GSO_SEGMENT_BYTES + " bytes)");
+            }
+            return 1;
+        }
+        return Math.max(1, Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / messageSize));
     }
 
     @Override
@@ -84,20 +128,31 @@ final class UdpSender implements SenderEndpoint {
         return writers[flow];
     }
 
+    /**
+     * Runs the send loop on the event loop. A cycle that sent a full batch on every flow is behind, so the next runs
+     * at once. Otherwise the next cycle starts no sooner than {@code minCycleNs} after this one began: at a few
+     * hundred thousand messages per second a cycle every few microseconds would send one message per syscall and
+     * wake the receiver once per message; waiting lets each flow's messages leave as one GSO batch. Messages keep
+     * their intended send times, so the wait shows in delay and sender lag.
+     */
     @Override
     public CompletableFuture<Void> drive(SendLoop sendLoop) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        long fullCycle = (long) sendLoop.flows() * FULL_BATCH;
         loop.execute(new Runnable() {
             @Override
             public void run() {
                 try {
-                    sendLoop.doWork(System.nanoTime());
+                    long cycleStart = System.nanoTime();
+                    int sent = sendLoop.doWork(cycleStart);
                     if (sendLoop.isDone()) {
                         done.complete(null);
                         return;
                     }
                     long now = System.nanoTime();
-                    long wait = sendLoop.nextDueNs(now) - now;
+                    long nextDue = sendLoop.nextDueNs(now);
+                    long wakeAt = sent >= fullCycle ? nextDue : Math.max(nextDue, cycleStart + minCycleNs);
+                    long wait = wakeAt - now;
                     if (wait <= SPIN_NS) {
                         loop.execute(this);
                     } else {
@@ -116,6 +171,12 @@ final class UdpSender implements SenderEndpoint {
         return environment;
     }
 
+    /** Every sender channel shares the group's single event loop: replies are accounted there. */
+    @Override
+    public void onReplyThread(Runnable action) throws Exception {
+        loop.submit(action).get(30, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() {
         for (Channel c : channels) {
@@ -125,33 +186,71 @@ final class UdpSender implements SenderEndpoint {
     }
 
     /**
-     * Writes one message as one datagram. Errors of an accepted write arrive later through exceptionCaught (the
-     * void promise fires them there) and are counted as failed after accept.
+     * Writes one flow's messages. With GSO (Linux UDP_SEGMENT through Netty epoll) the messages of one batch are
+     * laid end to end in one pooled buffer and leave as one {@code sendmmsg} entry that the kernel cuts into one
+     * datagram per message, so the send path and the pooled allocation are paid once per batch, not once per
+     * message. On loopback the receiving socket (without UDP_GRO) gets the segments as separate datagrams, so its
+     * drop counter still counts datagrams. Without GSO each message is its own buffer and datagram.
+     *
+     * <p>Errors of an accepted write arrive later, through the write's {@link BatchPromise}: every message of that
+     * write failed, and is counted as failed after accept. Nothing else counts: an error surfacing on a read (an
+     * ICMP port unreachable, say) says nothing about which message, if any, was not sent.
      */
     static final class Writer extends ChannelInboundHandlerAdapter implements MessageWriter {
         private final int size;
-        private final byte[] padding;
+        private final int messagesPerBuffer;
+        private final ChannelFutureListener countBatchFailure = this::countBatchFailure;
         private Channel channel;
+        private InetSocketAddress localAddress;
+        private ByteBuf batch;
+        private int inBatch;
         private long failedAfterAccept;
 
-        Writer(int size) {
+        /** @param messagesPerBuffer messages per GSO send; 1 sends one datagram per write (no GSO) */
+        Writer(int size, int messagesPerBuffer) {
             this.size = size;
-            this.padding = new byte[size - MessageHeader.LENGTH];
+            this.messagesPerBuffer = messagesPerBuffer;
+        }
+
+        void attach(Channel channel) {
+            this.channel = channel;
+            this.localAddress = (InetSocketAddress) channel.localAddress();
         }
 
         @Override
         public int write(long word0, long word1, long sequence, long sendTimeNs) {
-            if (!channel.isWritable()) {
-                return BLOCKED;
+            if (batch == null) {
+                // The batch under construction is bounded (one buffer), so checking here bounds the memory queued.
+                if (!channel.isWritable()) {
+                    return BLOCKED;
+                }
+                batch = channel.alloc().directBuffer(size * messagesPerBuffer);
             }
-            ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(size, size);
-            buf.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeBytes(padding);
-            channel.write(buf, channel.voidPromise());
+            ByteBuf b = batch;
+            b.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
+                .writeZero(size - MessageHeader.LENGTH);
+            if (++inBatch == messagesPerBuffer) {
+                emit();
+            }
             return ACCEPTED;
+        }
+
+        private void emit() {
+            ByteBuf b = batch;
+            int messages = inBatch;
+            batch = null;
+            inBatch = 0;
+            // No recipient: the socket is connected, so the kernel uses its cached route (sender is a placeholder
+            // that Netty's envelope requires when the recipient is null).
+            Object packet = messages == 1 ? b : new SegmentedDatagramPacket(b, size, null, localAddress);
+            channel.write(packet, new BatchPromise(channel, messages).addListener(countBatchFailure));
         }
 
         @Override
         public void flush() {
+            if (batch != null) {
+                emit();
+            }
             channel.flush();
         }
 
@@ -160,9 +259,51 @@ final class UdpSender implements SenderEndpoint {
             return failedAfterAccept;
         }
 
+        private void countBatchFailure(ChannelFuture future) {
+            if (!future.isSuccess()) {
+                failedAfterAccept += ((BatchPromise) future).messages;
+            }
+        }
+
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            failedAfterAccept++;
+            // Not a send failure: those fail their write's promise. Counting anything else here (an ICMP error
+            // surfacing on a read, say) would move a message that was sent, and maybe received, to sendFailed.
+        }
+
+        /** Echo mode: the flow's replies, which arrive on this connected socket. */
+        private io.lossprobe.core.accounting.FlowReceiver replies;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            io.netty.buffer.ByteBufHolder holder = (io.netty.buffer.ByteBufHolder) msg;
+            try {
+                if (replies != null) {
+                    ByteBuf b = holder.content();
+                    int length = b.readableBytes();
+                    long now = System.nanoTime();
+                    if (length < MessageHeader.LENGTH) {
+                        replies.onMessage(0, 0, 0, 0, length, now);
+                    } else {
+                        int at = b.readerIndex();
+                        replies.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET),
+                            b.getLong(at + MessageHeader.WORD1_OFFSET), b.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                            b.getLong(at + MessageHeader.SEND_TIME_OFFSET), length, now);
+                    }
+                }
+            } finally {
+                holder.release();
+            }
+        }
+    }
+
+    /** A write's promise that knows how many messages the write carries. */
+    private static final class BatchPromise extends DefaultChannelPromise {
+        final int messages;
+
+        BatchPromise(Channel channel, int messages) {
+            super(channel, channel.eventLoop());
+            this.messages = messages;
         }
     }
 }

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Side-by-side throughput benchmark: lossprobe against sockperf, iperf3 and Aeron's EmbeddedThroughput.
+
+Run through scripts/bench/run.sh, which installs the tools first. Every pair runs back to back in one run, on
+127.0.0.1 only, every process bounded by a timeout; each line prints lossprobe's figure, the reference's figure
+and their ratio, and a JSON record of all of it is written at the end. A transport lossprobe does not have yet is
+skipped with a line saying so, never given a figure.
+
+Lossprobe runs at the `max` level (send as fast as the transport accepts, full accounting on) and reports
+delivered = distinct messages received / measured window; the identities received + lost == sent and
+sent + sendFailed + behind == scheduled are checked on every lossprobe result. For UDP a second lossprobe run
+holds a fixed level equal to the rate sockperf sent in this run: "can lossprobe carry what sockperf sends".
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+LOOPBACK = "127.0.0.1"
+LOSSPROBE_PORT = 47000          # lossprobe flows use 47000-47047
+# The references use ports below the kernel's ephemeral range (32768-60999), so no client socket is in the way.
+SOCKPERF_PORT = 31100           # sockperf uses 31100-31147
+IPERF_PORT = 31300
+AERON_SAMPLE_PORT = 31400
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def port_free(port):
+    for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+        s = socket.socket(socket.AF_INET, kind)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a TIME-WAIT leftover does not block a server
+        try:
+            s.bind((LOOPBACK, port))
+        except OSError:
+            return False
+        finally:
+            s.close()
+    return True
+
+
+def stop(proc, sig=signal.SIGINT, wait=5):
+    """Stops one process we started, by its own pid, and returns its output."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(wait)
+    out = proc.stdout.read() if proc.stdout else ""
+    return out
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return 124, out
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+# ---------------------------------------------------------------- lossprobe
+
+class Lossprobe:
+    def __init__(self, jar, workdir, duration, java_opts):
+        self.jar = jar
+        self.workdir = workdir
+        self.duration = duration
+        self.java_opts = java_opts
+        self.available = self._transports()
+
+    def _transports(self):
+        """A transport exists when a 1-message run of it gets past option parsing and the transport lookup."""
+        found = set()
+        for t in ("udp", "tcp", "aeron"):
+            out_file = os.path.join(self.workdir, "probe-%s.json" % t)
+            rc, out = run(["java", *self.java_opts, "-jar", self.jar, "run", "--transport", t, "--ports", "1",
+                           "--levels", "1k", "--duration", "100ms", "--warmup", "100ms", "--drain", "200ms",
+                           "--base-port", str(LOSSPROBE_PORT), "--quiet", "-o", out_file], 60)
+            if rc == 0:
+                found.add(t)
+            else:
+                last = out.strip().splitlines()[-1] if out.strip() else "exit %d" % rc
+                log("  lossprobe --transport %s is not available: %s" % (t, last[:160]))
+        return found
+
+    def measure(self, transport, flows, level="max", size=64, extra_java_opts=(), step=0):
+        tag = "%s-%d-%s-%d%s" % (transport, flows, level, size, "".join(extra_java_opts))
+        out_file = os.path.join(self.workdir, "lossprobe-%s.json" % re.sub(r"[^\w.-]", "_", tag))
+        cmd = ["java", *self.java_opts, *extra_java_opts, "-jar", self.jar, "run", "--transport", transport,
+               "--ports", str(flows),
+               "--base-port", str(LOSSPROBE_PORT), "--levels", level, "--size", str(size),
+               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--quiet", "-o", out_file]
+        rc, out = run(cmd, (self.duration + 5) * (level.count(",") + 1) + 60)
+        if rc != 0:
+            return {"error": "exit %d: %s" % (rc, out.strip()[-300:]), "command": " ".join(cmd)}
+        with open(out_file) as f:
+            result = json.load(f)
+        return [self._summary(result, s, cmd) for s in result["steps"]] if step is None \
+            else self._summary(result, result["steps"][step], cmd)
+
+    @staticmethod
+    def _summary(result, step, cmd):
+        c = step["counts"]
+        window_s = step["windowNs"] / 1e9
+        identities = (c["received"] + c["lost"] == c["sent"]
+                      and c["sent"] + c["sendFailed"] + c["behind"] == c["scheduled"])
+        flow_identities = all(
+            f["counts"]["received"] + f["counts"]["lost"] == f["counts"]["sent"]
+            and f["counts"]["sent"] + f["counts"]["sendFailed"] + f["counts"]["behind"] == f["counts"]["scheduled"]
+            for f in step["flows"])
+        # Loss is either a socket drop or still queued when Tmax ended (late): nothing else on loopback.
+        drops_match = step.get("socketDrops") is None or step["socketDrops"] + c["late"] == c["lost"]
+        return {
+            "command": " ".join(cmd),
+            "transport": step["transport"], "flows": len(step["flows"]), "level": step["level"],
+            "targetRate": step["targetRate"], "late": c["late"],
+            "windowS": round(window_s, 4),
+            "sent": c["sent"], "received": c["received"], "lost": c["lost"], "sendFailed": c["sendFailed"],
+            "behind": c["behind"], "duplicates": c["duplicates"], "reordered": c["reordered"],
+            "corrupt": c["corrupt"], "socketDrops": step.get("socketDrops"),
+            "sentPerS": round(c["sent"] / window_s), "deliveredPerS": round(c["received"] / window_s),
+            "saturated": step["saturated"], "cpuPercent": step["cpu"]["processPercent"],
+            "delayP50Ns": step["delay"]["p50Ns"], "delayP99Ns": step["delay"]["p99Ns"],
+            "identitiesHold": identities and flow_identities, "lostEqualsSocketDropsPlusLate": drops_match,
+            "socketBuffers": result["environment"].get("socketBuffers"),
+        }
+
+
+# ---------------------------------------------------------------- references
+
+def sockperf(flows, duration, size=64):
+    feed = None
+    if flows == 1:
+        addr = ["-i", LOOPBACK, "-p", str(SOCKPERF_PORT)]
+    else:
+        fd, feed = tempfile.mkstemp(prefix="sockperf-feed-", suffix=".txt")
+        with os.fdopen(fd, "w") as f:
+            for i in range(flows):
+                f.write("U:%s:%d\n" % (LOOPBACK, SOCKPERF_PORT + i))
+        addr = ["-f", feed, "-F", "e"]
+    server = subprocess.Popen(["sockperf", "server", *addr], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        time.sleep(1.0)
+        cmd = ["sockperf", "throughput", *addr, "-m", str(size), "-t", str(duration)]
+        rc, out = run(cmd, duration + 30)
+    finally:
+        server_out = stop(server)
+        if feed:
+            os.unlink(feed)
+    sent = re.search(r"Total of (\d+) messages sent in ([\d.]+) sec", out)
+    rate = re.search(r"Message Rate is (\d+)", out)
+    received = re.search(r"Total (\d+) messages received", server_out)
+    if not (sent and rate):
+        return {"error": "sockperf output not understood (exit %d): %s" % (rc, out.strip()[-300:])}
+    seconds = float(sent.group(2))
+    res = {"command": " ".join(cmd), "sent": int(sent.group(1)), "seconds": seconds, "sentPerS": int(rate.group(1))}
+    if received:
+        # The server counts its warm-up messages too and keeps reading after the client stops; indicative only.
+        res["serverReceived"] = int(received.group(1))
+        res["serverReceivedPerS"] = round(int(received.group(1)) / seconds)
+    return res
+
+
+def iperf3(flows, duration, udp, size=64):
+    server = subprocess.Popen(["iperf3", "-s", "-1", "-B", LOOPBACK, "-p", str(IPERF_PORT)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(0.5)
+        cmd = ["iperf3", "-c", LOOPBACK, "-p", str(IPERF_PORT), "-l", str(size), "-t", str(duration), "-J"]
+        if flows > 1:
+            cmd += ["-P", str(flows)]
+        if udp:
+            cmd += ["-u", "-b", "0"]
+        rc, out = run(cmd, duration + 30)
+    finally:
+        stop(server)
+    try:
+        end = json.loads(out)["end"]
+    except (ValueError, KeyError):
+        return {"error": "iperf3 output not understood (exit %d): %s" % (rc, out.strip()[-300:])}
+    if udp:
+        s = end["sum"]
+        sent = s["packets"]
+        lost = s["lost_packets"]
+        return {"command": " ".join(cmd), "packets": sent, "lost": lost, "seconds": s["seconds"],
+                "sentPerS": round(sent / s["seconds"]), "deliveredPerS": round((sent - lost) / s["seconds"])}
+    s = end["sum_sent"]
+    return {"command": " ".join(cmd), "bytes": s["bytes"], "seconds": s["seconds"],
+            "writesPerS": round(s["bytes"] / size / s["seconds"]),
+            "receivedWritesPerS": round(end["sum_received"]["bytes"] / size / end["sum_received"]["seconds"])}
+
+
+def aeron_embedded_throughput(aeron_jar, duration, threading):
+    aeron_dir = "/dev/shm/lossprobe-bench-aeron-%d" % os.getpid()
+    cmd = ["java", "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
+           "-Daeron.dir=" + aeron_dir, "-Daeron.dir.delete.on.start=true", "-Daeron.dir.delete.on.shutdown=true",
+           "-Daeron.threading.mode=" + threading, "-Daeron.sample.messageLength=32",
+           "-Daeron.sample.messages=100000000000",
+           "-Daeron.sample.channel=aeron:udp?endpoint=%s:%d" % (LOOPBACK, AERON_SAMPLE_PORT),
+           "-cp", aeron_jar, "io.aeron.samples.EmbeddedThroughput"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            text=True)
+    try:
+        time.sleep(duration + 2)   # first report is the JIT warm-up and is dropped
+    finally:
+        out = stop(proc, signal.SIGKILL)
+        subprocess.run(["rm", "-rf", aeron_dir])
+    rates = [float(m.group(1)) for m in re.finditer(r"^([\d.e+]+) msgs/sec", out, re.M)]
+    if len(rates) < 2:
+        return {"error": "EmbeddedThroughput output not understood: %s" % out.strip()[-300:]}
+    steady = rates[1:]
+    return {"command": " ".join(cmd), "threadingMode": threading, "reports": [round(r) for r in rates],
+            "msgsPerS": round(sum(steady) / len(steady))}
+
+
+# ---------------------------------------------------------------- the run
+
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+
+
+def fmt(v):
+    return "%11s" % ("{:,.0f}".format(v) if isinstance(v, (int, float)) else "-")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jar", required=True)
+    ap.add_argument("--aeron-jar", required=True)
+    ap.add_argument("--duration", type=int, default=3, help="seconds per measurement")
+    ap.add_argument("--out", default="bench-result.json")
+    ap.add_argument("--aeron-threading", default="SHARED")
+    ap.add_argument("--only", default="udp,pacing,tcp,aeron")
+    ap.add_argument("--java-opts", default="")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs; the summary takes medians")
+    args = ap.parse_args()
+    only = set(args.only.split(","))
+    d = args.duration
+    for p in [LOSSPROBE_PORT + i for i in range(48)] + [SOCKPERF_PORT + i for i in range(48)] + [IPERF_PORT,
+                                                                                                 AERON_SAMPLE_PORT]:
+        if not port_free(p):
+            log("warning: port %d on %s is in use now (the ports are set at the top of %s)" % (p, LOOPBACK,
+                                                                                                 __file__))
+    work = tempfile.mkdtemp(prefix="lossprobe-bench-")
+    record = {"startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "durationS": d,
+              "host": host_facts(), "loadBefore": load(), "pairs": [], "skipped": []}
+    log("lossprobe bench: %s, %s, kernel %s, load %.2f; %d s per measurement; work dir %s" % (
+        record["host"]["cpuModel"], "%d cores" % record["host"]["nproc"], record["host"]["kernel"],
+        record["loadBefore"], d, work))
+    lp = Lossprobe(args.jar, work, d, args.java_opts.split())
+    log("lossprobe transports available: %s" % ", ".join(sorted(lp.available)))
+
+    def pair(name, ours, ref, ours_key, ref_key, target, note=""):
+        r = ratio(ours.get(ours_key), ref.get(ref_key))
+        entry = {"name": name, "lossprobe": ours, "reference": ref, "ratio": r, "target": target,
+                 "met": (r is not None and r >= target), "note": note}
+        record["pairs"].append(entry)
+        extra = ""
+        if "identitiesHold" in ours:
+            extra = "\n%52s identities %s, sent/s %s, lost %d = socketDrops %s + late %d: %s, saturated %s" % (
+                "", "ok" if ours["identitiesHold"] else "BROKEN", "{:,}".format(ours["sentPerS"]), ours["lost"],
+                ours["socketDrops"], ours["late"], "yes" if ours["lostEqualsSocketDropsPlusLate"] else "NO",
+                ours["saturated"])
+        log("%-52s lossprobe %s  ref %s  ratio %s (target >= %.2f: %s)%s" % (
+            name, fmt(ours.get(ours_key)), fmt(ref.get(ref_key)), r, target,
+            "MET" if entry["met"] else "MISSED", extra))
+        for side, v in (("lossprobe", ours), ("reference", ref)):
+            if "error" in v:
+                log("    %s error: %s" % (side, v["error"]))
+
+    def skip(name, why):
+        record["skipped"].append({"name": name, "why": why})
+        log("%-52s SKIPPED: %s" % (name, why))
+
+    for rnd in range(1, args.repeat + 1):
+        if "udp" not in only:
+            break
+        if args.repeat > 1:
+            log("-- UDP round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
+        for flows in (1, 48):
+            sp = sockperf(flows, d)
+            ip = iperf3(flows, d, udp=True)
+            if "udp" not in lp.available:
+                skip("udp %d flow(s)" % flows, "lossprobe has no udp transport")
+                continue
+            ours = lp.measure("udp", flows)
+            pair("udp %2d flow(s) max: delivered/s vs sockperf sent/s" % flows, ours, sp, "deliveredPerS",
+                 "sentPerS", 1.0)
+            pair("udp %2d flow(s) max: delivered/s vs iperf3 sent/s" % flows, ours, ip, "deliveredPerS",
+                 "sentPerS", 1.0)
+            if flows > 1:
+                one = lp.measure("udp", flows, extra_java_opts=("-Dlossprobe.udp.rxThreads=1",))
+                pair("udp %2d flow(s) max, one receive thread" % flows, one, sp, "deliveredPerS", "sentPerS", 1.0,
+                     "the receive-thread default (2 here) against a single receiving event loop")
+            gro = lp.measure("udp", flows, extra_java_opts=("-Dlossprobe.udp.gro=true",))
+            pair("udp %2d flow(s) max, udp.gro on (drops count packets)" % flows, gro, sp, "deliveredPerS",
+                 "sentPerS", 1.0, "experimental opt-in: receive-side GRO; socketDrops then counts coalesced "
+                                  "packets, not datagrams, so it is not the default")
+            if sp.get("sentPerS"):
+                level = str(int(sp["sentPerS"]))
+                fixed = lp.measure("udp", flows, level=level)
+                pair("udp %2d flow(s) at sockperf's rate: delivered/s" % flows, fixed, sp,
+                     "deliveredPerS", "sentPerS", 0.99, "lossprobe held sockperf's own sent rate as a fixed level")
+
+    if "pacing" in only and "udp" in lp.available:
+        steps = lp.measure("udp", 48, level="30k,100k,1M", step=None)
+        if isinstance(steps, dict):
+            log("udp pacing: error %s" % steps.get("error"))
+        else:
+            for st in steps:
+                r = ratio(st["sentPerS"], st["targetRate"])
+                ok = r is not None and abs(1 - r) <= 0.01
+                record["pacing"] = record.get("pacing", []) + [dict(st, ratio=r, met=ok)]
+                log("udp pacing 48 flows %-6s sent/s %s = %.4f x target (within 1%%: %s), delivered/s %s, lost %d, "
+                    "p50 %.0f us, p99 %.0f us" % (st["level"], fmt(st["sentPerS"]), r or 0, "MET" if ok else "MISSED",
+                                                 fmt(st["deliveredPerS"]), st["lost"], st["delayP50Ns"] / 1e3,
+                                                 st["delayP99Ns"] / 1e3))
+
+    if "tcp" in only:
+        for flows in (1, 48):
+            ip = iperf3(flows, d, udp=False)
+            if "tcp" not in lp.available:
+                skip("tcp %d flow(s)" % flows, "lossprobe --transport tcp is not available in %s yet" % args.jar)
+                continue
+            ours = lp.measure("tcp", flows)
+            pair("tcp %2d flow(s) max: messages/s vs iperf3 -l 64 writes/s" % flows, ours, ip, "deliveredPerS",
+                 "writesPerS", 2.0)
+
+    if "aeron" in only:
+        ref = aeron_embedded_throughput(args.aeron_jar, d, args.aeron_threading)
+        if "aeron" not in lp.available:
+            skip("aeron 48 streams", "lossprobe --transport aeron is not available in %s yet (EmbeddedThroughput "
+                                     "alone: %s msgs/s)" % (args.jar, ref.get("msgsPerS")))
+        else:
+            ours = lp.measure("aeron", 48, size=32)
+            pair("aeron 48 streams 32 B max: messages/s vs EmbeddedThroughput", ours, ref, "deliveredPerS",
+                 "msgsPerS", 0.9)
+
+    if args.repeat > 1:
+        log("-- medians over %d rounds" % args.repeat)
+        names = []
+        for p in record["pairs"]:
+            if p["name"] not in names:
+                names.append(p["name"])
+        record["medians"] = []
+        for name in names:
+            rs = sorted(p["ratio"] for p in record["pairs"] if p["name"] == name and p["ratio"] is not None)
+            ours = sorted(p["lossprobe"].get("deliveredPerS", 0) for p in record["pairs"] if p["name"] == name)
+            refs = [p for p in record["pairs"] if p["name"] == name]
+            if not rs:
+                continue
+            med = rs[(len(rs) - 1) // 2]     # the lower middle: an even count never rounds up
+            target = refs[0]["target"]
+            record["medians"].append({"name": name, "medianRatio": med, "ratios": rs, "target": target,
+                                      "met": med >= target, "lossprobeDelivered": ours})
+            log("%-56s median ratio %.3f (all: %s) target >= %.2f: %s" % (
+                name, med, ", ".join("%.3f" % r for r in rs), target, "MET" if med >= target else "MISSED"))
+
+    record["loadAfter"] = load()
+    record["finishedAt"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with open(args.out, "w") as f:
+        json.dump(record, f, indent=2)
+    log("load before %.2f, after %.2f; JSON record: %s" % (record["loadBefore"], record["loadAfter"], args.out))
+    print(json.dumps({"pairs": [{"name": p["name"], "ratio": p["ratio"], "target": p["target"], "met": p["met"]}
+                                for p in record["pairs"]], "skipped": record["skipped"]}, indent=1))
+
+
+def host_facts():
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"nproc": os.cpu_count(), "cpuModel": model, "kernel": os.uname().release,
+            "java": subprocess.run(["java", "-version"], stderr=subprocess.PIPE, text=True).stderr.splitlines()[0]}
+
+
+if __name__ == "__main__":
+    main()

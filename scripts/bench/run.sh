@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One command: installs sockperf, iperf3 and Aeron's sample jar if missing, then runs lossprobe side by side with
+# each reference on 127.0.0.1 and prints the ratios and a JSON record. Not part of the test suite.
+#
+#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron] [--aeron-threading SHARED]
+#
+# LOSSPROBE_JAR overrides the jar (default lossprobe-cli/target/lossprobe.jar, built if missing).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cache="${LOSSPROBE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lossprobe-bench}"
+aeron_version=1.51.0
+
+if ! command -v sockperf >/dev/null || ! command -v iperf3 >/dev/null; then
+  echo "bench: installing sockperf and iperf3 (apt-get)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq sockperf iperf3 >/dev/null
+fi
+aeron_jar="$cache/aeron-all-$aeron_version.jar"
+if [ ! -f "$aeron_jar" ]; then
+  echo "bench: fetching io.aeron:aeron-all:$aeron_version from Maven Central" >&2
+  mkdir -p "$cache"
+  mvn -B -q dependency:copy -Dartifact="io.aeron:aeron-all:$aeron_version" -DoutputDirectory="$cache" >&2
+fi
+jar="${LOSSPROBE_JAR:-$root/lossprobe-cli/target/lossprobe.jar}"
+if [ ! -f "$jar" ]; then
+  echo "bench: building $jar" >&2
+  (cd "$root" && mvn -B -q -DskipTests install) >&2
+fi
+exec python3 "$root/scripts/bench/bench.py" --jar "$jar" --aeron-jar "$aeron_jar" "$@"
