@@ -42,5 +42,9 @@ final class Inputs {
         if (Files.isDirectory(out)) {
             throw new CommandLine.ParameterException(cl, "cannot write " + option + " " + out + ": is a directory");
         }
+        if (parent != null && !Files.isWritable(parent)) {
+            throw new CommandLine.ParameterException(cl, "cannot write " + option + " " + out
+                + ": directory not writable");
+        }
     }
 }

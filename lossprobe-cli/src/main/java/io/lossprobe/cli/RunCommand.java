@@ -184,7 +184,10 @@ public final class RunCommand implements Callable<Integer> {
             options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
         }
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
-        sink.checkWritable();
+        // Every output path is checked before any traffic: a typo must not cost a long run.
+        Inputs.requireWritable(spec.commandLine(), out, "results to");
+        Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
+        Inputs.requireWritable(spec.commandLine(), junit, "--junit");
         ControlClient remote = null;
         RunEngine engine;
         if (target != null) {
@@ -304,21 +307,6 @@ public final class RunCommand implements Callable<Integer> {
             this.out = out;
             this.err = err;
             this.progress = progress;
-        }
-
-        /** Refuses an output path that cannot be written, before any traffic. */
-        void checkWritable() {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null && !Files.isDirectory(parent)) {
-                throw new IllegalArgumentException("cannot write results to " + file + ": no such directory "
-                    + parent);
-            }
-            if (Files.isDirectory(file)) {
-                throw new IllegalArgumentException("cannot write results to " + file + ": it is a directory");
-            }
-            if (parent != null && !Files.isWritable(parent)) {
-                throw new IllegalArgumentException("cannot write results to " + file + ": directory not writable");
-            }
         }
 
         void writeInitial(RunResult initial) {

@@ -48,6 +48,7 @@ class RunCommandTest {
         "--ports abc|--ports",
         "--transport carrier-pigeon|unknown transport 'carrier-pigeon'",
         "-o /nonexistent-dir/results.json|cannot write results",
+        "--policy ../docs/examples/policy.json --prometheus /nonexistent-dir/x.prom|cannot write --prometheus",
         "--no-such-option|--no-such-option",
         "--reverse|--reverse needs --target",
         "--mode chatter|--mode must be stream or echo",
