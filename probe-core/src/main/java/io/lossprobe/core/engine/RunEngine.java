@@ -170,8 +170,9 @@ public final class RunEngine {
                 if (receiver.localEndpoint() != null) {
                     hooks.duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
                 }
+                long received = sum(receiver.progress()); // read before sent, so it never shows more than sent
                 listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
-                    sender.sentProgress(), sum(receiver.progress()));
+                    sender.sentProgress(), received);
             }
             done = sender.awaitDone(Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
         }
