@@ -258,6 +258,22 @@ final class UdpReceiver implements ReceiverEndpoint {
      * syscall returned, so one timestamp serves them all and saves a clock read per message. NIO reads one
      * datagram per syscall, several per read, so there the clock is read per datagram.
      */
+    /**
+     * Hands one datagram's header words to a flow's accounting (a datagram too short for a header goes as zeros,
+     * so it counts as corrupt); returns what {@link FlowReceiver#onMessage} returns. Used for requests here and for
+     * echo replies on the sender's sockets.
+     */
+    static boolean deliver(FlowReceiver flow, ByteBuf b, long arrivalNs) {
+        int length = b.readableBytes();
+        if (length < MessageHeader.LENGTH) {
+            return flow.onMessage(0, 0, 0, 0, length, arrivalNs);
+        }
+        int at = b.readerIndex();
+        return flow.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET), b.getLong(at + MessageHeader.WORD1_OFFSET),
+            b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET), length,
+            arrivalNs);
+    }
+
     private static final class Handler extends ChannelInboundHandlerAdapter {
         private final FlowReceiver flow;
         private final boolean clockPerRead;
@@ -281,17 +297,17 @@ final class UdpReceiver implements ReceiverEndpoint {
             this.repliesDropped = repliesDropped;
         }
 
-        /** Echo mode: the request's header back to where it came from, kind ECHO, flushed when the read ends. */
-        private void reply(ChannelHandlerContext ctx, DatagramPacket request, long word0, long word1, long sequence,
-                           long sendTimeNs, int length) {
+        /** Echo mode: the request back to where it came from, kind ECHO, flushed when the read ends. */
+        private void reply(ChannelHandlerContext ctx, DatagramPacket request) {
             if (!ctx.channel().isWritable()
                 || (replyOnlyTo != null && !replyOnlyTo.equals(request.sender().getAddress()))) {
                 repliesDropped.increment();
                 return;
             }
-            ByteBuf r = ctx.alloc().directBuffer(length, length);
-            r.writeLong(MessageHeader.echoOf(word0)).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
-                .writeZero(length - MessageHeader.LENGTH);
+            ByteBuf b = request.content();
+            ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, b.readerIndex(),
+                b.readableBytes());
+            r.setLong(MessageHeader.WORD0_OFFSET, MessageHeader.echoOf(r.getLong(MessageHeader.WORD0_OFFSET)));
             ctx.write(new DatagramPacket(r, request.sender()), ctx.voidPromise());
             repliesPending = true;
         }
@@ -304,19 +320,8 @@ final class UdpReceiver implements ReceiverEndpoint {
                     batchArrivalNs = System.nanoTime();
                     haveBatchTime = clockPerRead;
                 }
-                ByteBuf b = packet.content();
-                int length = b.readableBytes();
-                if (length < MessageHeader.LENGTH) {
-                    flow.onMessage(0, 0, 0, 0, length, batchArrivalNs);
-                    return;
-                }
-                int at = b.readerIndex();
-                long w0 = b.getLong(at + MessageHeader.WORD0_OFFSET);
-                long w1 = b.getLong(at + MessageHeader.WORD1_OFFSET);
-                long seq = b.getLong(at + MessageHeader.SEQUENCE_OFFSET);
-                long sendNs = b.getLong(at + MessageHeader.SEND_TIME_OFFSET);
-                if (flow.onMessage(w0, w1, seq, sendNs, length, batchArrivalNs) && echo) {
-                    reply(ctx, packet, w0, w1, seq, sendNs, length);
+                if (deliver(flow, packet.content(), batchArrivalNs) && echo) {
+                    reply(ctx, packet);
                 }
             } finally {
                 packet.release();

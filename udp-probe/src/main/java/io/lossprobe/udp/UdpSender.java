@@ -279,17 +279,7 @@ final class UdpSender implements SenderEndpoint {
             io.netty.buffer.ByteBufHolder holder = (io.netty.buffer.ByteBufHolder) msg;
             try {
                 if (replies != null) {
-                    ByteBuf b = holder.content();
-                    int length = b.readableBytes();
-                    long now = System.nanoTime();
-                    if (length < MessageHeader.LENGTH) {
-                        replies.onMessage(0, 0, 0, 0, length, now);
-                    } else {
-                        int at = b.readerIndex();
-                        replies.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET),
-                            b.getLong(at + MessageHeader.WORD1_OFFSET), b.getLong(at + MessageHeader.SEQUENCE_OFFSET),
-                            b.getLong(at + MessageHeader.SEND_TIME_OFFSET), length, now);
-                    }
+                    UdpReceiver.deliver(replies, holder.content(), System.nanoTime());
                 }
             } finally {
                 holder.release();
