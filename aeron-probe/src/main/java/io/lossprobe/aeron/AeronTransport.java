@@ -54,28 +54,30 @@ public final class AeronTransport implements Transport {
 
     @Override
     public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
-        AeronOptions options = AeronOptions.parse(spec.options());
+        return withDriver(spec.options(), driver -> AeronReceiver.open(spec, driver, this::release));
+    }
+
+    @Override
+    public SenderEndpoint openSender(SenderSpec spec) throws Exception {
+        return withDriver(spec.options(), driver -> AeronSender.open(spec, driver, this::release));
+    }
+
+    /** Opens an endpoint on the shared driver; the driver's reference is given back if opening fails. */
+    private <T> T withDriver(java.util.Map<String, String> rawOptions, EndpointOpener<T> opener) throws Exception {
+        AeronOptions options = AeronOptions.parse(rawOptions);
         reliable = options.reliable();
         AeronDriver driver = acquire(options);
         try {
-            return AeronReceiver.open(spec, driver, this::release);
+            return opener.open(driver);
         } catch (Exception | Error e) {
             release(driver);
             throw e;
         }
     }
 
-    @Override
-    public SenderEndpoint openSender(SenderSpec spec) throws Exception {
-        AeronOptions options = AeronOptions.parse(spec.options());
-        reliable = options.reliable();
-        AeronDriver driver = acquire(options);
-        try {
-            return AeronSender.open(spec, driver, this::release);
-        } catch (Exception | Error e) {
-            release(driver);
-            throw e;
-        }
+    @FunctionalInterface
+    private interface EndpointOpener<T> {
+        T open(AeronDriver driver) throws Exception;
     }
 
     private synchronized AeronDriver acquire(AeronOptions options) {
