@@ -17,7 +17,7 @@ import org.HdrHistogram.Histogram;
  * from any thread.
  */
 public final class FlowReceiver {
-    private static final long HIGHEST_DELAY_NS = 3_600_000_000_000L;
+    private static final long HIGHEST_DELAY_NS = Latency.HIGHEST_TRACKABLE_NS;
 
     private final int flowId;
     private final int runId;
@@ -26,8 +26,8 @@ public final class FlowReceiver {
     private final AtomicLongArray lateAfterClose;
     private final AtomicLong progress = new AtomicLong();
 
-    private final Histogram delay = new Histogram(HIGHEST_DELAY_NS, 2);
-    private final Histogram ipdv = new Histogram(HIGHEST_DELAY_NS, 2);
+    private final Histogram delay = Latency.newHistogram();
+    private final Histogram ipdv = Latency.newHistogram();
     private SequenceTracker tracker;
     private int step = -1;
     private boolean open;

@@ -201,8 +201,14 @@ public final class RunEngine {
         ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
         FlowReceiver.Summary[] replies = sender.closeReplies(step, sent);
         HostCounters.Sample after = HostCounters.sample();
-        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, before, after);
-        reportHistograms(name, step, receipt, replies, startEpochMs);
+        Histogram delay = merged(receipt.flows(), FlowReceiver.Summary::delay);
+        Histogram rtt = replies == null ? null : merged(replies, FlowReceiver.Summary::delay);
+        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, before, after);
+        long end = System.currentTimeMillis();
+        listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
+        if (rtt != null) {
+            listener.stepHistogram(name, step, "rtt", rtt, startEpochMs, end);
+        }
         return result;
     }
 
@@ -248,19 +254,17 @@ public final class RunEngine {
     }
 
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
-                                 ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies,
-                                 HostCounters.Sample before, HostCounters.Sample after) {
+                                 ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, Histogram delay,
+                                 Histogram rtt, HostCounters.Sample before, HostCounters.Sample after) {
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
         FlowReceiver.Summary[] summaries = receipt.flows();
         TransportReport rxReport = receipt.report();
         List<FlowResult> flowResults = new ArrayList<>();
-        Histogram rtt = new Histogram(3_600_000_000_000L, 2);
         List<Echo> echoes = new ArrayList<>();
         Counts totals = Counts.ZERO;
         List<LossBurst> bursts = new ArrayList<>();
-        Histogram delay = new Histogram(3_600_000_000_000L, 2);
-        Histogram ipdv = new Histogram(3_600_000_000_000L, 2);
+        Histogram ipdv = Latency.newHistogram();
         double jitterSum = 0;
         Long socketDropsTotal = null;
         long negativeDelays = 0;
@@ -283,7 +287,6 @@ public final class RunEngine {
             if (replies != null) {
                 FlowReceiver.Summary r = replies[i];
                 flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null));
-                rtt.add(r.delay());
                 echoes.add(flowEcho);
             }
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
@@ -291,7 +294,6 @@ public final class RunEngine {
                 flowEcho));
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
-            delay.add(s.delay());
             ipdv.add(s.ipdv());
             jitterSum += s.jitterNs();
             negativeDelays += s.negativeDelays();
@@ -328,21 +330,14 @@ public final class RunEngine {
             flowResults);
     }
 
-    private void reportHistograms(String name, int step, ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies,
-                                  long startEpochMs) {
-        long end = System.currentTimeMillis();
-        Histogram delay = new Histogram(3_600_000_000_000L, 2);
-        for (FlowReceiver.Summary s : receipt.flows()) {
-            delay.add(s.delay());
+    /** One step-wide histogram from the flows' own. */
+    private static Histogram merged(FlowReceiver.Summary[] flows,
+                                    java.util.function.Function<FlowReceiver.Summary, Histogram> which) {
+        Histogram h = Latency.newHistogram();
+        for (FlowReceiver.Summary s : flows) {
+            h.add(which.apply(s));
         }
-        listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
-        if (replies != null) {
-            Histogram rtt = new Histogram(3_600_000_000_000L, 2);
-            for (FlowReceiver.Summary s : replies) {
-                rtt.add(s.delay());
-            }
-            listener.stepHistogram(name, step, "rtt", rtt, startEpochMs, end);
-        }
+        return h;
     }
 
     private static Echo echo(long sent, long requestsReceived, FlowReceiver.Summary replies, long windowNs,

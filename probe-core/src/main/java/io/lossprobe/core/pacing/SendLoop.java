@@ -13,7 +13,7 @@ import org.HdrHistogram.Histogram;
  * sending thread until {@link #isDone()}; the clock is passed in, so tests drive it step by step.
  */
 public final class SendLoop {
-    private static final long HIGHEST_LAG_NS = 3_600_000_000_000L;
+    private static final long HIGHEST_LAG_NS = Latency.HIGHEST_TRACKABLE_NS;
 
     private final MessageWriter[] writers;
     private final long[] flowRates;
@@ -30,7 +30,7 @@ public final class SendLoop {
     private final long[] accepted;
     private final long[] refused;
     private final long[] failedBaseline;
-    private final Histogram lag = new Histogram(HIGHEST_LAG_NS, 2);
+    private final Histogram lag = Latency.newHistogram();
     private final AtomicLong sentProgress = new AtomicLong();
 
     private boolean warming;

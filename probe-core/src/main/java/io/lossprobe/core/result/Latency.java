@@ -14,6 +14,13 @@ public record Latency(long count, double meanNs, long minNs, long p50Ns, long p9
                       long maxNs, Boolean offsetFree) {
 
     public static final Latency EMPTY = new Latency(0, 0, 0, 0, 0, 0, 0, 0, null);
+    /** Largest value any lossprobe histogram tracks: one hour in ns (larger values are clamped to it). */
+    public static final long HIGHEST_TRACKABLE_NS = 3_600_000_000_000L;
+
+    /** The histogram every delay, lag, IPDV and round trip is recorded in: ns, 2 significant digits (1%). */
+    public static Histogram newHistogram() {
+        return new Histogram(HIGHEST_TRACKABLE_NS, 2);
+    }
 
     /** The distribution shifted so its minimum is 0: delay in excess of the smallest seen (offset-free). */
     public static Latency excessOverMin(Histogram h) {
