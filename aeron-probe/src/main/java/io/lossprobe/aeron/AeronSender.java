@@ -3,7 +3,6 @@ package io.lossprobe.aeron;
 import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
-import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
@@ -11,16 +10,13 @@ import io.lossprobe.core.transport.TransportReport;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 
 /**
  * One exclusive publication per flow towards {@code host:basePort+i}, written by the send loop on one sending
@@ -35,8 +31,6 @@ final class AeronSender implements SenderEndpoint {
     static final String THREAD_NAME = "lossprobe-aeron-tx";
     static final String REPLY_NAKS_SENT = "aeron.replyNaksSent";
     static final String REPLY_LOSS_REPORT_BYTES = "aeron.replyLossReportBytes";
-    /** Shorter waits than this are spent in the idle strategy's spin/yield/short park instead of one park. */
-    private static final long PARK_THRESHOLD_NS = 50_000;
 
     private final AeronDriver driver;
     private final Consumer<AeronDriver> release;
@@ -46,7 +40,8 @@ final class AeronSender implements SenderEndpoint {
     private final ReceivePoller replyPoller;
     private final AgentRunner replyRunner;
     private final AeronWriter[] writers;
-    private final ExecutorService thread;
+    /** The sending thread: the engine's send driver runs the send loop here, one cycle per task. */
+    private final ScheduledExecutorService thread;
     private final DriverCounters counters;
     private final Map<String, Long> environment;
     private long[] nakAtStart;
@@ -71,7 +66,7 @@ final class AeronSender implements SenderEndpoint {
         this.replyPoller = replyPoller;
         this.replyRunner = replyRunner;
         this.counters = new DriverCounters(driver, DriverCounters.SENDER);
-        this.thread = Executors.newSingleThreadExecutor(r -> {
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, THREAD_NAME);
             t.setDaemon(true);
             return t;
@@ -203,44 +198,13 @@ final class AeronSender implements SenderEndpoint {
         return writers[flow];
     }
 
+    /**
+     * A thread of its own: Aeron's driver sends the committed frames, so the writers only claim and commit. While
+     * every flow is back-pressured the driver backs off by the pacing's blocked back-off.
+     */
     @Override
-    public CompletableFuture<Void> drive(SendLoop loop) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        thread.execute(() -> {
-            try {
-                run(loop);
-                done.complete(null);
-            } catch (Throwable t) {
-                done.completeExceptionally(t);
-            }
-        });
-        return done;
-    }
-
-    /** Sends what is due; parks until the next message is due, backs off while every flow is back-pressured. */
-    private static void run(SendLoop loop) throws InterruptedException {
-        IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 100_000);
-        while (true) {
-            long now = System.nanoTime();
-            int work = loop.doWork(now);
-            if (loop.isDone()) {
-                return;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("Aeron send loop interrupted");
-            }
-            if (work > 0) {
-                idle.reset();
-                continue;
-            }
-            now = System.nanoTime();
-            long waitNs = loop.nextDueNs(now) - now;
-            if (waitNs > PARK_THRESHOLD_NS) {
-                LockSupport.parkNanos(waitNs);
-            } else {
-                idle.idle(0);
-            }
-        }
+    public ScheduledExecutorService sendExecutor() {
+        return thread;
     }
 
     @Override

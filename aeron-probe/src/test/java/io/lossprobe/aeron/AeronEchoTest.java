@@ -105,7 +105,7 @@ class AeronEchoTest {
         try (AeronReceiver rx = (AeronReceiver) transport.openReceiver(
                 new ReceiverSpec(plan, AeronRuns.LOOPBACK, flows, options, null));
              AeronSender tx = (AeronSender) transport.openSender(
-                 new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies))) {
+                 new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies, null))) {
             rx.beginStep(0);
             rx.onReceiveThread(() -> flows[0].beginStep(0, 4096));
             tx.onReplyThread(() -> replies[0].beginStep(0, 4096));

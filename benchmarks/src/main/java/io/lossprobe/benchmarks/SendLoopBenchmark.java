@@ -53,7 +53,7 @@ public class SendLoopBenchmark {
         Arrays.fill(writers, writer);
         long[] rates = new long[flows];
         Arrays.fill(rates, flowRate);
-        loop = new SendLoop(writers, 7, 0, 64, rates, 0, WINDOW_NS, BATCH_LIMIT, SendFilter.NONE);
+        loop = new SendLoop(writers, 7, 0, 64, rates, 0, WINDOW_NS, BATCH_LIMIT, SendFilter.NONE, null);
         nowNs = 1_000_000_000L;
         loop.start(nowNs);
         stepNs = flowRate == 0 ? 0 : BATCH_LIMIT * 1_000_000_000L / flowRate;

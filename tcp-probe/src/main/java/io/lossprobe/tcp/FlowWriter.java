@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -25,12 +26,12 @@ import java.util.Map;
  *
  * <p>A dead connection (reset, broken pipe, closed by the peer) makes every later message {@link #REFUSED}, so
  * the flow's shortfall shows as {@code sendFailed}, not as a sender that could not keep up; the other flows are
- * untouched. Messages accepted but not wholly handed to the kernel when it died are counted
- * {@link #failedAfterAccept}; messages the kernel had taken and lost with the connection count as lost. The
- * sender reconnects the flow at the next step.
+ * untouched. Messages accepted but not wholly handed to the kernel when it died are reported to the step's failure
+ * ledger by sequence range (a batch holds consecutive wire sequences of one step, so the range is exact);
+ * messages the kernel had taken and lost with the connection count as lost. The sender reconnects the flow at
+ * the next step.
  *
- * <p>Everything runs on the sender's event loop, which also runs the send loop; only {@link #failedAfterAccept}
- * is read from elsewhere.
+ * <p>Everything runs on the sender's event loop, which also runs the send loop.
  */
 final class FlowWriter implements MessageWriter, ChannelFutureListener {
     static final String TOTAL_RETRANS = "tcp.totalRetrans";
@@ -46,6 +47,8 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
 
     private static final int BATCH_BYTES = 64 * 1024;
 
+    private final int flow;
+    private final SendFailureListener sendFailures;
     private final int messageLength;
     private final int padding;
     private final int batchCapacity;
@@ -58,8 +61,11 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private Throwable firstError;
     private boolean closing;
     private ByteBuf batch;
+    /** The batch's first wire sequence and header word 1 (run, step); data or warm-up. */
+    private long batchFirst;
+    private long batchWord1;
+    private boolean batchIsData;
     private boolean blocked;
-    private volatile long failedAfterAccept;
 
     // Since the last report.
     private long blockedEpisodes;
@@ -78,7 +84,9 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private long reordering;
     private long sndCwnd;
 
-    FlowWriter(int messageLength) {
+    FlowWriter(int flow, int messageLength, SendFailureListener failures) {
+        this.flow = flow;
+        this.sendFailures = failures;
         this.messageLength = messageLength;
         this.padding = messageLength - MessageHeader.LENGTH;
         this.batchCapacity = Math.max(messageLength, BATCH_BYTES / messageLength * messageLength);
@@ -95,8 +103,14 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             return notWritable();
         }
         blocked = false;
+        if (batch != null && (sequence != batchFirst + batch.readableBytes() / messageLength || word1 != batchWord1)) {
+            writeBatch(); // a batch is one run of consecutive sequences of one step
+        }
         if (batch == null) {
             batch = channel.alloc().directBuffer(Math.min(batchCapacity, 16 * messageLength), batchCapacity);
+            batchFirst = sequence;
+            batchWord1 = word1;
+            batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
         batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeZero(padding);
         if (batch.maxWritableBytes() < messageLength) {
@@ -128,7 +142,8 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private void writeBatch() {
         ByteBuf b = batch;
         batch = null;
-        BatchPromise promise = new BatchPromise(channel, b);
+        BatchPromise promise = new BatchPromise(channel, b, batchIsData, MessageHeader.step(batchWord1), batchFirst,
+            b.readableBytes() / messageLength);
         promise.addListener(this);
         channel.write(b, promise);
         ChannelOutboundBuffer queue = channel.unsafe().outboundBuffer();
@@ -146,18 +161,15 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         BatchPromise promise = (BatchPromise) future;
         ByteBuf b = promise.batch;
         if (!future.isSuccess()) {
-            // Netty advances the reader index past what the kernel took, so what remains never left: whole
-            // messages, and the one cut in half, which the receiver can never complete.
-            int unsent = b.readableBytes();
-            failedAfterAccept += (unsent + messageLength - 1) / messageLength;
+            // Netty advances the reader index past what the kernel took, so what remains never left: the batch's
+            // last whole messages, and the one cut in half, which the receiver can never complete.
+            int unsent = (b.readableBytes() + messageLength - 1) / messageLength;
+            if (promise.data && unsent > 0) {
+                sendFailures.failed(flow, promise.step, promise.first + promise.messages - unsent, unsent);
+            }
             onError(promise.channel(), future.cause());
         }
         b.release();
-    }
-
-    @Override
-    public long failedAfterAccept() {
-        return failedAfterAccept;
     }
 
     /** Uses {@code ch} from now on (the first connection, or a reconnect). */
@@ -223,7 +235,10 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         }
         if (batch != null) {
             // Accepted, never written: the connection went before the flush.
-            failedAfterAccept += batch.readableBytes() / messageLength;
+            if (batchIsData) {
+                sendFailures.failed(flow, MessageHeader.step(batchWord1), batchFirst,
+                    batch.readableBytes() / messageLength);
+            }
             batch.release();
             batch = null;
         }
@@ -320,13 +335,24 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         };
     }
 
-    /** One batch's promise: keeps the batch (retained) so a failure can tell how much of it never left. */
+    /**
+     * One batch's promise: keeps the batch (retained) so a failure can tell how much of it never left, and which
+     * sequences those were.
+     */
     private static final class BatchPromise extends DefaultChannelPromise {
         final ByteBuf batch;
+        final boolean data;
+        final int step;
+        final long first;
+        final int messages;
 
-        BatchPromise(Channel channel, ByteBuf batch) {
+        BatchPromise(Channel channel, ByteBuf batch, boolean data, int step, long first, int messages) {
             super(channel);
             this.batch = batch.retain();
+            this.data = data;
+            this.step = step;
+            this.first = first;
+            this.messages = messages;
         }
     }
 }

@@ -1,8 +1,6 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.pacing.SendLoop;
-import io.lossprobe.core.pacing.SendLoopDriver;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
@@ -30,7 +28,6 @@ import java.util.concurrent.TimeUnit;
  * plain calls on the connection's own thread: each flush is one write (or writev) syscall per flow per cycle.
  */
 final class TcpSender implements SenderEndpoint {
-    /** Below this the loop runs again at once instead of arming a timer. */
     private static final int CONNECT_TIMEOUT_MS = 5_000;
 
     private final EventLoopGroup group;
@@ -57,7 +54,7 @@ final class TcpSender implements SenderEndpoint {
         int flows = spec.plan().ports();
         FlowWriter[] writers = new FlowWriter[flows];
         for (int i = 0; i < flows; i++) {
-            writers[i] = new FlowWriter(spec.plan().messageSize());
+            writers[i] = new FlowWriter(i, spec.plan().messageSize(), spec.failures());
         }
         EventLoopGroup group = settings.io().newGroup("lossprobe-tcp-tx");
         Bootstrap b = new Bootstrap().group(group).channel(settings.io().socketChannel())
@@ -152,9 +149,10 @@ final class TcpSender implements SenderEndpoint {
         }
     }
 
+    /** The connections' one event loop: it runs the send loop and completes every write. */
     @Override
-    public CompletableFuture<Void> drive(SendLoop sendLoop) {
-        return SendLoopDriver.drive(sendLoop, loop);
+    public java.util.concurrent.ScheduledExecutorService sendExecutor() {
+        return loop;
     }
 
     @Override

@@ -90,7 +90,7 @@ class TcpBackPressureTest {
             Map<String, Long> tcp = flow.transport();
             assertThat(tcp.get(FlowWriter.WRITE_BLOCKED_EPISODES)).as("flow %d blocked", flow.flow()).isPositive();
             // Bounded: Netty's queue never held more than the high water mark plus the one batch being written.
-            long bound = SMALL_BUFFER + new FlowWriter(SIZE).batchCapacity();
+            long bound = SMALL_BUFFER + new FlowWriter(0, SIZE, null).batchCapacity();
             assertThat(tcp.get(FlowWriter.MAX_QUEUED_BYTES)).as("flow %d queued bytes", flow.flow())
                 .isPositive().isLessThanOrEqualTo(bound);
             assertThat(tcp.get(FlowWriter.CONNECTION_FAILURES)).isZero();

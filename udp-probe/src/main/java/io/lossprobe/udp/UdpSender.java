@@ -1,7 +1,8 @@
 package io.lossprobe.udp;
 
-import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.transport.SendFailureListener;
+import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.wire.MessageHeader;
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -24,7 +26,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,11 +33,7 @@ import java.util.concurrent.TimeUnit;
  * Netty's outbound buffer and each flow's flush goes out as one sendmmsg.
  */
 final class UdpSender implements SenderEndpoint {
-    /** Below this the loop runs again at once instead of arming a timer. */
-    private static final long SPIN_NS = 10_000;
-    /** The send loop's per-flow batch limit (the engine's BATCH_LIMIT): a cycle that full on every flow is behind. */
-    private static final int FULL_BATCH = 64;
-    /** Shortest gap between the starts of two send cycles that are not behind (see {@link #drive}). */
+    /** Shortest gap between the starts of two send cycles that are not behind (see {@link #pacing}). */
     static final long DEFAULT_MIN_CYCLE_NS = 50_000;
     /** Linux's UDP_MAX_SEGMENTS before 6.9 (128 after); the smaller value works on every GSO kernel. */
     static final int MAX_GSO_SEGMENTS = 64;
@@ -73,7 +70,7 @@ final class UdpSender implements SenderEndpoint {
         Writer[] writers = new Writer[flows];
         try {
             for (int i = 0; i < flows; i++) {
-                Writer writer = new Writer(spec.plan().messageSize(), messagesPerBuffer);
+                Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures());
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_SNDBUF, sndbuf)
@@ -128,42 +125,21 @@ final class UdpSender implements SenderEndpoint {
         return writers[flow];
     }
 
+    /** The senders' one event loop: it runs the send loop and completes every write. */
+    @Override
+    public java.util.concurrent.ScheduledExecutorService sendExecutor() {
+        return loop;
+    }
+
     /**
-     * Runs the send loop on the event loop. A cycle that sent a full batch on every flow is behind, so the next runs
-     * at once. Otherwise the next cycle starts no sooner than {@code minCycleNs} after this one began: at a few
-     * hundred thousand messages per second a cycle every few microseconds would send one message per syscall and
-     * wake the receiver once per message; waiting lets each flow's messages leave as one GSO batch. Messages keep
-     * their intended send times, so the wait shows in delay and sender lag.
+     * A minimum cycle of {@code minCycleNs}: at a few hundred thousand messages per second a cycle every few
+     * microseconds would send one message per syscall and wake the receiver once per message; waiting lets each
+     * flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows in delay
+     * and sender lag. A cycle that was full on every flow is behind and is followed at once.
      */
     @Override
-    public CompletableFuture<Void> drive(SendLoop sendLoop) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        long fullCycle = (long) sendLoop.flows() * FULL_BATCH;
-        loop.execute(new Runnable() {
-            @Override
-            public void run() {
-                try {
-                    long cycleStart = System.nanoTime();
-                    int sent = sendLoop.doWork(cycleStart);
-                    if (sendLoop.isDone()) {
-                        done.complete(null);
-                        return;
-                    }
-                    long now = System.nanoTime();
-                    long nextDue = sendLoop.nextDueNs(now);
-                    long wakeAt = sent >= fullCycle ? nextDue : Math.max(nextDue, cycleStart + minCycleNs);
-                    long wait = wakeAt - now;
-                    if (wait <= SPIN_NS) {
-                        loop.execute(this);
-                    } else {
-                        loop.schedule(this, wait, TimeUnit.NANOSECONDS);
-                    }
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
-                }
-            }
-        });
-        return done;
+    public SendPacing pacing() {
+        return SendPacing.DEFAULT.withMinCycleNs(minCycleNs);
     }
 
     @Override
@@ -192,24 +168,32 @@ final class UdpSender implements SenderEndpoint {
      * message. On loopback the receiving socket (without UDP_GRO) gets the segments as separate datagrams, so its
      * drop counter still counts datagrams. Without GSO each message is its own buffer and datagram.
      *
-     * <p>Errors of an accepted write arrive later, through the write's {@link BatchPromise}: every message of that
-     * write failed, and is counted as failed after accept. Nothing else counts: an error surfacing on a read (an
-     * ICMP port unreachable, say) says nothing about which message, if any, was not sent.
+     * <p>Errors of an accepted write arrive later, through the write's {@link BatchPromise} (during the flush, on
+     * this event loop): every message of that write failed, and its sequence range is reported to the step's
+     * failure ledger. A batch holds consecutive wire sequences only, so its range is exact. Nothing else counts: an
+     * error surfacing on a read (an ICMP port unreachable, say) says nothing about which message, if any, was not
+     * sent.
      */
     static final class Writer extends ChannelInboundHandlerAdapter implements MessageWriter {
+        private final int flow;
         private final int size;
         private final int messagesPerBuffer;
-        private final ChannelFutureListener countBatchFailure = this::countBatchFailure;
+        private final SendFailureListener failures;
+        private final ChannelFutureListener reportBatchFailure = this::reportBatchFailure;
         private Channel channel;
         private InetSocketAddress localAddress;
         private ByteBuf batch;
         private int inBatch;
-        private long failedAfterAccept;
+        private long batchFirst;
+        private long batchWord1;
+        private boolean batchIsData;
 
         /** @param messagesPerBuffer messages per GSO send; 1 sends one datagram per write (no GSO) */
-        Writer(int size, int messagesPerBuffer) {
+        Writer(int flow, int size, int messagesPerBuffer, SendFailureListener failures) {
+            this.flow = flow;
             this.size = size;
             this.messagesPerBuffer = messagesPerBuffer;
+            this.failures = failures;
         }
 
         void attach(Channel channel) {
@@ -219,12 +203,18 @@ final class UdpSender implements SenderEndpoint {
 
         @Override
         public int write(long word0, long word1, long sequence, long sendTimeNs) {
+            if (batch != null && (sequence != batchFirst + inBatch || word1 != batchWord1)) {
+                emit(); // a batch is one run of consecutive sequences, so a failure names exactly its messages
+            }
             if (batch == null) {
                 // The batch under construction is bounded (one buffer), so checking here bounds the memory queued.
                 if (!channel.isWritable()) {
                     return BLOCKED;
                 }
                 batch = channel.alloc().directBuffer(size * messagesPerBuffer);
+                batchFirst = sequence;
+                batchWord1 = word1;
+                batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
             }
             ByteBuf b = batch;
             b.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
@@ -243,7 +233,11 @@ final class UdpSender implements SenderEndpoint {
             // No recipient: the socket is connected, so the kernel uses its cached route (sender is a placeholder
             // that Netty's envelope requires when the recipient is null).
             Object packet = messages == 1 ? b : new SegmentedDatagramPacket(b, size, null, localAddress);
-            channel.write(packet, new BatchPromise(channel, messages).addListener(countBatchFailure));
+            ChannelPromise promise = batchIsData
+                ? new BatchPromise(channel, MessageHeader.step(batchWord1), batchFirst, messages)
+                    .addListener(reportBatchFailure)
+                : channel.voidPromise(); // a warm-up message that fails is no one's loss
+            channel.write(packet, promise);
         }
 
         @Override
@@ -254,14 +248,10 @@ final class UdpSender implements SenderEndpoint {
             channel.flush();
         }
 
-        @Override
-        public long failedAfterAccept() {
-            return failedAfterAccept;
-        }
-
-        private void countBatchFailure(ChannelFuture future) {
+        private void reportBatchFailure(ChannelFuture future) {
             if (!future.isSuccess()) {
-                failedAfterAccept += ((BatchPromise) future).messages;
+                BatchPromise b = (BatchPromise) future;
+                failures.failed(flow, b.step, b.firstSequence, b.messages);
             }
         }
 
@@ -287,12 +277,16 @@ final class UdpSender implements SenderEndpoint {
         }
     }
 
-    /** A write's promise that knows how many messages the write carries. */
+    /** A write's promise that knows which messages the write carries. */
     private static final class BatchPromise extends DefaultChannelPromise {
+        final int step;
+        final long firstSequence;
         final int messages;
 
-        BatchPromise(Channel channel, int messages) {
+        BatchPromise(Channel channel, int step, long firstSequence, int messages) {
             super(channel, channel.eventLoop());
+            this.step = step;
+            this.firstSequence = firstSequence;
             this.messages = messages;
         }
     }

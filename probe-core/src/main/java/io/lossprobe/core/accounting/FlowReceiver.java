@@ -24,11 +24,16 @@ public final class FlowReceiver {
     private final int dataKind;
     private final int messageLength;
     private final AtomicLongArray lateAfterClose;
+    private final AtomicLongArray lateDuplicatesAfterClose;
     private final AtomicLong progress = new AtomicLong();
 
     private final Histogram delay = Latency.newHistogram();
     private final Histogram ipdv = Latency.newHistogram();
     private SequenceTracker tracker;
+    /** The last closed step's tracker, kept to classify that step's late arrivals; its wire end. */
+    private SequenceTracker closedTracker;
+    private int closedStep = -1;
+    private long closedWireEnd;
     private int step = -1;
     private boolean open;
     private long corrupt;
@@ -61,6 +66,7 @@ public final class FlowReceiver {
         this.runId = runId;
         this.messageLength = messageLength;
         this.lateAfterClose = new AtomicLongArray(Math.max(1, steps));
+        this.lateDuplicatesAfterClose = new AtomicLongArray(Math.max(1, steps));
     }
 
     /**
@@ -87,8 +93,16 @@ public final class FlowReceiver {
 
     /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */
     public void beginStep(int step, int windowBits) {
+        beginStep(step, windowBits, null);
+    }
+
+    /**
+     * Starts counting step {@code step} with a fresh tracker of {@code windowBits}, skipping the sequence numbers
+     * the sender reports in {@code failed} as never sent (read as they are added; null: none).
+     */
+    public void beginStep(int step, int windowBits, FailedRanges failed) {
         this.step = step;
-        this.tracker = new SequenceTracker(windowBits);
+        this.tracker = new SequenceTracker(windowBits, failed);
         this.open = true;
         corrupt = 0;
         warmup = 0;
@@ -132,11 +146,7 @@ public final class FlowReceiver {
             return false;
         }
         if (!open || msgStep != step) {
-            if (msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open))) {
-                lateAfterClose.incrementAndGet(msgStep);
-            } else {
-                corrupt++; // a step this receiver has not begun: not a message of this run's schedule
-            }
+            onClosedStep(msgStep, sequence);
             return false;
         }
         int outcome = tracker.onSequence(sequence);
@@ -146,6 +156,28 @@ public final class FlowReceiver {
             return !replyFilter.drop(flowId, sequence);
         }
         return false;
+    }
+
+    /** A data message for a step that closed: late (a first arrival, counted lost there) or a late duplicate. */
+    private void onClosedStep(int msgStep, long sequence) {
+        boolean closed = msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open));
+        if (!closed) {
+            corrupt++; // a step this receiver has not begun: not a message of this run's schedule
+            return;
+        }
+        if (msgStep != closedStep || closedTracker == null) {
+            lateAfterClose.incrementAndGet(msgStep); // older than the last closed step: assumed a first arrival
+            return;
+        }
+        if (sequence >= closedWireEnd) {
+            corrupt++; // the sender never put this number on the wire
+            return;
+        }
+        if (closedTracker.classifyLate(sequence) == SequenceTracker.LATE_DUPLICATE) {
+            lateDuplicatesAfterClose.incrementAndGet(msgStep);
+        } else {
+            lateAfterClose.incrementAndGet(msgStep);
+        }
     }
 
     private void recordDelay(long rawTransit) {
@@ -177,15 +209,19 @@ public final class FlowReceiver {
     }
 
     /**
-     * Closes the step: every sequence number below {@code sent} is now received or lost; arrivals for this step
-     * from now on count as late.
+     * Closes the step: every wire sequence number below {@code wireEnd} (the sender's sent plus failed) is now
+     * received, lost or skipped as failed; arrivals for this step from now on count as late.
      */
-    public Summary closeStep(long sent) {
+    public Summary closeStep(long wireEnd) {
         open = false;
-        tracker.finish(sent);
-        return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.tooOld(),
-            corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(), tracker.bursts().toResult(), delay.copy(),
-            ipdv.copy(), jitter, negativeDelays, minTransit == Long.MAX_VALUE ? 0 : minTransit);
+        tracker.finish(wireEnd);
+        closedTracker = tracker;
+        closedStep = step;
+        closedWireEnd = wireEnd;
+        return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
+            tracker.lateDuplicates(), corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(),
+            tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, negativeDelays,
+            minTransit == Long.MAX_VALUE ? 0 : minTransit);
     }
 
     /** Distinct messages received so far in the open step; safe from any thread. */
@@ -193,9 +229,14 @@ public final class FlowReceiver {
         return progress.get();
     }
 
-    /** Arrivals for {@code step} after it closed; safe from any thread. */
+    /** First arrivals for {@code step} after it closed (counted lost there); safe from any thread. */
     public long lateAfterClose(int step) {
         return lateAfterClose.get(step);
+    }
+
+    /** Duplicates for {@code step} that arrived after it closed; safe from any thread. */
+    public long lateDuplicatesAfterClose(int step) {
+        return lateDuplicatesAfterClose.get(step);
     }
 
     public int flowId() {
@@ -205,13 +246,16 @@ public final class FlowReceiver {
     /**
      * What one step's receive side counted for one flow.
      *
-     * @param tooOld        arrivals beyond the tracking window (counted late)
-     * @param lostInRuns    sequence numbers below {@code sent} never received (equals sent - received unless
-     *                      something arrived with a sequence number the sender never sent)
+     * @param late           first arrivals of numbers already finalised as missing (behind the tracking window):
+     *                       counted lost, and late
+     * @param lateDuplicates arrivals behind the window of numbers already received
+     * @param lostInRuns     sequence numbers below the wire end finalised as missing, summed over loss runs: an
+     *                       independent count of loss that must equal sent - received
      * @param delay         one-way delay histogram (ns); values below zero are counted in negativeDelays
      * @param minTransitNs  smallest receive-minus-send difference (for offset-free delay across hosts)
      */
-    public record Summary(int step, long received, long duplicates, long reordered, long tooOld, long corrupt,
+    public record Summary(int step, long received, long duplicates, long reordered, long late,
+                          long lateDuplicates, long corrupt,
                           long warmup, long lossEvents, long lostInRuns, LossBurst lossBurst, Histogram delay,
                           Histogram ipdv, double jitterNs, long negativeDelays, long minTransitNs) {
 

@@ -11,9 +11,15 @@ package io.lossprobe.core.accounting;
  *   <li>{@code received}: distinct sequence numbers that arrived inside the window.</li>
  *   <li>{@code duplicates}: arrivals of a sequence number already received.</li>
  *   <li>{@code reordered}: first arrivals of a sequence number lower than one already received (RFC 4737).</li>
- *   <li>{@code tooOld}: arrivals more than the window behind the highest sequence number. Whether they were
- *   duplicates can no longer be known, so they are not received; they count as late (and so as lost).</li>
+ *   <li>{@code late}: first arrivals of a sequence number already finalised as missing (more than the window
+ *   behind the highest): counted lost, and late (RFC 7680).</li>
+ *   <li>{@code lateDuplicates}: arrivals of a sequence number already finalised as received.</li>
  * </ul>
+ *
+ * <p>Sequence numbers the sender reports as failed ({@link FailedRanges}) are skipped when finalised: neither
+ * received nor lost, and a loss run continues across them. Every number finalised as missing is remembered in
+ * ranges (bounded, {@link MissingRanges}) so late arrivals can be classified; the remembered ranges also serve
+ * late arrivals after the step closed ({@link #classifyLate}).
  *
  * <p>Not thread-safe: one receiving thread owns a tracker.
  */
@@ -23,7 +29,12 @@ public final class SequenceTracker {
     /** A first arrival of a sequence number lower than the highest seen. */
     public static final int REORDERED = 1;
     public static final int DUPLICATE = 2;
-    public static final int TOO_OLD = 3;
+    /** A first arrival of a number already finalised as missing: lost, and late. */
+    public static final int LATE = 3;
+    /** An arrival of a number already finalised as received. */
+    public static final int LATE_DUPLICATE = 4;
+    /** An arrival of a finalised number the tracker no longer remembers (counted late). */
+    public static final int LATE_UNKNOWN = 5;
 
     private final long[] words;
     private final int wordMask;
@@ -35,15 +46,28 @@ public final class SequenceTracker {
     private long received;
     private long duplicates;
     private long reordered;
-    private long tooOld;
+    private long late;
+    private long lateDuplicates;
+    private long lateUnknown;
+    private final FailedRanges skipped;
+    private int skipCursor;
+    private final MissingRanges missing = new MissingRanges();
 
     /** Length of the run of lost sequence numbers ending just below {@link #base}. */
     private long openRun;
     private long lostFinal;
     private final LossBurstHistogram bursts = new LossBurstHistogram();
 
-    /** @param windowBits sequence numbers tracked behind the highest; a power of two, at least 64 */
     public SequenceTracker(int windowBits) {
+        this(windowBits, null);
+    }
+
+    /**
+     * @param windowBits sequence numbers tracked behind the highest; a power of two, at least 64
+     * @param skipped    sequence numbers the sender reports as never sent (null: none); read as they are added
+     */
+    public SequenceTracker(int windowBits, FailedRanges skipped) {
+        this.skipped = skipped;
         if (windowBits < 64 || Integer.bitCount(windowBits) != 1) {
             throw new IllegalArgumentException("window must be a power of two >= 64: " + windowBits);
         }
@@ -60,11 +84,15 @@ public final class SequenceTracker {
         return (int) (bits < clamped ? bits << 1 : bits);
     }
 
-    /** Records one arrival; returns {@link #NEW}, {@link #REORDERED}, {@link #DUPLICATE} or {@link #TOO_OLD}. */
+    /**
+     * Records one arrival; returns {@link #NEW}, {@link #REORDERED}, {@link #DUPLICATE}, or for a number behind the
+     * window {@link #LATE}, {@link #LATE_DUPLICATE} or {@link #LATE_UNKNOWN}.
+     */
     public int onSequence(long seq) {
         if (seq < base) {
-            tooOld++;
-            return TOO_OLD;
+            int late = classifyLate(seq);
+            countLate(late);
+            return late;
         }
         if (seq - base >= windowBits) {
             slideToInclude(seq);
@@ -86,6 +114,28 @@ public final class SequenceTracker {
         return NEW;
     }
 
+    /**
+     * Classifies an arrival of a number already finalised (behind the window, or after {@link #finish}): a late
+     * first arrival is taken out of the missing numbers, so a second copy is a late duplicate. Does not count it.
+     */
+    public int classifyLate(long seq) {
+        return switch (missing.classify(seq)) {
+            case MissingRanges.FIRST -> LATE;
+            case MissingRanges.DUPLICATE -> LATE_DUPLICATE;
+            default -> LATE_UNKNOWN;
+        };
+    }
+
+    private void countLate(int outcome) {
+        if (outcome == LATE) {
+            late++;
+        } else if (outcome == LATE_DUPLICATE) {
+            lateDuplicates++;
+        } else {
+            lateUnknown++;
+        }
+    }
+
     private void slideToInclude(long seq) {
         long newBase = (((seq >>> 6) + 1) << 6) - windowBits;
         long oldEnd = base + windowBits;
@@ -96,30 +146,41 @@ public final class SequenceTracker {
             base += 64;
         }
         if (base < newBase) {
-            // Whole words beyond the old window were never received: one run, no need to walk it.
-            openRun += newBase - base;
-            base = newBase;
+            jumpMissing(newBase);
         }
     }
 
-    /** Closes the accounting: every sequence number below {@code sent} is now received or lost. */
-    public void finish(long sent) {
+    /** Whole words beyond the window were never received: one run up to {@code newBase}, not walked bit by bit. */
+    private void jumpMissing(long newBase) {
+        long skippedHere = skipped == null ? 0 : skipped.countIn(base, newBase);
+        openRun += newBase - base - skippedHere;
+        missing.add(base, newBase);
+        base = newBase;
+    }
+
+    /**
+     * Closes the accounting: every sequence number below {@code wireEnd} (the sender's sent plus failed) is now
+     * received, lost, or skipped as failed.
+     */
+    public void finish(long wireEnd) {
         long end = base + windowBits;
-        while (base < sent && base < end) {
+        while (base < wireEnd && base < end) {
             int index = (int) (base >>> 6) & wordMask;
-            int bits = (int) Math.min(64, sent - base);
+            int bits = (int) Math.min(64, wireEnd - base);
             finalizeBits(words[index], bits);
             words[index] = 0;
             base += 64;
         }
-        if (base < sent) {
-            openRun += sent - base;
-            base = sent;
+        if (base < wireEnd) {
+            jumpMissing(wireEnd);
         }
         closeRun();
     }
 
-    /** Walks {@code bits} low bits of a window word in sequence order, extending or closing loss runs. */
+    /**
+     * Walks {@code bits} low bits of the window word at {@link #base} in sequence order, extending or closing loss
+     * runs and remembering the missing numbers; numbers the sender reported as failed are skipped.
+     */
     private void finalizeBits(long word, int bits) {
         long mask = bits == 64 ? -1L : (1L << bits) - 1;
         long present = word & mask;
@@ -127,8 +188,14 @@ public final class SequenceTracker {
             closeRun();
             return;
         }
+        long skip = skippedMask(base) & mask & ~present;
+        if (skip != 0) {
+            finalizeSkipping(present, skip, bits);
+            return;
+        }
         if (present == 0) {
             openRun += bits;
+            missing.add(base, base + bits);
             return;
         }
         int pos = 0;
@@ -137,6 +204,7 @@ public final class SequenceTracker {
             if ((rest & 1) == 0) {
                 int zeros = rest == 0 ? bits - pos : Math.min(bits - pos, Long.numberOfTrailingZeros(rest));
                 openRun += zeros;
+                missing.add(base + pos, base + pos + zeros);
                 pos += zeros;
             } else {
                 closeRun();
@@ -144,6 +212,42 @@ public final class SequenceTracker {
                 pos += ones;
             }
         }
+    }
+
+    /** The rare word with failed numbers in it, bit by bit: a skipped number neither extends nor closes a run. */
+    private void finalizeSkipping(long present, long skip, int bits) {
+        for (int pos = 0; pos < bits; pos++) {
+            long bit = 1L << pos;
+            if ((skip & bit) != 0) {
+                continue;
+            }
+            if ((present & bit) != 0) {
+                closeRun();
+            } else {
+                openRun++;
+                missing.add(base + pos, base + pos + 1);
+            }
+        }
+    }
+
+    /** Bits of the 64 numbers from {@code wordBase} that lie in a failed range. */
+    private long skippedMask(long wordBase) {
+        if (skipped == null) {
+            return 0;
+        }
+        int n = skipped.size();
+        while (skipCursor < n && skipped.end(skipCursor) <= wordBase) {
+            skipCursor++;
+        }
+        long mask = 0;
+        long wordEnd = wordBase + 64;
+        for (int i = skipCursor; i < n && skipped.first(i) < wordEnd; i++) {
+            int lo = (int) (Math.max(skipped.first(i), wordBase) - wordBase);
+            int hi = (int) (Math.min(skipped.end(i), wordEnd) - wordBase);
+            long upTo = hi == 64 ? -1L : (1L << hi) - 1;
+            mask |= upTo & ~((1L << lo) - 1);
+        }
+        return mask;
     }
 
     private void closeRun() {
@@ -166,15 +270,26 @@ public final class SequenceTracker {
         return reordered;
     }
 
-    public long tooOld() {
-        return tooOld;
+    /** First arrivals of numbers already finalised as missing (counted lost too). */
+    public long late() {
+        return late + lateUnknown;
+    }
+
+    /** Arrivals of numbers already finalised as received. */
+    public long lateDuplicates() {
+        return lateDuplicates;
+    }
+
+    /** Late arrivals of numbers no longer remembered, counted in {@link #late()}; zero unless loss was extreme. */
+    public long lateUnknown() {
+        return lateUnknown;
     }
 
     public long highest() {
         return highest;
     }
 
-    /** Sequence numbers counted missing in loss runs so far (after {@link #finish}, all of [0, sent)). */
+    /** Sequence numbers counted missing in loss runs so far (after {@link #finish}, all of [0, wireEnd)). */
     public long lostInRuns() {
         return lostFinal;
     }

@@ -3,6 +3,7 @@ package io.lossprobe.core.control;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.ReceiveSideFactory;
@@ -115,13 +116,15 @@ public final class ControlClient implements AutoCloseable {
         private static final long POLL_NS = 5_000_000;
         private final int flows;
         private final Map<String, Long> environment = new HashMap<>();
-        private Runnable onWindowStart;
-        private boolean windowSeen;
+        private FailedRanges[] failures;
+        private long warmupNs;
         private long sent;
+        private long[] sentPerFlow;
         private boolean closed;
 
         RemoteSender(String transport, int flows) throws IOException {
             this.flows = flows;
+            this.failures = freshLedger(flows);
             ObjectNode open = ControlChannel.message("open-sender");
             open.put("transport", transport);
             request(open, "sender-ready").path("environment").fields()
@@ -134,38 +137,48 @@ public final class ControlClient implements AutoCloseable {
         }
 
         @Override
-        public void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
-            throws IOException {
+        public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws IOException {
             if (filter != SendFilter.NONE) {
                 throw new IllegalArgumentException("send filters cannot run on a remote sender");
             }
-            this.onWindowStart = onWindowStart;
-            windowSeen = false;
+            failures = freshLedger(flows);
             sent = 0;
-            ObjectNode msg = ControlChannel.message("send-step");
+            sentPerFlow = null;
+            ObjectNode msg = ControlChannel.message("send-begin");
             msg.put("step", step);
-            request(msg, "ok");
+            warmupNs = new Fields(request(msg, "send-ready")).longValue("warmupNs", 0, Long.MAX_VALUE);
+        }
+
+        @Override
+        public FailedRanges[] failures() {
+            return failures;
         }
 
         /**
-         * Polls the server. The window's start is seen here at the first poll after it began (a few ms late), so
-         * counter deltas on this side may include the last warm-up messages' fate.
+         * The window begins warm-up after the server starts; seen from here that is at most one control round trip
+         * off, which the counters' skew includes.
          */
+        @Override
+        public long start() throws IOException {
+            long before = System.nanoTime();
+            request(ControlChannel.message("send-start"), "ok");
+            return before + warmupNs;
+        }
+
+        @Override
+        public void beginWindow() throws IOException {
+            request(ControlChannel.message("send-window"), "ok");
+        }
+
         @Override
         public boolean awaitDone(long timeoutNs) throws IOException {
             long deadline = System.nanoTime() + timeoutNs;
             while (true) {
                 JsonNode p = request(ControlChannel.message("send-progress"), "send-progress");
                 sent = p.path("sent").asLong();
-                if (p.path("window").asBoolean() && !windowSeen) {
-                    windowSeen = true;
-                    onWindowStart.run();
-                }
+                FailedRangesCodec.decodeInto(p, "failed", failures);
                 if (p.path("done").asBoolean()) {
-                    if (!windowSeen) {
-                        windowSeen = true;
-                        onWindowStart.run();
-                    }
+                    sentPerFlow = new Fields(p).longs("sentPerFlow", flows, 0, Long.MAX_VALUE);
                     return true;
                 }
                 long left = deadline - System.nanoTime();
@@ -182,6 +195,11 @@ public final class ControlClient implements AutoCloseable {
         }
 
         @Override
+        public long[] sent() {
+            return sentPerFlow == null ? new long[flows] : sentPerFlow.clone();
+        }
+
+        @Override
         public void abort() throws IOException {
             request(ControlChannel.message("send-abort"), "ok");
         }
@@ -189,6 +207,7 @@ public final class ControlClient implements AutoCloseable {
         @Override
         public Outcome finish() throws IOException {
             JsonNode r = request(ControlChannel.message("send-result"), "send-result");
+            FailedRangesCodec.decodeInto(r, "failed", failures);
             JsonNode counts = r.path("counts");
             if (!counts.isArray() || counts.size() != flows) {
                 throw new ControlProtocolException("send result without " + flows + " flows");
@@ -209,7 +228,7 @@ public final class ControlClient implements AutoCloseable {
             r.path("flowCounters").fields().forEachRemaining(e ->
                 perFlow.put(Integer.parseInt(e.getKey()), longs(e.getValue())));
             return new Outcome(out, r.path("windowNs").asLong(), lag,
-                new TransportReport(longs(r.path("counters")), perFlow));
+                new TransportReport(longs(r.path("counters")), perFlow), r.path("failedAfterClose").asLong());
         }
 
         @Override
@@ -219,6 +238,14 @@ public final class ControlClient implements AutoCloseable {
                 request(ControlChannel.message("close"), "ok");
             }
         }
+    }
+
+    private static FailedRanges[] freshLedger(int flows) {
+        FailedRanges[] out = new FailedRanges[flows];
+        for (int i = 0; i < flows; i++) {
+            out[i] = new FailedRanges();
+        }
+        return out;
     }
 
     private static Map<String, Long> longs(JsonNode node) {
@@ -231,7 +258,10 @@ public final class ControlClient implements AutoCloseable {
     private final class Remote implements ReceiveSide {
         private final int flows;
         private final Map<String, Long> environment = new HashMap<>();
-        private final Map<Integer, long[]> lateSeen = new HashMap<>();
+        private final Map<Integer, Late> lateSeen = new HashMap<>();
+        /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
+        private FailedRanges[] failures;
+        private int[] shipped;
         private boolean closed;
 
         Remote(String transport, int flows) throws IOException {
@@ -249,7 +279,9 @@ public final class ControlClient implements AutoCloseable {
         }
 
         @Override
-        public void beginStep(int step, int[] windowBits) throws IOException {
+        public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
+            this.failures = failures == null ? freshLedger(flows) : failures;
+            this.shipped = new int[flows];
             ObjectNode msg = ControlChannel.message("begin-step");
             msg.put("step", step);
             ArrayNode bits = msg.putArray("windowBits");
@@ -264,20 +296,23 @@ public final class ControlClient implements AutoCloseable {
             request(ControlChannel.message("begin-window"), "ok");
         }
 
+        /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
         @Override
         public long[] progress() throws IOException {
-            return new Fields(request(ControlChannel.message("progress"), "progress"))
-                .longs("received", flows, 0, Long.MAX_VALUE);
+            ObjectNode msg = ControlChannel.message("progress");
+            FailedRangesCodec.encodeNew(msg, "failed", failures, shipped);
+            return new Fields(request(msg, "progress")).longs("received", flows, 0, Long.MAX_VALUE);
         }
 
         @Override
-        public Receipt closeStep(int step, long[] sent) throws IOException {
+        public Receipt closeStep(int step, long[] wireEnd) throws IOException {
             ObjectNode msg = ControlChannel.message("close-step");
             msg.put("step", step);
-            ArrayNode arr = msg.putArray("sent");
-            for (long s : sent) {
+            ArrayNode arr = msg.putArray("wireEnd");
+            for (long s : wireEnd) {
                 arr.add(s);
             }
+            FailedRangesCodec.encodeNew(msg, "failed", failures, shipped);
             JsonNode reply = request(msg, "step-result");
             JsonNode flowNodes = reply.path("flows");
             if (!flowNodes.isArray() || flowNodes.size() != flows) {
@@ -300,13 +335,15 @@ public final class ControlClient implements AutoCloseable {
         }
 
         @Override
-        public long[] lateAfterClose(int step) throws IOException {
+        public Late lateAfterClose(int step) throws IOException {
             if (closed) {
-                return lateSeen.getOrDefault(step, new long[flows]);
+                return lateSeen.getOrDefault(step, new Late(new long[flows], new long[flows]));
             }
             ObjectNode msg = ControlChannel.message("late");
             msg.put("step", step);
-            long[] late = new Fields(request(msg, "late")).longs("counts", flows, 0, Long.MAX_VALUE);
+            Fields reply = new Fields(request(msg, "late"));
+            Late late = new Late(reply.longs("first", flows, 0, Long.MAX_VALUE),
+                reply.longs("duplicates", flows, 0, Long.MAX_VALUE));
             lateSeen.put(step, late);
             return late;
         }

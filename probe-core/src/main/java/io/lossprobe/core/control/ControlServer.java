@@ -3,6 +3,7 @@ package io.lossprobe.core.control;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.engine.LocalReceiveSide;
@@ -165,8 +166,11 @@ public final class ControlServer implements AutoCloseable {
         private int runId;
         private Map<String, String> options = Map.of();
         private ReceiveSide side;
+        /** The open step's failure ledger as the controller ships it: the receivers skip what it records. */
+        private FailedRanges[] failures;
         private SendSide sendSide;
-        private volatile boolean sendWindowStarted;
+        /** Reverse runs: how much of each flow's failure ledger was shipped to the controller. */
+        private int[] failuresShipped;
         private HostCounters.Sample windowSample;
 
         Session(int id, ControlChannel channel) {
@@ -180,6 +184,7 @@ public final class ControlServer implements AutoCloseable {
             try {
                 handshake();
                 negotiate();
+                io.lossprobe.core.engine.RunEngine.prewarm(); // counter readers' first use is slow: not mid-step
                 log("session " + id + " from " + peer + ": " + plan.ports() + " ports from " + plan.basePort()
                     + ", " + plan.transports());
                 serve();
@@ -270,15 +275,21 @@ public final class ControlServer implements AutoCloseable {
                             }
                             windowBits[i] = (int) bits[i];
                         }
-                        call(() -> requireSide().beginStep(step, windowBits));
+                        failures = new FailedRanges[plan.ports()];
+                        for (int i = 0; i < failures.length; i++) {
+                            failures[i] = new FailedRanges();
+                        }
+                        FailedRanges[] ledger = failures;
+                        call(() -> requireSide().beginStep(step, windowBits, ledger));
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "begin-window" -> {
+                        call(() -> requireSide().beginWindow()); // socket drops first: the most time-sensitive
                         windowSample = HostCounters.sample();
-                        call(() -> requireSide().beginWindow());
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "progress" -> {
+                        FailedRangesCodec.decodeInto(msg, "failed", requireLedger());
                         ObjectNode reply = ControlChannel.message("progress");
                         long[] received = callValue(() -> requireSide().progress());
                         ArrayNode arr = reply.putArray("received");
@@ -287,14 +298,19 @@ public final class ControlServer implements AutoCloseable {
                         }
                         channel.send(reply);
                     }
-                    case "close-step" -> closeStep(stepOf(f), f.longs("sent", plan.ports(), 0, Long.MAX_VALUE));
+                    case "close-step" -> {
+                        FailedRangesCodec.decodeInto(msg, "failed", requireLedger());
+                        closeStep(stepOf(f), f.longs("wireEnd", plan.ports(), 0, Long.MAX_VALUE));
+                    }
                     case "late" -> {
                         int step = stepOf(f);
-                        long[] late = callValue(() -> requireSide().lateAfterClose(step));
+                        ReceiveSide.Late late = callValue(() -> requireSide().lateAfterClose(step));
                         ObjectNode reply = ControlChannel.message("late");
-                        ArrayNode arr = reply.putArray("counts");
-                        for (long l : late) {
-                            arr.add(l);
+                        ArrayNode first = reply.putArray("first");
+                        ArrayNode duplicates = reply.putArray("duplicates");
+                        for (int i = 0; i < late.first().length; i++) {
+                            first.add(late.first()[i]);
+                            duplicates.add(late.duplicates()[i]);
                         }
                         channel.send(reply);
                     }
@@ -304,25 +320,44 @@ public final class ControlServer implements AutoCloseable {
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "open-sender" -> openSender(f.string("transport", 32));
-                    case "send-step" -> {
+                    case "send-begin" -> {
                         int step = stepOf(f);
                         Level level = plan.levels().get(step);
                         long[] rates = new long[plan.ports()];
                         for (int i = 0; i < rates.length; i++) {
                             rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
                         }
-                        sendWindowStarted = false;
                         SendSide s = requireSender();
-                        call(() -> s.start(step, rates, new int[rates.length], SendFilter.NONE,
-                            () -> sendWindowStarted = true));
+                        call(() -> s.beginStep(step, rates, new int[rates.length], SendFilter.NONE));
+                        failuresShipped = new int[plan.ports()];
+                        ObjectNode ready = ControlChannel.message("send-ready");
+                        ready.put("warmupNs", plan.warmupNs());
+                        channel.send(ready);
+                    }
+                    case "send-start" -> {
+                        requireStepBegun();
+                        call(() -> requireSender().start());
+                        channel.send(ControlChannel.message("ok"));
+                    }
+                    case "send-window" -> {
+                        requireStepBegun();
+                        call(() -> requireSender().beginWindow());
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "send-progress" -> {
+                        requireStepBegun();
                         SendSide s = requireSender();
                         ObjectNode reply = ControlChannel.message("send-progress");
-                        reply.put("done", callValue(() -> s.awaitDone(1)));
-                        reply.put("window", sendWindowStarted);
+                        boolean done = callValue(() -> s.awaitDone(1));
+                        reply.put("done", done);
                         reply.put("sent", callValue(s::sentProgress));
+                        if (done) {
+                            ArrayNode perFlow = reply.putArray("sentPerFlow");
+                            for (long v : callValue(s::sent)) {
+                                perFlow.add(v);
+                            }
+                        }
+                        FailedRangesCodec.encodeNew(reply, "failed", s.failures(), failuresShipped);
                         channel.send(reply);
                     }
                     case "send-abort" -> {
@@ -375,6 +410,7 @@ public final class ControlServer implements AutoCloseable {
         }
 
         private void sendResult() throws IOException {
+            requireStepBegun();
             SendSide s = requireSender();
             if (!callValue(() -> s.awaitDone(1))) {
                 throw new ControlProtocolException("the step is still sending");
@@ -386,12 +422,28 @@ public final class ControlServer implements AutoCloseable {
                 counts.addArray().add(c.scheduled()).add(c.sent()).add(c.sendFailed()).add(c.behind());
             }
             reply.put("windowNs", outcome.windowNs());
+            reply.put("failedAfterClose", outcome.failedAfterClose());
+            FailedRangesCodec.encodeNew(reply, "failed", s.failures(), failuresShipped);
+            failuresShipped = null;
             reply.set("lag", ControlChannel.mapper().valueToTree(outcome.lag()));
             reply.set("counters", ControlChannel.mapper().valueToTree(outcome.report().counters()));
             ObjectNode perFlow = reply.putObject("flowCounters");
             outcome.report().flows().forEach((flow, counters) ->
                 perFlow.set(Integer.toString(flow), ControlChannel.mapper().valueToTree(counters)));
             channel.send(reply);
+        }
+
+        private FailedRanges[] requireLedger() throws ControlProtocolException {
+            if (failures == null) {
+                throw new ControlProtocolException("no step is open: send 'begin-step' first");
+            }
+            return failures;
+        }
+
+        private void requireStepBegun() throws ControlProtocolException {
+            if (failuresShipped == null) {
+                throw new ControlProtocolException("no step is prepared: send 'send-begin' first");
+            }
         }
 
         private SendSide requireSender() throws ControlProtocolException {
@@ -413,8 +465,9 @@ public final class ControlServer implements AutoCloseable {
             }
         }
 
-        private void closeStep(int step, long[] sent) throws IOException {
-            ReceiveSide.Receipt receipt = callValue(() -> requireSide().closeStep(step, sent));
+        private void closeStep(int step, long[] wireEnd) throws IOException {
+            ReceiveSide.Receipt receipt = callValue(() -> requireSide().closeStep(step, wireEnd));
+            failures = null;
             HostCounters.Sample after = HostCounters.sample();
             ObjectNode reply = ControlChannel.message("step-result");
             ArrayNode flows = reply.putArray("flows");

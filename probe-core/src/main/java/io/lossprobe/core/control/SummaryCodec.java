@@ -20,7 +20,8 @@ final class SummaryCodec {
         n.put("received", s.received());
         n.put("duplicates", s.duplicates());
         n.put("reordered", s.reordered());
-        n.put("tooOld", s.tooOld());
+        n.put("late", s.late());
+        n.put("lateDuplicates", s.lateDuplicates());
         n.put("corrupt", s.corrupt());
         n.put("warmup", s.warmup());
         n.put("lossEvents", s.lossEvents());
@@ -40,7 +41,7 @@ final class SummaryCodec {
         try {
             LossBurst burst = ControlChannel.mapper().treeToValue(f.object("lossBurst"), LossBurst.class);
             return new FlowReceiver.Summary(f.integer("step", 0, 65535), f.longValue("received", 0, max),
-                f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("tooOld", 0, max),
+                f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("late", 0, max), f.longValue("lateDuplicates", 0, max),
                 f.longValue("corrupt", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
                 f.longValue("lostInRuns", 0, max), burst, histogram(f.string("delay", 1 << 20)),
                 histogram(f.string("ipdv", 1 << 20)), node.path("jitterNs").asDouble(),

@@ -36,11 +36,12 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     @Override
-    public void beginStep(int step, int[] windowBits) throws Exception {
+    public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
+        throws Exception {
         endpoint.beginStep(step);
         endpoint.onReceiveThread(() -> {
             for (int i = 0; i < flows.length; i++) {
-                flows[i].beginStep(step, windowBits[i]);
+                flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i]);
             }
         });
     }
@@ -60,23 +61,25 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     @Override
-    public Receipt closeStep(int step, long[] sent) throws Exception {
+    public Receipt closeStep(int step, long[] wireEnd) throws Exception {
         FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
         endpoint.onReceiveThread(() -> {
             for (int i = 0; i < flows.length; i++) {
-                summaries[i] = flows[i].closeStep(sent[i]);
+                summaries[i] = flows[i].closeStep(wireEnd[i]);
             }
         });
         return new Receipt(summaries, endpoint.endStep(), null, null, flows.length > 0 && flows[0].isOffsetFree());
     }
 
     @Override
-    public long[] lateAfterClose(int step) {
-        long[] out = new long[flows.length];
+    public Late lateAfterClose(int step) {
+        long[] first = new long[flows.length];
+        long[] duplicates = new long[flows.length];
         for (int i = 0; i < flows.length; i++) {
-            out[i] = flows[i].lateAfterClose(step);
+            first[i] = flows[i].lateAfterClose(step);
+            duplicates[i] = flows[i].lateDuplicatesAfterClose(step);
         }
-        return out;
+        return new Late(first, duplicates);
     }
 
     @Override

@@ -1,10 +1,15 @@
 package io.lossprobe.core.engine;
 
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.pacing.NanoClock;
+import io.lossprobe.core.pacing.SendDriver;
 import io.lossprobe.core.pacing.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.transport.SendFailureListener;
+import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
@@ -14,39 +19,53 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Senders in this process: the transport's endpoint, paced by a {@link SendLoop} per step. */
+/**
+ * Senders in this process: the transport's endpoint, paced by a {@link SendLoop} per step that the
+ * {@link SendDriver} runs on the endpoint's sending thread.
+ *
+ * <p>The step's failure ledger: the transport reports accepted messages that never left through the
+ * {@link SendFailureListener} this side gives it, on the sending thread; the ledger of a step stays open until
+ * {@link #finish}, which closes it on that same thread, so no failure can slip between the counts and the ranges
+ * the receivers skip.
+ */
 public final class LocalSendSide implements SendSide {
-    /** Most messages one flow sends per send-loop cycle. */
-    static final int BATCH_LIMIT = 64;
-
     private final SenderEndpoint endpoint;
     private final Plan plan;
     private final int runId;
     private final FlowReceiver[] replies;
+    private final NanoClock clock;
+    private final Ledger ledger;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
-    private volatile Exception windowHookFailure;
 
-    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies) {
+    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
+                          Ledger ledger) {
         this.endpoint = endpoint;
         this.plan = plan;
         this.runId = runId;
         this.replies = replies;
+        this.clock = clock;
+        this.ledger = ledger;
     }
 
     /** Opens the transport's senders; in echo mode with accounting for the replies they get back. */
     public static LocalSendSide open(Transport transport, SenderSpec spec) throws Exception {
+        return open(transport, spec, NanoClock.SYSTEM);
+    }
+
+    /** As {@link #open(Transport, SenderSpec)}, pacing on {@code clock}. */
+    public static LocalSendSide open(Transport transport, SenderSpec spec, NanoClock clock) throws Exception {
         Plan plan = spec.plan();
         FlowReceiver[] replies = null;
-        SenderSpec withReplies = spec;
         if (plan.echo()) {
             replies = new FlowReceiver[plan.ports()];
             for (int i = 0; i < replies.length; i++) {
                 replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.levels().size(), true);
             }
-            withReplies = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies);
         }
-        return new LocalSendSide(transport.openSender(withReplies), plan, spec.runId(), replies);
+        Ledger ledger = new Ledger(plan.ports());
+        SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger);
+        return new LocalSendSide(transport.openSender(full), plan, spec.runId(), replies, clock, ledger);
     }
 
     @Override
@@ -55,12 +74,12 @@ public final class LocalSendSide implements SendSide {
     }
 
     @Override
-    public void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
-        throws Exception {
+    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception {
+        FailedRanges[] failures = ledger.open(step);
         if (replies != null) {
             endpoint.onReplyThread(() -> {
                 for (int i = 0; i < replies.length; i++) {
-                    replies[i].beginStep(step, windowBits[i]);
+                    replies[i].beginStep(step, windowBits[i], failures[i]);
                 }
             });
         }
@@ -72,35 +91,40 @@ public final class LocalSendSide implements SendSide {
         // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
         long warmupNs = plan.concurrency() > 0 ? 0 : plan.warmupNs();
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, plan.durationNs(),
-            BATCH_LIMIT, filter);
+            SendPacing.BATCH_LIMIT, filter, failures);
         if (plan.concurrency() > 0) {
             FlowReceiver[] r = replies;
             loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));
         }
-        windowHookFailure = null;
-        loop.onWindowStart(() -> {
-            try {
-                onWindowStart.run();
-                endpoint.beginWindow();
-            } catch (Exception e) {
-                windowHookFailure = e;
-            }
-        });
-        loop.start(System.nanoTime());
-        sending = endpoint.drive(loop);
+        sending = null;
+    }
+
+    @Override
+    public FailedRanges[] failures() {
+        return ledger.current();
+    }
+
+    @Override
+    public long start() {
+        long windowStart = loop.start(clock.nanoTime());
+        sending = SendDriver.drive(loop, endpoint.sendExecutor(), endpoint.pacing(), clock);
+        return windowStart;
+    }
+
+    @Override
+    public void beginWindow() throws Exception {
+        endpoint.beginWindow();
     }
 
     @Override
     public boolean awaitDone(long timeoutNs) throws Exception {
-        try {
-            sending.get(timeoutNs, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
+        if (!clock.await(sending, timeoutNs)) {
             return false;
+        }
+        try {
+            sending.get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("sender failed: " + e.getCause(), e.getCause());
-        }
-        if (windowHookFailure != null) {
-            throw windowHookFailure;
         }
         return true;
     }
@@ -118,12 +142,30 @@ public final class LocalSendSide implements SendSide {
     }
 
     @Override
+    public long[] sent() {
+        long[] out = new long[loop.flows()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = loop.counts(i).sent();
+        }
+        return out;
+    }
+
+    @Override
     public Outcome finish() throws Exception {
         SendLoop.FlowSendCounts[] counts = new SendLoop.FlowSendCounts[loop.flows()];
-        for (int i = 0; i < counts.length; i++) {
-            counts[i] = loop.counts(i);
+        // On the sending thread, where failures are reported: after this no failure joins the step's ledger.
+        java.util.concurrent.Future<Long> closing = endpoint.sendExecutor().submit(() -> {
+            ledger.close();
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = loop.counts(i);
+            }
+            return ledger.takeFailedAfterClose();
+        });
+        if (!clock.await(closing, TimeUnit.SECONDS.toNanos(30))) {
+            throw new TimeoutException("the sending thread did not close the step's ledger within 30 s");
         }
-        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep());
+        long failedAfterClose = closing.get();
+        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep(), failedAfterClose);
     }
 
     @Override
@@ -139,14 +181,14 @@ public final class LocalSendSide implements SendSide {
     }
 
     @Override
-    public FlowReceiver.Summary[] closeReplies(int step, long[] sent) throws Exception {
+    public FlowReceiver.Summary[] closeReplies(int step, long[] wireEnd) throws Exception {
         if (replies == null) {
             return null;
         }
         FlowReceiver.Summary[] out = new FlowReceiver.Summary[replies.length];
         endpoint.onReplyThread(() -> {
             for (int i = 0; i < replies.length; i++) {
-                out[i] = replies[i].closeStep(sent[i]);
+                out[i] = replies[i].closeStep(wireEnd[i]);
             }
         });
         return out;
@@ -155,5 +197,63 @@ public final class LocalSendSide implements SendSide {
     @Override
     public void close() throws Exception {
         endpoint.close();
+    }
+
+    /**
+     * The failure ledger of the open step, fed by the transport on its sending thread. A failure of a step that
+     * is not open (it surfaced after the step closed) is counted, not charged to another step.
+     */
+    static final class Ledger implements SendFailureListener {
+        private final int flows;
+        private volatile FailedRanges[] current;
+        private volatile int step = -1;
+        private volatile boolean open;
+        private long failedAfterClose;
+
+        Ledger(int flows) {
+            this.flows = flows;
+            this.current = fresh(flows);
+        }
+
+        private static FailedRanges[] fresh(int flows) {
+            FailedRanges[] out = new FailedRanges[flows];
+            for (int i = 0; i < flows; i++) {
+                out[i] = new FailedRanges();
+            }
+            return out;
+        }
+
+        /** A fresh ledger for {@code step}; before any of its messages is written. */
+        FailedRanges[] open(int step) {
+            current = fresh(flows);
+            this.step = step;
+            open = true;
+            return current;
+        }
+
+        FailedRanges[] current() {
+            return current;
+        }
+
+        /** On the sending thread. */
+        void close() {
+            open = false;
+        }
+
+        /** On the sending thread. */
+        long takeFailedAfterClose() {
+            long n = failedAfterClose;
+            failedAfterClose = 0;
+            return n;
+        }
+
+        @Override
+        public void failed(int flow, int failedStep, long firstSequence, int count) {
+            if (open && failedStep == step && flow >= 0 && flow < flows) {
+                current[flow].add(firstSequence, count);
+            } else {
+                failedAfterClose += count;
+            }
+        }
     }
 }

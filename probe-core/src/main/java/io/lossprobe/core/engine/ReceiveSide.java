@@ -14,20 +14,31 @@ public interface ReceiveSide extends AutoCloseable {
     /** Socket buffers granted and similar facts, for the results' environment. */
     Map<String, Long> environment();
 
-    /** Starts a step's accounting on every flow, with each flow's tracking window. */
-    void beginStep(int step, int[] windowBits) throws Exception;
+    /**
+     * Starts a step's accounting on every flow, with each flow's tracking window; each flow skips the sequence
+     * numbers its sender's failure ledger records (read as they are added, until the step closes).
+     */
+    void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
+        throws Exception;
 
-    /** The window starts now: sample the counters whose deltas the step reports. Called on the sending thread. */
+    /** The window started: sample the counters whose deltas the step reports. Called on the engine's thread. */
     void beginWindow() throws Exception;
 
     /** Distinct messages each flow received so far in the open step. */
     long[] progress() throws Exception;
 
-    /** Closes the step: every flow's sequence numbers below {@code sent[i]} are now received or lost. */
-    Receipt closeStep(int step, long[] sent) throws Exception;
+    /**
+     * Closes the step: every flow's wire sequence numbers below {@code wireEnd[i]} are now received, lost, or
+     * skipped as failed.
+     */
+    Receipt closeStep(int step, long[] wireEnd) throws Exception;
 
-    /** Arrivals for a closed step that came after it closed, per flow. */
-    long[] lateAfterClose(int step) throws Exception;
+    /** Arrivals for a closed step that came after it closed, per flow: first arrivals and duplicates. */
+    Late lateAfterClose(int step) throws Exception;
+
+    /** Late arrivals per flow: first arrivals (part of lost) and duplicates. */
+    record Late(long[] first, long[] duplicates) {
+    }
 
     /** Echo mode test seam: replies the filter picks are never sent (local receivers only). */
     default void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {

@@ -1,8 +1,11 @@
 package io.lossprobe.core.engine;
 
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.counters.HostCounters;
+import io.lossprobe.core.counters.ProcFiles;
+import io.lossprobe.core.pacing.NanoClock;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
@@ -24,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -35,6 +37,8 @@ import org.HdrHistogram.Histogram;
 public final class RunEngine {
     private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long DRAIN_GRACE_MS = 20;
+    /** A window-start counter sample finishing later than this after the window began is worth a warning. */
+    static final long WINDOW_SKEW_WARN_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final Plan plan;
     private final Map<String, Transport> transports;
@@ -48,6 +52,7 @@ public final class RunEngine {
     private final Map<String, Long> socketBuffers = new HashMap<>();
     private final String startedAt = Instant.now().toString();
     private volatile boolean stopRequested;
+    private NanoClock clock = NanoClock.SYSTEM;
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
@@ -78,6 +83,12 @@ public final class RunEngine {
         this.hooks = hooks;
     }
 
+    /** Runs on {@code clock} (a virtual clock in tests; its senders must pace on it too). */
+    public RunEngine withClock(NanoClock clock) {
+        this.clock = clock;
+        return this;
+    }
+
     /** Asks the run to stop after the current phase; the steps completed so far stay in the result. */
     public void requestStop() {
         stopRequested = true;
@@ -89,6 +100,7 @@ public final class RunEngine {
 
     /** Runs every transport through every level and returns the complete result. */
     public RunResult run() throws Exception {
+        prewarm();
         try {
             for (String name : plan.transports()) {
                 if (stopRequested) {
@@ -108,6 +120,15 @@ public final class RunEngine {
         RunResult result = snapshot(stopRequested ? "interrupted" : "complete", null);
         listener.resultsUpdated(result);
         return result;
+    }
+
+    /**
+     * Pays once, before any step, for what initialises lazily in the counter readers (the OS MXBean, the /proc
+     * parsers' classes): measured here, the first {@link HostCounters#sample()} took about 94 ms, later ones 2.5 ms.
+     */
+    public static void prewarm() {
+        HostCounters.sample();
+        ProcFiles.readUdpDrops();
     }
 
     private void runTransport(Transport transport) throws Exception {
@@ -147,23 +168,23 @@ public final class RunEngine {
             receiver.replyFilter(hooks.replyFilter(name, step));
         }
         long startEpochMs = System.currentTimeMillis();
-        receiver.beginStep(step, windowBits);
+        sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
+        FailedRanges[] failures = sender.failures();
+        receiver.beginStep(step, windowBits, failures);
 
-        AtomicReference<HostCounters.Sample> windowSample = new AtomicReference<>();
-        AtomicReference<Exception> windowHookFailure = new AtomicReference<>();
-        long t0 = System.nanoTime();
-        sender.start(step, rates, windowBits, hooks.sendFilter(name, step), () -> {
-            windowSample.set(HostCounters.sample());
-            try {
-                receiver.beginWindow();
-            } catch (Exception e) {
-                windowHookFailure.set(e);
-            }
-        });
-        long windowStart = t0 + (plan.concurrency() > 0 ? 0 : plan.warmupNs()); // closed loop: no warm-up
+        // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
+        // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
+        boolean noWarmup = plan.warmupNs() == 0 || plan.concurrency() > 0;
+        WindowSample windowSample = noWarmup ? sampleWindowStart(receiver, sender, Long.MIN_VALUE) : null;
+        long t0 = clock.nanoTime();
+        long windowStart = sender.start();
         boolean done = false;
         while (!done && !stopRequested) {
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
+            if (windowSample == null && now >= windowStart) {
+                windowSample = sampleWindowStart(receiver, sender, windowStart);
+                now = clock.nanoTime();
+            }
             if (now < windowStart) {
                 listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
             } else {
@@ -174,36 +195,30 @@ public final class RunEngine {
                 listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
                     sender.sentProgress(), received);
             }
-            done = sender.awaitDone(Math.min(TICK_NS, Math.max(1_000_000, windowStart - now)));
+            long wait = windowSample == null ? Math.max(1, windowStart - now) : TICK_NS;
+            done = sender.awaitDone(Math.min(TICK_NS, wait));
         }
         if (stopRequested) {
             sender.abort();
             sender.awaitDone(TimeUnit.SECONDS.toNanos(5));
             return null;
         }
-        if (windowHookFailure.get() != null) {
-            throw windowHookFailure.get();
+        if (windowSample == null) {
+            windowSample = sampleWindowStart(receiver, sender, windowStart); // sending ended before the window
         }
-        SendSide.Outcome outcome = sender.finish();
-        HostCounters.Sample before = windowSample.get();
-        if (before == null) {
-            before = HostCounters.sample(); // the window never began (sender stopped first)
-        }
-
-        long[] sent = new long[flows];
-        for (int i = 0; i < flows; i++) {
-            sent[i] = outcome.counts()[i].sent();
-        }
-        drain(name, step, receiver, sender, sent);
+        drain(name, step, receiver, sender, sender.sent());
         if (stopRequested) {
             return null; // a step cut short in its drain would count stragglers as lost
         }
-        ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
-        FlowReceiver.Summary[] replies = sender.closeReplies(step, sent);
+        SendSide.Outcome outcome = sender.finish();
+        long[] wireEnd = outcome.wireEnds(failures);
+        ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
+        FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
         HostCounters.Sample after = HostCounters.sample();
         Histogram delay = merged(receipt.flows(), FlowReceiver.Summary::delay);
         Histogram rtt = replies == null ? null : merged(replies, FlowReceiver.Summary::delay);
-        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, before, after);
+        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
+            after);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -213,17 +228,39 @@ public final class RunEngine {
     }
 
     /**
+     * Samples what the step's counter deltas start from: the receiving sockets' drops first (the figure most
+     * sensitive to the moment), then the host's counters, then the sending transport's.
+     *
+     * @param windowStartNs when the window began, or {@link Long#MIN_VALUE} when sampling before the first message
+     */
+    private WindowSample sampleWindowStart(ReceiveSide receiver, SendSide sender, long windowStartNs)
+        throws Exception {
+        receiver.beginWindow();
+        HostCounters.Sample host = HostCounters.sample();
+        sender.beginWindow();
+        long skew = windowStartNs == Long.MIN_VALUE ? 0 : Math.max(0, clock.nanoTime() - windowStartNs);
+        return new WindowSample(host, skew);
+    }
+
+    /**
+     * The host's counters at the window's start, and how long after the window's first message the sampling
+     * finished (0 when sampled before it): counter deltas may miss that much of the window's beginning.
+     */
+    private record WindowSample(HostCounters.Sample host, long skewNs) {
+    }
+
+    /**
      * Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). Once everything
      * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
      * originals are counted as duplicates, not as late.
      */
     private void drain(String name, int step, ReceiveSide receiver, SendSide sender, long[] sent)
         throws Exception {
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         long deadline = start + plan.drainNs();
         long sentTotal = sum(sent);
         while (!stopRequested) {
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             long[] progress = receiver.progress();
             long[] replies = sender.replyProgress(); // echo mode: each request's reply must be back too
             boolean all = true;
@@ -241,7 +278,7 @@ public final class RunEngine {
             listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal,
                 sum(progress));
             // Polling the receivers' counters: the engine's own wait, bounded by Tmax.
-            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(deadline - now, 2_000_000));
+            clock.parkNanos(Math.min(deadline - now, 2_000_000));
         }
     }
 
@@ -255,7 +292,8 @@ public final class RunEngine {
 
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, Histogram delay,
-                                 Histogram rtt, HostCounters.Sample before, HostCounters.Sample after) {
+                                 Histogram rtt, WindowSample windowSample, HostCounters.Sample after) {
+        HostCounters.Sample before = windowSample.host();
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
         FlowReceiver.Summary[] summaries = receipt.flows();
@@ -266,17 +304,17 @@ public final class RunEngine {
         List<LossBurst> bursts = new ArrayList<>();
         Histogram ipdv = Latency.newHistogram();
         double jitterSum = 0;
+        int jitterFlows = 0;
         Long socketDropsTotal = null;
         long negativeDelays = 0;
-        long anomalies = 0;
+        IdentityChecks checks = new IdentityChecks();
         for (int i = 0; i < summaries.length; i++) {
             FlowReceiver.Summary s = summaries[i];
             SendLoop.FlowSendCounts c = sendCounts[i];
             Counts counts = new Counts(c.scheduled(), c.sent(), c.sendFailed(), c.behind(), s.received(),
-                c.sent() - s.received(), s.duplicates(), s.reordered(), s.tooOld(), s.corrupt(), s.lossEvents());
-            if (s.received() > c.sent()) {
-                anomalies++;
-            }
+                c.sent() - s.received(), s.lostInRuns(), s.duplicates(), s.reordered(), s.late(),
+                s.lateDuplicates(), s.corrupt(), s.lossEvents());
+            checks.check(i, counts);
             Map<String, Long> perFlow = new HashMap<>(txReport.flow(i));
             perFlow.putAll(rxReport.flow(i));
             Long drops = perFlow.remove(TransportReport.SOCKET_DROPS);
@@ -288,6 +326,7 @@ public final class RunEngine {
                 FlowReceiver.Summary r = replies[i];
                 flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null));
                 echoes.add(flowEcho);
+                checks.checkReplies(i, c.sent(), r.received(), r.lostInRuns());
             }
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
                 s.delayLatency(receipt.offsetFree()), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow,
@@ -295,7 +334,10 @@ public final class RunEngine {
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
-            jitterSum += s.jitterNs();
+            if (s.received() >= 2) { // RFC 3550 jitter needs two arrivals; a silent flow has none to average
+                jitterSum += s.jitterNs();
+                jitterFlows++;
+            }
             negativeDelays += s.negativeDelays();
         }
         double windowSeconds = outcome.windowNs() / 1e9;
@@ -309,8 +351,14 @@ public final class RunEngine {
 
         List<String> warnings = new ArrayList<>(txReport.notes());
         warnings.addAll(rxReport.notes());
-        if (anomalies > 0) {
-            warnings.add(anomalies + " flow(s) received more distinct messages than the sender reported sending");
+        warnings.addAll(checks.warnings());
+        if (outcome.failedAfterClose() > 0) {
+            warnings.add(outcome.failedAfterClose() + " message(s) of an earlier step failed to send after that "
+                + "step closed; they were counted there as sent and lost");
+        }
+        if (windowSample.skewNs() > WINDOW_SKEW_WARN_NS) {
+            warnings.add(String.format(java.util.Locale.ROOT, "counters were sampled %.1f ms after the window "
+                + "began; their deltas miss the window's first moments", windowSample.skewNs() / 1e6));
         }
         if (negativeDelays > 0) {
             warnings.add(negativeDelays + " message(s) arrived before their intended send time (clock problem)");
@@ -320,9 +368,10 @@ public final class RunEngine {
                 + totals.duplicates() + " reordered=" + totals.reordered()
                 + ": a defect of the path or of lossprobe");
         }
-        return new StepResult(transport.name(), step, level, target, outcome.windowNs(), totals,
+        return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
+            totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
-            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), outcome.lag(), round(jitterSum / Math.max(1, summaries.length)),
+            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), outcome.lag(), round(jitterSum / Math.max(1, jitterFlows)),
             Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters,
             attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
@@ -345,7 +394,7 @@ public final class RunEngine {
         long repliesReceived = replies.received();
         return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
             requestsReceived - repliesReceived, sent - repliesReceived, replies.duplicates(), replies.reordered(),
-            replies.tooOld(), round(repliesReceived / (windowNs / 1e9)), rtt);
+            replies.late(), round(repliesReceived / (windowNs / 1e9)), rtt);
     }
 
     private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt) {
@@ -412,12 +461,13 @@ public final class RunEngine {
     private static final class CompletedStep {
         private final StepResult result;
         private ReceiveSide receiver;
-        private long[] lateAfterClose;
+        private ReceiveSide.Late lateAfterClose;
 
         CompletedStep(StepResult result, ReceiveSide receiver) {
             this.result = result;
             this.receiver = receiver;
-            this.lateAfterClose = new long[result.flows().size()];
+            int flows = result.flows().size();
+            this.lateAfterClose = new ReceiveSide.Late(new long[flows], new long[flows]);
         }
 
         void freeze() {
@@ -438,10 +488,13 @@ public final class RunEngine {
         StepResult withLateSoFar() {
             refresh();
             long[] late = new long[result.flows().size()];
+            long[] duplicates = new long[late.length];
             for (int i = 0; i < late.length; i++) {
-                late[i] = result.flows().get(i).counts().late() + lateAfterClose[i];
+                Counts c = result.flows().get(i).counts();
+                late[i] = c.late() + lateAfterClose.first()[i];
+                duplicates[i] = c.lateDuplicates() + lateAfterClose.duplicates()[i];
             }
-            return result.withLate(late);
+            return result.withLate(late, duplicates);
         }
     }
 }

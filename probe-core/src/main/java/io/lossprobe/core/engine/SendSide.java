@@ -1,5 +1,6 @@
 package io.lossprobe.core.engine;
 
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.pacing.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.Latency;
@@ -8,26 +9,39 @@ import java.util.Map;
 
 /**
  * The sending half of one transport's run as the engine sees it: paced in this process ({@link LocalSendSide}),
- * or on the server of a {@code --reverse} run.
+ * or on the server of a {@code --reverse} run. Every method runs on the engine's thread; none runs anything on the
+ * sending thread while it sends.
  */
 public interface SendSide extends AutoCloseable {
     /** Socket buffers granted and similar facts, for the results' environment. */
     Map<String, Long> environment();
 
     /**
-     * Starts a step: warm-up, then the measured window, each flow at its rate (0 = max). {@code onWindowStart}
-     * runs when the window begins, as close to the last warm-up message as the side can manage.
+     * Prepares a step (reconnects, reply accounting, the step's failure ledger): warm-up, then the measured window,
+     * each flow at its rate (0 = max). Nothing is sent until {@link #start}.
      */
-    void start(int step, long[] flowRates, int[] windowBits, SendFilter filter, Runnable onWindowStart)
-        throws Exception;
+    void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception;
+
+    /**
+     * The step's failure ledger, one per flow: accepted messages that never left. Receivers skip what it records;
+     * it keeps filling until {@link #finish}.
+     */
+    FailedRanges[] failures();
+
+    /** Starts sending; returns when the measured window begins, on the engine's clock. */
+    long start() throws Exception;
+
+    /** The window has begun: sample the sending transport's counters (on the engine's thread). */
+    void beginWindow() throws Exception;
 
     /** Echo mode: replies received so far per flow in the open step; null in stream mode. */
     default long[] replyProgress() throws Exception {
         return null;
     }
 
-    /** Echo mode: closes the replies' accounting; every request below {@code sent[i]} has its reply or not. */
-    default io.lossprobe.core.accounting.FlowReceiver.Summary[] closeReplies(int step, long[] sent) throws Exception {
+    /** Echo mode: closes the replies' accounting at each flow's wire end; null in stream mode. */
+    default io.lossprobe.core.accounting.FlowReceiver.Summary[] closeReplies(int step, long[] wireEnd)
+        throws Exception {
         return null;
     }
 
@@ -40,7 +54,13 @@ public interface SendSide extends AutoCloseable {
     /** Stops the step's sending early (Ctrl-C). */
     void abort() throws Exception;
 
-    /** After {@link #awaitDone} returned true: what the step sent. */
+    /** After {@link #awaitDone} returned true: messages each flow sent, as far as known now (for the drain). */
+    long[] sent() throws Exception;
+
+    /**
+     * After the drain: closes the step's failure ledger (later failures of this step are counted, not charged)
+     * and returns what the step sent, with the transport's counters once they settled.
+     */
     Outcome finish() throws Exception;
 
     @Override
@@ -49,9 +69,20 @@ public interface SendSide extends AutoCloseable {
     /**
      * What a step's sending produced.
      *
-     * @param windowNs the measured window as it really ran
-     * @param lag      how late the sender was when it sent
+     * @param windowNs           the measured window as it really ran
+     * @param lag                how late each window message was handed to the transport
+     * @param failedAfterClose   messages of earlier steps whose failure surfaced after their step closed (they
+     *                           were counted there as sent and lost)
      */
-    record Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report) {
+    record Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
+                   long failedAfterClose) {
+        /** Each flow's wire end: sent plus the failed ranges, the numbers the receiver finalises. */
+        public long[] wireEnds(FailedRanges[] failures) {
+            long[] out = new long[counts.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = counts[i].sent() + failures[i].total();
+            }
+            return out;
+        }
     }
 }

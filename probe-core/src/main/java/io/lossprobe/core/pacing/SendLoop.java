@@ -1,16 +1,28 @@
 package io.lossprobe.core.pacing;
 
+import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageHeader;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
  * Paces every flow of one step through its schedule: a warm-up phase (messages marked warm-up, not counted),
  * then the measured window. Each {@link #doWork} sends whatever is due, up to a batch limit per flow, and flushes
- * each flow once, so a transport can turn a batch into one sendmmsg. Transports call {@code doWork} from their
- * sending thread until {@link #isDone()}; the clock is passed in, so tests drive it step by step.
+ * each flow once, so a transport can turn a batch into one sendmmsg. The clock is passed in, so tests drive it step
+ * by step; nothing here blocks, reads a file or talks to another host.
+ *
+ * <p>Two counters per flow, kept apart: the schedule index (which message of the schedule is next: its intended
+ * send time, and {@code behind}) and the wire sequence (the number the next accepted message carries). A message
+ * the transport {@link MessageWriter#REFUSED} moves the schedule on but takes no wire sequence, so the wire
+ * sequences of a step are dense: {@code [0, sent + failed)}, where failed are accepted messages the transport later
+ * reported as never sent ({@link FailedRanges}).
+ *
+ * <p>The window's start is only published ({@link #windowStarted()}); whoever samples counters at that moment does
+ * it on its own thread.
  */
 public final class SendLoop {
     private static final long HIGHEST_LAG_NS = Latency.HIGHEST_TRACKABLE_NS;
@@ -21,28 +33,31 @@ public final class SendLoop {
     private final long windowNs;
     private final int batchLimit;
     private final SendFilter filter;
+    private final FailedRanges[] failures;
     private final long[] word0Data;
     private final long[] word0Warmup;
     private final long word1;
 
     private final FlowSchedule[] schedules;
+    /** Per flow: the next message of the phase's schedule. */
     private final long[] issued;
-    private final long[] accepted;
+    /** Per flow: the wire sequence the next accepted message carries. */
+    private final long[] wireSequence;
     private final long[] refused;
-    private final long[] failedBaseline;
     private final Histogram lag = Latency.newHistogram();
     private final AtomicLong sentProgress = new AtomicLong();
 
     private boolean warming;
     private boolean started;
+    private long startNs;
+    private volatile boolean windowStarted;
     private volatile boolean done;
     private volatile boolean abortRequested;
     private long windowStartNs;
     private long finishedNs;
     private int firstFlow;
-    private Runnable onWindowStart = () -> { };
     private int concurrency;
-    private java.util.function.IntToLongFunction repliesOf;
+    private IntToLongFunction repliesOf;
     private long replyTimeoutNs;
     private long[] expired;
     private long[] lastReplies;
@@ -51,11 +66,12 @@ public final class SendLoop {
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
      * @param batchLimit most messages one flow sends in one {@code doWork}, so no flow starves the others
+     * @param failures   per flow, where the transport's late failures of this step are recorded (null: none)
      */
     public SendLoop(MessageWriter[] writers, int runId, int step, int messageLength, long[] flowRates,
-                    long warmupNs, long windowNs, int batchLimit, SendFilter filter) {
-        if (writers.length != flowRates.length) {
-            throw new IllegalArgumentException("one rate per writer");
+                    long warmupNs, long windowNs, int batchLimit, SendFilter filter, FailedRanges[] failures) {
+        if (writers.length != flowRates.length || (failures != null && failures.length != writers.length)) {
+            throw new IllegalArgumentException("one rate and one failure ledger per writer");
         }
         this.writers = writers.clone();
         this.flowRates = flowRates.clone();
@@ -64,11 +80,16 @@ public final class SendLoop {
         this.batchLimit = batchLimit;
         this.filter = filter == null ? SendFilter.NONE : filter;
         int n = writers.length;
+        this.failures = failures != null ? failures.clone() : new FailedRanges[n];
+        for (int i = 0; i < n; i++) {
+            if (this.failures[i] == null) {
+                this.failures[i] = new FailedRanges();
+            }
+        }
         this.schedules = new FlowSchedule[n];
         this.issued = new long[n];
-        this.accepted = new long[n];
+        this.wireSequence = new long[n];
         this.refused = new long[n];
-        this.failedBaseline = new long[n];
         this.word0Data = new long[n];
         this.word0Warmup = new long[n];
         for (int i = 0; i < n; i++) {
@@ -79,20 +100,12 @@ public final class SendLoop {
     }
 
     /**
-     * Runs {@code action} on the sending thread at the moment the warm-up ends and the window begins, before the
-     * window's first message: counters sampled there exclude every warm-up message this thread sent.
-     */
-    public void onWindowStart(Runnable action) {
-        this.onWindowStart = action;
-    }
-
-    /**
      * Closed loop (echo mode): at most {@code concurrency} requests outstanding per flow, where outstanding is
-     * issued minus {@code repliesOf(flow)} minus those given up on. When a flow has neither sent nor heard a reply
-     * for {@code replyTimeoutNs} (Tmax), its outstanding requests are given up on (they count as lost in the
-     * accounting anyway) so the flow can go on.
+     * requests on the wire minus {@code repliesOf(flow)} minus those given up on. When a flow has neither sent nor
+     * heard a reply for {@code replyTimeoutNs} (Tmax), its outstanding requests are given up on (they count as lost
+     * in the accounting anyway) so the flow can go on.
      */
-    public void closedLoop(int concurrency, java.util.function.IntToLongFunction repliesOf, long replyTimeoutNs) {
+    public void closedLoop(int concurrency, IntToLongFunction repliesOf, long replyTimeoutNs) {
         this.concurrency = concurrency;
         this.repliesOf = repliesOf;
         this.replyTimeoutNs = replyTimeoutNs;
@@ -101,41 +114,40 @@ public final class SendLoop {
         this.lastActivityNs = new long[writers.length];
     }
 
-    /** Starts the warm-up (or the window, when there is no warm-up) at {@code nowNs}. */
-    public void start(long nowNs) {
+    /**
+     * Starts the warm-up (or the window, when there is no warm-up) at {@code nowNs}; returns when the window
+     * begins, on the same clock.
+     */
+    public long start(long nowNs) {
         started = true;
-        for (int i = 0; i < writers.length; i++) {
-            failedBaseline[i] = writers[i].failedAfterAccept();
-        }
+        startNs = nowNs;
         if (warmupNs > 0) {
             warming = true;
             resetSchedules(nowNs, warmupNs);
         } else {
             beginWindow(nowNs);
         }
+        return nowNs + warmupNs;
     }
 
     private void beginWindow(long startNs) {
         warming = false;
         windowStartNs = startNs;
         resetSchedules(startNs, windowNs);
-        java.util.Arrays.fill(accepted, 0);
-        java.util.Arrays.fill(refused, 0);
+        Arrays.fill(refused, 0);
         if (concurrency > 0) {
-            java.util.Arrays.fill(expired, 0);
-            java.util.Arrays.fill(lastReplies, 0);
-            java.util.Arrays.fill(lastActivityNs, startNs);
+            Arrays.fill(expired, 0);
+            Arrays.fill(lastReplies, 0);
+            Arrays.fill(lastActivityNs, startNs);
         }
-        for (int i = 0; i < writers.length; i++) {
-            failedBaseline[i] = writers[i].failedAfterAccept();
-        }
-        onWindowStart.run();
+        windowStarted = true;
     }
 
     private void resetSchedules(long startNs, long durationNs) {
         for (int i = 0; i < schedules.length; i++) {
             schedules[i] = new FlowSchedule(startNs, durationNs, flowRates[i]);
             issued[i] = 0;
+            wireSequence[i] = 0;
         }
     }
 
@@ -151,8 +163,8 @@ public final class SendLoop {
             finish(nowNs);
             return 0;
         }
-        if (warming && nowNs >= windowStartOf()) {
-            beginWindow(windowStartOf());
+        if (warming && nowNs >= startNs + warmupNs) {
+            beginWindow(startNs + warmupNs);
         }
         // Past the window's end, one last pass sends what fell due inside it (a late wake-up is not lag).
         boolean windowOver = !warming && nowNs >= windowStartNs + windowNs;
@@ -168,16 +180,12 @@ public final class SendLoop {
         }
         firstFlow = firstFlow + 1 < n ? firstFlow + 1 : 0;
         if (!warming) {
-            sentProgress.lazySet(sentSoFar());
+            sentProgress.lazySet(acceptedSoFar());
         }
         if (allIssued || windowOver) {
             finish(nowNs);
         }
         return work;
-    }
-
-    private long windowStartOf() {
-        return schedules[0].startNs() + warmupNs;
     }
 
     private int sendDue(int flow, long nowNs) {
@@ -195,40 +203,43 @@ public final class SendLoop {
             }
         }
         boolean unlimited = schedule.unlimited();
-        if (!warming && !unlimited) {
-            lag.recordValue(Math.min(HIGHEST_LAG_NS, Math.max(0, nowNs - schedule.intendedTimeNs(next))));
-        }
+        boolean counted = !warming;
         MessageWriter writer = writers[flow];
         long w0 = warming ? word0Warmup[flow] : word0Data[flow];
-        int sentNow = 0;
-        for (long seq = next; seq < next + count; seq++) {
-            long intended = unlimited ? nowNs : schedule.intendedTimeNs(seq);
-            if (!warming && filter.drop(flow, seq)) {
-                accepted[flow]++;
-                issued[flow] = seq + 1;
+        long wire = wireSequence[flow];
+        long index = next;
+        int handed = 0;
+        for (long end = next + count; index < end; index++) {
+            long intended = unlimited ? nowNs : schedule.intendedTimeNs(index);
+            if (counted && filter.drop(flow, wire)) {
+                wire++; // counted as sent, never handed over: lost on the way, exactly
                 continue;
             }
-            int outcome = writer.write(w0, word1, seq, intended);
+            int outcome = counted && filter.refuse(flow, index) ? MessageWriter.REFUSED
+                : writer.write(w0, word1, wire, intended);
             if (outcome == MessageWriter.BLOCKED) {
                 break;
             }
-            if (!warming) {
-                if (outcome == MessageWriter.ACCEPTED) {
-                    accepted[flow]++;
-                } else {
-                    refused[flow]++;
-                }
+            if (outcome == MessageWriter.ACCEPTED) {
+                wire++;
+            } else if (counted) {
+                refused[flow]++;
             }
-            issued[flow] = seq + 1;
-            sentNow++;
+            if (counted && !unlimited) {
+                // Per message: how late it was handed over, against its own intended time.
+                lag.recordValue(Math.min(HIGHEST_LAG_NS, Math.max(0, nowNs - intended)));
+            }
+            handed++;
         }
-        if (sentNow > 0) {
+        issued[flow] = index;
+        wireSequence[flow] = wire;
+        if (handed > 0) {
             writer.flush();
             if (concurrency > 0) {
                 lastActivityNs[flow] = nowNs;
             }
         }
-        return sentNow;
+        return handed;
     }
 
     private long closedLoopAllowance(int flow, long nowNs) {
@@ -237,7 +248,7 @@ public final class SendLoop {
             lastReplies[flow] = replies;
             lastActivityNs[flow] = nowNs;
         }
-        long outstanding = issued[flow] - replies - expired[flow];
+        long outstanding = wireSequence[flow] - replies - expired[flow];
         if (outstanding > 0 && nowNs - lastActivityNs[flow] >= replyTimeoutNs) {
             expired[flow] += outstanding; // no reply within Tmax: lost, stop waiting for them
             outstanding = 0;
@@ -250,14 +261,17 @@ public final class SendLoop {
             writer.flush();
         }
         finishedNs = nowNs;
-        sentProgress.lazySet(sentSoFar());
+        sentProgress.lazySet(acceptedSoFar());
         done = true;
     }
 
-    private long sentSoFar() {
+    private long acceptedSoFar() {
+        if (warming) {
+            return 0;
+        }
         long sum = 0;
-        for (long a : accepted) {
-            sum += a;
+        for (long w : wireSequence) {
+            sum += w;
         }
         return sum;
     }
@@ -271,6 +285,11 @@ public final class SendLoop {
         return done;
     }
 
+    /** True once the measured window has begun; safe from any thread. */
+    public boolean windowStarted() {
+        return windowStarted;
+    }
+
     /**
      * When the next message falls due, for transports that can sleep between cycles. Returns {@code nowNs} when
      * something is due already (or the schedule is unlimited).
@@ -280,7 +299,7 @@ public final class SendLoop {
             return nowNs + 20_000; // replies arrive on their own time: look again shortly
         }
         if (warming) {
-            return Math.min(nextDueInPhase(nowNs), windowStartOf());
+            return Math.min(nextDueInPhase(nowNs), startNs + warmupNs);
         }
         return Math.min(nextDueInPhase(nowNs), windowStartNs + windowNs);
     }
@@ -299,7 +318,7 @@ public final class SendLoop {
         return Math.max(nowNs, earliest);
     }
 
-    /** Messages accepted so far in the window; safe from any thread. */
+    /** Messages put on the wire so far in the window (accepted, before late failures); safe from any thread. */
     public long sentProgress() {
         return sentProgress.get();
     }
@@ -309,24 +328,38 @@ public final class SendLoop {
         return Math.max(windowNs, finishedNs - windowStartNs);
     }
 
-    /** Per-flow counts; call after {@link #isDone()} on the sending thread (or after it has stopped). */
+    /**
+     * Per-flow counts, with the late failures recorded so far; call after {@link #isDone()} (on any thread: the
+     * loop's fields are published by the future that completes when it is done).
+     */
     public FlowSendCounts counts(int flow) {
-        long failedLater = writers[flow].failedAfterAccept() - failedBaseline[flow];
-        long sent = accepted[flow] - failedLater;
-        long sendFailed = refused[flow] + failedLater;
-        long scheduled = schedules[flow].unlimited() ? sent + sendFailed : schedules[flow].scheduled();
+        long onWire = warming ? 0 : wireSequence[flow];
+        long failed = failures[flow].total();
+        long sent = onWire - failed;
+        long sendFailed = refused[flow] + failed;
+        long scheduled = schedules[flow] == null || schedules[flow].unlimited() || warming
+            ? sent + sendFailed : schedules[flow].scheduled();
         return new FlowSendCounts(scheduled, sent, sendFailed, scheduled - sent - sendFailed);
+    }
+
+    /** The failure ledger of {@code flow} for this step. */
+    public FailedRanges failures(int flow) {
+        return failures[flow];
     }
 
     public int flows() {
         return writers.length;
     }
 
+    /** How late each window message was handed to the transport, against its intended send time. */
     public Latency lag() {
         return Latency.of(lag, null);
     }
 
-    /** What the sender did for one flow in the window. {@code behind = scheduled - sent - sendFailed}. */
+    /**
+     * What the sender did for one flow in the window. {@code behind = scheduled - sent - sendFailed}; the wire
+     * sequences of the window were {@code [0, sent + failed)} with the failed ranges skipped.
+     */
     public record FlowSendCounts(long scheduled, long sent, long sendFailed, long behind) {
     }
 }

@@ -21,8 +21,8 @@ public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst,
         transport = Maps.sorted(transport);
     }
 
-    public FlowResult withLate(long late) {
-        return new FlowResult(flow, port, counts.withLate(late), lossBurst, socketDrops, delay, jitterNs, ipdv,
+    public FlowResult withLate(long late, long lateDuplicates) {
+        return new FlowResult(flow, port, counts.withLate(late, lateDuplicates), lossBurst, socketDrops, delay, jitterNs, ipdv,
             transport, echo);
     }
 }

@@ -13,7 +13,11 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
                         String error, Environment environment, Plan plan, List<StepResult> steps) {
-    public static final int SCHEMA_VERSION = 1;
+    /**
+     * 2: dense wire sequences; {@code counts.late} holds first arrivals only ({@code lateDuplicates} apart);
+     * {@code counts.lostInRuns}; delay between hosts corrected by the estimated clock offset.
+     */
+    public static final int SCHEMA_VERSION = 2;
 
     public RunResult {
         steps = List.copyOf(steps);

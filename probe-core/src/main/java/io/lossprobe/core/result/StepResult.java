@@ -10,6 +10,8 @@ import java.util.Map;
  *
  * @param step                index of the step within the transport's run (0-based)
  * @param windowNs            measured window as it really ran (pacing start to the sender's stop)
+ * @param counterSkewNs       how long after the window's first message its counters finished being sampled (0
+ *                            when sampled before it, as with no warm-up): the deltas may miss that much
  * @param achievedSendRate    sent / window, messages per second
  * @param achievedReceiveRate received / window, messages per second
  * @param saturated           the achieved send rate fell more than 1% short of the target
@@ -24,7 +26,7 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
-                         Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                         long counterSkewNs, Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
                          double achievedReceiveRate, boolean saturated, Latency delay, Latency senderLag,
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
@@ -39,15 +41,22 @@ public record StepResult(String transport, int step, Level level, long targetRat
         flows = List.copyOf(flows);
     }
 
-    /** The same step with the late counts that arrived after it closed (one per flow, in flow order). */
-    public StepResult withLate(long[] latePerFlow) {
+    /**
+     * The same step with its late counts updated (one per flow, in flow order): first arrivals and duplicates,
+     * including those that came after the step closed.
+     */
+    public StepResult withLate(long[] latePerFlow, long[] lateDuplicatesPerFlow) {
         List<FlowResult> updated = new java.util.ArrayList<>(flows.size());
         long total = 0;
+        long totalDuplicates = 0;
         for (int i = 0; i < flows.size(); i++) {
-            updated.add(flows.get(i).withLate(latePerFlow[i]));
+            updated.add(flows.get(i).withLate(latePerFlow[i], lateDuplicatesPerFlow[i]));
             total += latePerFlow[i];
+            totalDuplicates += lateDuplicatesPerFlow[i];
         }
-        return new StepResult(transport, step, level, targetRate, windowNs, counts.withLate(total), lossPercent,
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs,
+            counts.withLate(total, totalDuplicates),
+            lossPercent,
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
             echo, updated);

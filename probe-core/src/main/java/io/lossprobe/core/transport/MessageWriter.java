@@ -3,6 +3,11 @@ package io.lossprobe.core.transport;
 /**
  * How the send loop hands one flow's messages to a transport. Called only from the thread that runs the
  * {@link io.lossprobe.core.pacing.SendLoop}; must not allocate per call where it can be avoided.
+ *
+ * <p>Sequence numbers are dense: the send loop gives an {@link #ACCEPTED} message the next wire sequence number
+ * and a {@link #REFUSED} one none, so the wire sequences of a step are exactly {@code [0, sent + failed)}. A message
+ * accepted here that later fails to leave is reported through the {@link SendFailureListener} of the writer's
+ * {@link SenderSpec}.
  */
 public interface MessageWriter {
     /** The transport took the message (sent, or queued within its bounded buffer). */
@@ -22,12 +27,4 @@ public interface MessageWriter {
 
     /** Pushes what was written since the last flush to the network (one sendmmsg, one write, ...). */
     void flush();
-
-    /**
-     * Messages that were {@link #ACCEPTED} and later failed (an asynchronous send error); the send loop moves
-     * them from sent to sendFailed. Cumulative over the writer's life.
-     */
-    default long failedAfterAccept() {
-        return 0;
-    }
 }

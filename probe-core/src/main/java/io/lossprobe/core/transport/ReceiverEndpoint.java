@@ -21,13 +21,16 @@ public interface ReceiverEndpoint extends AutoCloseable {
     }
 
     /**
-     * Called when the measured window starts, on the sending thread, after the last warm-up message was handed
-     * to the sender: sample the counters whose deltas {@link #endStep} reports here.
+     * Called when the measured window starts, on the engine's thread (never a sending or receiving thread): sample
+     * the counters whose deltas {@link #endStep} reports. With no warm-up it runs before the first message.
      */
     default void beginWindow() throws Exception {
     }
 
-    /** This step's transport counters, as deltas; called after the step's accounting closed. */
+    /**
+     * This step's transport counters over the window, as deltas; called after the step's accounting closed. A
+     * transport whose repair counters (NAKs) can still move waits here, bounded, until they settle.
+     */
     default TransportReport endStep() throws Exception {
         return TransportReport.EMPTY;
     }

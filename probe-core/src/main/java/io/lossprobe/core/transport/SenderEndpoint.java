@@ -1,19 +1,27 @@
 package io.lossprobe.core.transport;
 
-import io.lossprobe.core.pacing.SendLoop;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
-/** The sending half of a transport: one writer per flow and a thread to run the send loop on. */
+/**
+ * The sending half of a transport: one writer per flow and the single thread the engine's send driver runs the
+ * send loop on. The transport only moves bytes; pacing is the engine's.
+ */
 public interface SenderEndpoint extends AutoCloseable {
-    /** The writer for flow {@code flow}; called once per step before {@link #drive}. */
+    /** The writer for flow {@code flow}; called once per step before the step's sending starts. */
     MessageWriter writer(int flow);
 
     /**
-     * Runs {@code loop.doWork(System.nanoTime())} on the sending thread until the loop is done, sleeping between
-     * cycles where the schedule allows. Completes exceptionally if the transport fails.
+     * The single-threaded executor the send loop runs on, which is also the thread that completes this
+     * transport's writes (a Netty event loop, or a thread of the transport's own). The driver queues one task per
+     * send cycle; nothing else of the engine's runs there.
      */
-    CompletableFuture<Void> drive(SendLoop loop);
+    ScheduledExecutorService sendExecutor();
+
+    /** How this transport wants its send loop paced. */
+    default SendPacing pacing() {
+        return SendPacing.DEFAULT;
+    }
 
     /**
      * Echo mode: runs {@code action} on the thread that feeds replies to {@link SenderSpec#replies()}, with no
@@ -23,15 +31,22 @@ public interface SenderEndpoint extends AutoCloseable {
         throw new UnsupportedOperationException("this transport has no echo mode");
     }
 
-    /** Called before a step's traffic starts. */
+    /** Called before a step's traffic starts (reconnect what died, say), on the engine's thread. */
     default void beginStep(int step) throws Exception {
     }
 
-    /** Called when the measured window starts, on the sending thread; sample counters here. */
+    /**
+     * Called on the engine's thread when the measured window starts, never on the sending thread: sample the
+     * counters whose deltas {@link #endStep} reports. Must not stop the send loop.
+     */
     default void beginWindow() throws Exception {
     }
 
-    /** This step's transport counters, as deltas; called after the step's sending ended. */
+    /**
+     * This step's transport counters over the window, as deltas; called on the engine's thread after the step's
+     * sending ended and the receivers drained. A transport whose repair counters (retransmits, NAKs) can still move
+     * waits here, bounded, until they settle.
+     */
     default TransportReport endStep() throws Exception {
         return TransportReport.EMPTY;
     }

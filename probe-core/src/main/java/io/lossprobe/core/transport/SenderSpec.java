@@ -11,15 +11,17 @@ import java.util.Map;
  * @param replies    in echo mode, the accounting of each flow's replies (messages of kind ECHO arriving back at
  *                   the sender), to be fed on the thread {@link SenderEndpoint#onReplyThread} runs on; null in
  *                   stream mode
+ * @param failures   where the writers report accepted messages that failed to leave
  */
 public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
-                         io.lossprobe.core.accounting.FlowReceiver[] replies) {
+                         io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures) {
     public SenderSpec {
         options = Map.copyOf(options);
+        failures = failures == null ? SendFailureListener.NONE : failures;
     }
 
     public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options) {
-        this(plan, targetHost, runId, options, null);
+        this(plan, targetHost, runId, options, null, null);
     }
 
     public String option(String key, String fallback) {

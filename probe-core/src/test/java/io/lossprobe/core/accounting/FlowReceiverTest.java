@@ -65,11 +65,13 @@ class FlowReceiverTest {
         data(1, 1, 0, 20);
         assertThat(flow.lateAfterClose(1)).isEqualTo(1);
         flow.beginStep(2, 4096);
-        data(1, 1, 0, 30);   // step 1's straggler during step 2: late for step 1
+        data(1, 1, 0, 30);   // step 1's straggler's copy during step 2: a late duplicate for step 1
+        data(1, 5, 0, 30);   // beyond what the sender put on the wire in step 1 (2): not a message of it
         data(3, 0, 0, 30);   // a step not begun yet: not part of this schedule
-        assertThat(flow.lateAfterClose(1)).isEqualTo(2);
+        assertThat(flow.lateAfterClose(1)).isEqualTo(1);
+        assertThat(flow.lateDuplicatesAfterClose(1)).isEqualTo(1);
         FlowReceiver.Summary s = flow.closeStep(0);
-        assertThat(s.corrupt()).isEqualTo(1);
+        assertThat(s.corrupt()).isEqualTo(2);
         assertThat(s.received()).isZero();
     }
 

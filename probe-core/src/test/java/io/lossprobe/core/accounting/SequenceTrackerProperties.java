@@ -133,7 +133,7 @@ class SequenceTrackerProperties {
         assertThat(tracker.received()).isEqualTo(ref.received);
         assertThat(tracker.duplicates()).isEqualTo(ref.duplicates);
         assertThat(tracker.reordered()).isEqualTo(ref.reordered);
-        assertThat(tracker.tooOld()).isEqualTo(ref.tooOld);
+        assertThat(tracker.late() + tracker.lateDuplicates()).isEqualTo(ref.tooOld);
         assertThat(tracker.lossEvents()).isEqualTo(runs[0]);
         assertThat(tracker.bursts().toResult().max()).isEqualTo(runs[1]);
         assertThat(tracker.lostInRuns()).isEqualTo(runs[2]);
@@ -158,7 +158,7 @@ class SequenceTrackerProperties {
             tracker.onSequence(seq);
         }
         tracker.finish(sent);
-        assertThat(tracker.tooOld()).isZero();
+        assertThat(tracker.late() + tracker.lateDuplicates()).isZero();
         assertThat(tracker.received()).isEqualTo(truth.cardinality());
         assertThat(tracker.duplicates()).isEqualTo(dups);
         assertThat(tracker.lostInRuns()).isEqualTo(sent - truth.cardinality());

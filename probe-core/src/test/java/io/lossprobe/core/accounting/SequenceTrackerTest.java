@@ -48,15 +48,19 @@ class SequenceTrackerTest {
     }
 
     @Test
-    void anArrivalBehindTheWindowIsTooOldAndStaysLost() {
+    void anArrivalBehindTheWindowIsLateAndStaysLost() {
         SequenceTracker t = new SequenceTracker(64);
         t.onSequence(0);
         t.onSequence(200); // window now covers [192, 256)
-        assertThat(t.onSequence(5)).isEqualTo(SequenceTracker.TOO_OLD);
-        assertThat(t.onSequence(191)).isEqualTo(SequenceTracker.TOO_OLD);
+        assertThat(t.onSequence(5)).isEqualTo(SequenceTracker.LATE);
+        assertThat(t.onSequence(191)).isEqualTo(SequenceTracker.LATE);
+        assertThat(t.onSequence(5)).as("a second copy of a late message").isEqualTo(SequenceTracker.LATE_DUPLICATE);
+        assertThat(t.onSequence(0)).as("received in time, then again too late").isEqualTo(
+            SequenceTracker.LATE_DUPLICATE);
         assertThat(t.onSequence(192)).isEqualTo(SequenceTracker.REORDERED);
         t.finish(201);
-        assertThat(t.tooOld()).isEqualTo(2);
+        assertThat(t.late()).isEqualTo(2);
+        assertThat(t.lateDuplicates()).isEqualTo(2);
         assertThat(t.received()).isEqualTo(3);
         assertThat(t.lostInRuns()).isEqualTo(201 - 3);
         assertThat(t.lossEvents()).isEqualTo(2); // 1..191 and 193..199

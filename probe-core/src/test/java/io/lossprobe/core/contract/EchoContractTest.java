@@ -61,6 +61,11 @@ public abstract class EchoContractTest {
             replies += e.repliesReceived();
         }
         assertThat(step.echo().identitiesHold()).isTrue();
+        // Checks that can fail: the requests' and the replies' trackers agree with the counts.
+        assertThat(step.warnings()).noneMatch(w -> w.startsWith("accounting check failed"));
+        for (FlowResult f : step.flows()) {
+            assertThat(f.counts().brokenChecks()).as("flow %d", f.flow()).isEmpty();
+        }
         assertThat(step.echo().requestsSent()).isEqualTo(sent);
         assertThat(step.echo().repliesReceived()).isEqualTo(replies);
         assertThat(step.echo().rtt().count()).isEqualTo(replies);
@@ -101,6 +106,25 @@ public abstract class EchoContractTest {
         assertThat(flow2.requestsLost()).isEqualTo(10);
         assertThat(flow2.repliesLost()).isZero();
         assertThat(s.echo().requestsLost()).isEqualTo(10 + socketDrops(s));
+    }
+
+    /** Refused requests take no wire sequence: neither the requests' nor the replies' tracker sees a gap. */
+    @Test
+    @Timeout(120)
+    void aRefusedRequestIsNeitherRequestNorReplyLoss() throws Exception {
+        SendFilter refuse = SendFilter.refusing((flow, index) -> flow == 1 && index >= 20 && index < 30);
+        RunResult r = run(echoPlan(4, "4k", 500, 0), new StepHooks() {
+            @Override
+            public SendFilter sendFilter(String transport, int step) {
+                return refuse;
+            }
+        });
+        StepResult s = r.steps().get(0);
+        assertEchoIdentities(s);
+        FlowResult flow1 = s.flows().get(1);
+        assertThat(flow1.counts().sendFailed()).isEqualTo(10);
+        assertThat(flow1.counts().lossEvents()).isZero();
+        assertThat(flow1.echo().roundTripLost()).isLessThanOrEqualTo(socketDrops(s));
     }
 
     @Test

@@ -15,16 +15,19 @@ class SendLoopTest {
     static final class RecordingWriter implements MessageWriter {
         final List<long[]> written = new ArrayList<>();
         int flushes;
+        int calls;
         boolean blocked;
         long refuseFrom = Long.MAX_VALUE;
-        long asyncFailures;
+        /** Refuses the calls with these indices (0-based over every write call), whatever their sequence. */
+        java.util.function.IntPredicate refuseCall = call -> false;
 
         @Override
         public int write(long word0, long word1, long sequence, long sendTimeNs) {
             if (blocked) {
                 return BLOCKED;
             }
-            if (sequence >= refuseFrom) {
+            int call = calls++;
+            if (sequence >= refuseFrom || refuseCall.test(call)) {
                 return REFUSED;
             }
             written.add(new long[] {word0, word1, sequence, sendTimeNs});
@@ -35,15 +38,16 @@ class SendLoopTest {
         public void flush() {
             flushes++;
         }
-
-        @Override
-        public long failedAfterAccept() {
-            return asyncFailures;
-        }
     }
 
     private static SendLoop loop(RecordingWriter[] w, long[] rates, long warmupMs, long windowMs) {
-        return new SendLoop(w, 7, 3, 64, rates, warmupMs * MS, windowMs * MS, 64, SendFilter.NONE);
+        return new SendLoop(w, 7, 3, 64, rates, warmupMs * MS, windowMs * MS, 64, SendFilter.NONE, null);
+    }
+
+    private static void runToEnd(SendLoop loop, long fromMs, long toMs) {
+        for (long t = fromMs * MS; t <= toMs * MS && !loop.isDone(); t += MS) {
+            loop.doWork(t);
+        }
     }
 
     @Test
@@ -76,7 +80,11 @@ class SendLoopTest {
         loop.doWork(5 * MS); // 50 due since the first
         assertThat(w.written).hasSize(51);
         assertThat(w.flushes).isEqualTo(2);
-        assertThat(loop.lag().maxNs()).isGreaterThanOrEqualTo(4 * MS);
+        // Lag per message against its own intended time: 0 for the first, then 4.9 ms (message 1, due at 0.1 ms)
+        // down to 0 (message 50, due at 5 ms) for the batch. Recorded once per batch it would be one value.
+        assertThat(loop.lag().count()).isEqualTo(51);
+        assertThat(loop.lag().maxNs()).isBetween(4_850_000L, 4_950_000L);
+        assertThat(loop.lag().p50Ns()).isBetween(2_300_000L, 2_600_000L);
     }
 
     @Test
@@ -128,28 +136,56 @@ class SendLoopTest {
     }
 
     @Test
-    void asynchronousFailuresMoveFromSentToSendFailed() {
+    void aRefusalMidWindowTakesNoWireSequenceSoTheSequencesStayDense() {
         RecordingWriter w = new RecordingWriter();
-        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 0, 10);
+        w.refuseCall = call -> call >= 40 && call < 50; // ten refusals in the middle of the window
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 0, 100);
         loop.start(0);
-        for (long t = 0; t <= 10 * MS && !loop.isDone(); t += MS) {
-            loop.doWork(t);
-        }
-        w.asyncFailures = 3;
-        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(10, 7, 3, 0));
+        runToEnd(loop, 0, 101);
+        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 90, 10, 0));
+        assertThat(w.written.stream().mapToLong(m -> m[2])).containsExactlyElementsOf(
+            java.util.stream.LongStream.range(0, 90).boxed().toList());
+        // The schedule moved on: the message after the refusals keeps its own intended time (50 ms), not 40 ms.
+        assertThat(w.written.get(40)[3]).isEqualTo(50 * MS);
     }
 
     @Test
-    void theSendFilterCountsAsSentButNeverWrites() {
+    void failuresReportedAfterAcceptMoveFromSentToSendFailedAndKeepTheirSequences() {
+        RecordingWriter w = new RecordingWriter();
+        io.lossprobe.core.accounting.FailedRanges failed = new io.lossprobe.core.accounting.FailedRanges();
+        SendLoop loop = new SendLoop(new RecordingWriter[] {w}, 7, 3, 64, new long[] {1000}, 0, 10 * MS, 64,
+            SendFilter.NONE, new io.lossprobe.core.accounting.FailedRanges[] {failed});
+        loop.start(0);
+        runToEnd(loop, 0, 10);
+        failed.add(4, 3); // the transport learned that 4, 5 and 6 never left
+        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(10, 7, 3, 0));
+        assertThat(loop.failures(0)).isSameAs(failed);
+        assertThat(w.written).hasSize(10); // the wire sequences 0..9 were all used: the receiver skips 4..6
+    }
+
+    @Test
+    void theSendFilterCountsAsSentAndTakesASequenceButNeverWrites() {
         RecordingWriter w = new RecordingWriter();
         SendLoop loop = new SendLoop(new RecordingWriter[] {w}, 1, 0, 64, new long[] {1000}, 0, 20 * MS, 64,
-            (flow, seq) -> seq % 5 == 0);
+            (flow, seq) -> seq % 5 == 0, null);
         loop.start(0);
-        for (long t = 0; t <= 20 * MS && !loop.isDone(); t += MS) {
-            loop.doWork(t);
-        }
+        runToEnd(loop, 0, 20);
         assertThat(loop.counts(0).sent()).isEqualTo(20);
         assertThat(w.written).hasSize(16);
+        assertThat(w.written.stream().mapToLong(m -> m[2]).filter(seq -> seq % 5 == 0)).isEmpty();
+    }
+
+    @Test
+    void theWindowStartIsPublishedNotRunOnTheSendingThread() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 10, 10);
+        assertThat(loop.start(0)).as("the window begins after the warm-up").isEqualTo(10 * MS);
+        loop.doWork(5 * MS);
+        assertThat(loop.windowStarted()).isFalse();
+        assertThat(loop.sentProgress()).isZero();
+        loop.doWork(10 * MS);
+        assertThat(loop.windowStarted()).isTrue();
+        assertThat(loop.sentProgress()).isEqualTo(1);
     }
 
     @Test
