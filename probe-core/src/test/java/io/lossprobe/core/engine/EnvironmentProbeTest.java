@@ -22,6 +22,30 @@ class EnvironmentProbeTest {
         }
     }
 
+    @Test
+    void bufferSizesAndTransportSettingsGoToTheirOwnMaps() {
+        Map<String, Long> reported = Map.of(
+            "udp.receiveBufferRequested", 4_194_304L, "udp.receiveBufferGranted", 8_388_608L,
+            "udp.remote.sendBufferGranted", 425_984L, "tcp.sendBufferRequested", 65_536L,
+            "udp.gsoSegmentsPerSend", 64L, "udp.io.epoll", 1L, "udp.remote.receiveThreads", 2L,
+            "tcp.noDelay", 1L, "tcp.writeBufferHighWaterMark", 262_144L, "aeron.termLength", 16_777_216L);
+        Environment env = EnvironmentProbe.describe(reported);
+        assertThat(env.socketBuffers()).containsOnlyKeys(keys(env.socketBuffers(), "net.core.",
+            "udp.receiveBufferRequested", "udp.receiveBufferGranted", "udp.remote.sendBufferGranted",
+            "tcp.sendBufferRequested"));
+        assertThat(env.socketBuffers()).containsEntry("udp.receiveBufferGranted", 8_388_608L);
+        assertThat(env.transportSettings()).containsOnly(
+            Map.entry("udp.gsoSegmentsPerSend", 64L), Map.entry("udp.io.epoll", 1L),
+            Map.entry("udp.remote.receiveThreads", 2L), Map.entry("tcp.noDelay", 1L),
+            Map.entry("tcp.writeBufferHighWaterMark", 262_144L), Map.entry("aeron.termLength", 16_777_216L));
+    }
+
+    /** The given keys plus whichever keys of {@code map} start with {@code prefix}. */
+    private static String[] keys(Map<String, Long> map, String prefix, String... more) {
+        return java.util.stream.Stream.concat(map.keySet().stream().filter(k -> k.startsWith(prefix)),
+            java.util.Arrays.stream(more)).toArray(String[]::new);
+    }
+
     /** The file as the cat tool prints it, trimmed. */
     private static String cat(String path) throws Exception {
         Process p = new ProcessBuilder("cat", path).redirectErrorStream(true).start();
