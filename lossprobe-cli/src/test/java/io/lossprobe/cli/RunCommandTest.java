@@ -10,6 +10,7 @@ import io.lossprobe.core.result.StepResult;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -139,13 +140,16 @@ class RunCommandTest {
     void aRunWritesResultsWhoseIdentitiesHoldAndPrintsARowPerStep(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("r.json");
         Outcome o = execute("run", "--transport", "udp", "--ports", "6", "--base-port", "45000", "--levels",
-            "3k,6k", "--duration", "700ms", "--warmup", "200ms", "--quiet", "-o", file.toString());
+            "3k,6k", "--duration", "700ms", "--warmup", "200ms", "--quiet", "-o", file.toString(),
+            "--sndbuf", "1MiB", "-X", "tcp.nodelay=false");
         assertThat(o.exit()).as(o.err()).isZero();
         assertThat(o.out()).contains("proto", "3k", "6k", "results written to");
         RunResult r = ResultFiles.read(file);
         assertThat(r.status()).isEqualTo("complete");
         assertThat(r.schemaVersion()).isEqualTo(RunResult.SCHEMA_VERSION);
         assertThat(r.environment().cores()).isPositive();
+        assertThat(r.plan().transportOptions()).containsExactly(Map.entry("sndbuf", "1048576"),
+            Map.entry("tcp.nodelay", "false"), Map.entry("udp.io", "auto"));
         assertThat(r.steps()).hasSize(2);
         for (StepResult s : r.steps()) {
             for (FlowResult f : s.flows()) {

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ResultFilesTest {
-    /** The head of a file written before transportSettings existed (settings were mixed into socketBuffers). */
+    /**
+     * The head of a file written before transportSettings and the plan's transportOptions existed (settings were
+     * mixed into socketBuffers).
+     */
     static final String OLD_FILE = """
         {
           "schemaVersion" : 1, "tool" : "lossprobe", "startedAt" : "2026-11-30T05:48:07Z",
@@ -30,6 +33,8 @@ class ResultFilesTest {
     @Test
     void anOldFileWithoutTransportSettingsReadsWithAnEmptyMap(@TempDir Path dir) throws Exception {
         RunResult r = ResultFiles.read(Files.writeString(dir.resolve("old.json"), OLD_FILE));
+        assertThat(r.plan().transportOptions()).isEmpty();
+        assertThat(r.plan().levels()).hasSize(2);
         assertThat(r.environment().transportSettings()).isEmpty();
         assertThat(r.environment().socketBuffers()).containsEntry("udp.receiveBufferGranted", 8_388_608L);
     }
