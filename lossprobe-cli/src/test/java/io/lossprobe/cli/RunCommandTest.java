@@ -63,6 +63,20 @@ class RunCommandTest {
     }
 
     @Test
+    @Timeout(60) // were the plan accepted, the run must still end
+    void moreLevelsThanTheHeaderCanNumberIsBadUsage(@TempDir Path dir) {
+        Path file = dir.resolve("r.json");
+        String levels = String.join(",", java.util.Collections.nCopies(65_537, "1k"));
+        Outcome o = execute("run", "--transport", "udp", "--ports", "1", "--base-port", "45600", "--levels", levels,
+            "--duration", "10ms", "--warmup", "0", "--drain", "0", "--quiet", "-o", file.toString());
+        assertThat(o.exit()).as(o.err()).isEqualTo(2);
+        assertThat(o.err().strip()).contains("--levels has 65537 levels; at most 65536")
+            .doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+        assertThat(file).doesNotExist();
+    }
+
+    @Test
     void anOutputPathThatIsADirectoryIsBadUsage(@TempDir Path dir) {
         Outcome o = execute("run", "-o", dir.toString(), "--transport", "udp");
         assertThat(o.exit()).isEqualTo(2);

@@ -33,6 +33,8 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
+    /** Steps are numbered in the header's 16-bit step field ({@code MessageHeader.step}): 0 to 65,535. */
+    public static final int MAX_LEVELS = 1 << 16;
 
     /** A one-way (stream) plan. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -80,6 +82,10 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         }
         if (levels.isEmpty()) {
             throw new IllegalArgumentException("--levels is empty");
+        }
+        if (levels.size() > MAX_LEVELS) {
+            throw new IllegalArgumentException("--levels has " + levels.size() + " levels; at most " + MAX_LEVELS
+                + " fit the message header's 16-bit step number");
         }
         if (durationNs <= 0) {
             throw new IllegalArgumentException("--duration must be greater than 0");

@@ -56,4 +56,20 @@ class PlanTest {
         assertThatThrownBy(() -> withOptions(options)).isInstanceOf(IllegalArgumentException.class)
             .hasMessage("transport option 'udp.io' has no value");
     }
+
+    @Test
+    void atMostAsManyLevelsAsTheHeadersStepFieldCanNumber() {
+        assertThat(Plan.MAX_LEVELS).isEqualTo(1 << 16);
+        long wordForLastStep = io.lossprobe.core.wire.MessageHeader.word1(1, Plan.MAX_LEVELS - 1, 64);
+        assertThat(io.lossprobe.core.wire.MessageHeader.step(wordForLastStep)).isEqualTo(Plan.MAX_LEVELS - 1);
+        Plan most = levels(Plan.MAX_LEVELS);
+        assertThat(most.levels()).hasSize(65_536);
+        assertThatThrownBy(() -> levels(Plan.MAX_LEVELS + 1)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("--levels has 65537 levels; at most 65536 fit the message header's 16-bit step number");
+    }
+
+    private static Plan levels(int count) {
+        return new Plan(List.of("udp"), 4, 40000, java.util.Collections.nCopies(count, Level.parse("1k")), S, 0, S,
+            64, "127.0.0.1");
+    }
 }
