@@ -115,7 +115,7 @@ public final class Comparison {
                 a == null || b == null ? "" : signed(b.lossPercent() - a.lossPercent(), 4),
                 a == null ? "-" : Fmt.num(a.achievedRate(), 0), b == null ? "-" : Fmt.num(b.achievedRate(), 0),
                 a == null || b == null ? "" : signed(pct(a.achievedRate(), b.achievedRate()), 1),
-                a == null ? "-" : Fmt.num(a.p99DelayMs(), 3), b == null ? "-" : Fmt.num(b.p99DelayMs(), 3),
+                a == null ? "-" : Fmt.delayMs(a.p99DelayMs(), 3), b == null ? "-" : Fmt.delayMs(b.p99DelayMs(), 3),
                 a == null || b == null ? "" : signed(pct(a.p99DelayMs(), b.p99DelayMs()), 1),
                 a == null ? "only in B" : b == null ? "only in A"
                     : r.regressed() ? "REGRESSION: " + r.regressions.stream().map(Regression::detail).collect(java.util.stream.Collectors.joining("; ")) : "ok"));

@@ -4,6 +4,9 @@ import java.util.Locale;
 
 /** Number formatting shared by the table formats: fixed decimals, "" for values that do not apply (NaN). */
 final class Fmt {
+    /** Printed for a delay figure of a step that recorded none (an empty histogram has no percentiles). */
+    static final String NO_DELAY = "-";
+
     private Fmt() {
     }
 
@@ -12,6 +15,11 @@ final class Fmt {
             return "";
         }
         return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    /** A delay in ms, or {@link #NO_DELAY} when the step recorded none (NaN). */
+    static String delayMs(double ms, int decimals) {
+        return Double.isNaN(ms) ? NO_DELAY : num(ms, decimals);
     }
 
     static String html(String text) {

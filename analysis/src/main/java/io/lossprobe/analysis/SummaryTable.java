@@ -16,7 +16,19 @@ public final class SummaryTable {
     public record Row(String startedAt, String file, StepMetrics m) {
     }
 
-    private record Column(String title, String csvName, boolean numeric, Function<Row, String> value) {
+    /**
+     * A column; {@code value} is "" where the step has no such figure, printed as {@code blank} in Markdown and
+     * HTML and as an empty cell in CSV.
+     */
+    private record Column(String title, String csvName, boolean numeric, Function<Row, String> value, String blank) {
+        Column(String title, String csvName, boolean numeric, Function<Row, String> value) {
+            this(title, csvName, numeric, value, "");
+        }
+
+        String text(Row r) {
+            String v = value.apply(r);
+            return v.isEmpty() ? blank : v;
+        }
     }
 
     private static final List<Column> COLUMNS = List.of(
@@ -24,8 +36,9 @@ public final class SummaryTable {
         new Column("transport", "transport", false, r -> r.m.transport()),
         new Column("level", "level", false, r -> r.m.level()),
         new Column("achieved TPS", "achieved_msgs_per_s", true, r -> Fmt.num(r.m.achievedRate(), 0)),
-        new Column("mean ms", "mean_delay_ms", true, r -> Fmt.num(r.m.meanDelayMs(), 3)),
-        new Column("p99 ms", "p99_delay_ms", true, r -> Fmt.num(r.m.p99DelayMs(), 3)),
+        // A step where nothing arrived has no delay at all, which a 0 would hide.
+        new Column("mean ms", "mean_delay_ms", true, r -> Fmt.num(r.m.meanDelayMs(), 3), Fmt.NO_DELAY),
+        new Column("p99 ms", "p99_delay_ms", true, r -> Fmt.num(r.m.p99DelayMs(), 3), Fmt.NO_DELAY),
         new Column("CPU %", "process_cpu_percent", true, r -> Fmt.num(r.m.processCpuPercent(), 1)),
         new Column("host CPU %", "host_cpu_percent", true, r -> Fmt.num(r.m.hostCpuPercent(), 1)),
         new Column("NIC", "nic", false, r -> r.m.nicInterface()),
@@ -74,7 +87,7 @@ public final class SummaryTable {
         for (Row r : rows) {
             sb.append('|');
             for (Column c : COLUMNS) {
-                sb.append(' ').append(c.value.apply(r).replace("|", "\\|")).append(" |");
+                sb.append(' ').append(c.text(r).replace("|", "\\|")).append(" |");
             }
             sb.append('\n');
         }
@@ -109,7 +122,7 @@ public final class SummaryTable {
             sb.append(r.m.lost() > 0 ? "<tr class=\"lossy\">" : "<tr>");
             for (Column c : COLUMNS) {
                 if (withStart || !c.csvName.equals("started_at")) {
-                    sb.append(c.numeric ? "<td class=\"n\">" : "<td>").append(Fmt.html(c.value.apply(r)))
+                    sb.append(c.numeric ? "<td class=\"n\">" : "<td>").append(Fmt.html(c.text(r)))
                         .append("</td>");
                 }
             }

@@ -33,4 +33,16 @@ class ComparisonTest {
             49000.0)));
         assertThat(Comparison.of(a, b, Comparison.Tolerance.DEFAULT).anyRegression()).isFalse();
     }
+
+    @Test
+    void aStepWithoutDelayShowsADashForItsP99() {
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, Fixtures::noDelay));
+        String row50k = Comparison.of(a, b, Comparison.Tolerance.DEFAULT).table().lines()
+            .filter(l -> l.contains("50k")).findFirst().orElseThrow();
+        String[] f = row50k.trim().split("\\s+");
+        // proto level loss%A loss%B delta achA achB delta% p99A p99B delta% verdict
+        assertThat(f[8]).matches("\\d+\\.\\d{3}");
+        assertThat(f[9]).isEqualTo("-");
+    }
 }

@@ -38,6 +38,11 @@ final class Fixtures {
         counts.put("received", counts.get("sent").asLong() - lost);
     }
 
+    /** A step whose delay histogram recorded nothing (every message lost), as the engine writes it. */
+    static void noDelay(ObjectNode step) {
+        step.set("delay", ResultFiles.mapper().valueToTree(io.lossprobe.core.result.Latency.EMPTY));
+    }
+
     static Path write(Path dir, String name, ObjectNode root) {
         try {
             Path file = dir.resolve(name);

@@ -34,6 +34,34 @@ class SummaryTableTest {
     }
 
     @Test
+    void aStepWithoutDelayShowsADashNotZeroAndAnEmptyCsvCell() {
+        SummaryTable t = SummaryTable.of(List.of(Fixtures.load(dir, "r.json", Fixtures.withStep(1, Fixtures::noDelay))));
+        List<String> md = t.markdown().lines().toList();
+        List<String> header = cells(md.get(0));
+        int mean = header.indexOf("mean ms");
+        int p99 = header.indexOf("p99 ms");
+        assertThat(cells(md.get(2)).get(mean)).matches("\\d+\\.\\d{3}"); // udp 10k: delay recorded
+        assertThat(cells(md.get(3)).get(mean)).isEqualTo("-");
+        assertThat(cells(md.get(3)).get(p99)).isEqualTo("-");
+
+        List<String> csvHeader = List.of(t.csv().lines().toList().get(0).split(",", -1));
+        List<String> row = List.of(t.csv().lines().toList().get(2).split(",", -1));
+        assertThat(row.get(csvHeader.indexOf("mean_delay_ms"))).isEmpty();
+        assertThat(row.get(csvHeader.indexOf("p99_delay_ms"))).isEmpty();
+
+        String html = t.html(false);
+        String secondRow = html.substring(html.indexOf("<tr", html.indexOf("<tbody>") + 10));
+        assertThat(secondRow).startsWith("<tr><td>udp</td><td>50k</td><td class=\"n\">")
+            .contains("<td class=\"n\">-</td><td class=\"n\">-</td>");
+    }
+
+    /** The cells of a Markdown table row, trimmed. */
+    private static List<String> cells(String row) {
+        String inner = row.substring(1, row.length() - 1);
+        return java.util.Arrays.stream(inner.split("\\|", -1)).map(String::trim).toList();
+    }
+
+    @Test
     void tcpFallsBackToHostRetransmitCounterAndMissingKeysAreTolerated() {
         LoadedResult r = Fixtures.load(dir, "t.json", Fixtures.withStep(0, s -> {
             s.put("transport", "tcp");

@@ -162,7 +162,8 @@ public final class RunCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
-        Plan plan = buildPlan();
+        Map<String, String> options = transportOptionsInEffect();
+        Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
         for (String t : plan.transports()) {
             if (!available.containsKey(t)) {
@@ -175,14 +176,6 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
 
-        Map<String, String> options = new HashMap<>(transportOptions);
-        options.put("udp.io", udpIo);
-        if (rcvbuf != null) {
-            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
-        }
-        if (sndbuf != null) {
-            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
-        }
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
         // Every output path is checked before any traffic: a typo must not cost a long run.
         Inputs.requireWritable(spec.commandLine(), out, "results to");
@@ -262,7 +255,20 @@ public final class RunCommand implements Callable<Integer> {
         return check.execute(args.toArray(String[]::new));
     }
 
-    private Plan buildPlan() {
+    /** The -X options plus those the transport flags stand for (--udp-io, --rcvbuf, --sndbuf). */
+    private Map<String, String> transportOptionsInEffect() {
+        Map<String, String> options = new HashMap<>(transportOptions);
+        options.put("udp.io", udpIo);
+        if (rcvbuf != null) {
+            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
+        }
+        if (sndbuf != null) {
+            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
+        }
+        return options;
+    }
+
+    private Plan buildPlan(Map<String, String> options) {
         List<Level> parsed = new ArrayList<>();
         for (String l : levels.split(",")) {
             parsed.add(Level.parse(l.trim()));
@@ -278,7 +284,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency);
+            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options);
     }
 
     private static List<String> dedupe(List<String> names) {

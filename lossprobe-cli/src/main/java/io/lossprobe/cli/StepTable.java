@@ -1,8 +1,10 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.StepResult;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
 
 /** The one-row-per-step table printed during a run. */
 final class StepTable {
@@ -31,18 +33,23 @@ final class StepTable {
         return String.format(Locale.ROOT, FORMAT, r.transport(), r.level(), rate(r.achievedSendRate()),
             rate(r.achievedReceiveRate()), c.lost(), String.format(Locale.ROOT, "%.3f", r.lossPercent()),
             c.duplicates(), c.reordered(), r.socketDrops() == null ? "-" : r.socketDrops().toString(),
-            String.format(Locale.ROOT, "%.0f", r.cpu().processPercent()), nanos(r.delay().p50Ns()),
-            nanos(r.delay().p99Ns()), flags);
+            String.format(Locale.ROOT, "%.0f", r.cpu().processPercent()), nanos(r.delay(), Latency::p50Ns),
+            nanos(r.delay(), Latency::p99Ns), flags);
     }
 
     /** The request/response line under an echo step's row: TPS, round trip, loss by direction. */
     static String echoRow(StepResult r) {
         io.lossprobe.core.result.Echo e = r.echo();
-        io.lossprobe.core.result.Latency rtt = e.rtt();
+        Latency rtt = e.rtt();
         return String.format(Locale.ROOT, "       echo: tps %s  rtt mean %s p50 %s p90 %s p99 %s p99.9 %s max %s  "
-                + "lost requests %d, replies %d", rate(e.tps()), nanos((long) rtt.meanNs()), nanos(rtt.p50Ns()),
-            nanos(rtt.p90Ns()), nanos(rtt.p99Ns()), nanos(rtt.p999Ns()), nanos(rtt.maxNs()), e.requestsLost(),
-            e.repliesLost());
+                + "lost requests %d, replies %d", rate(e.tps()), nanos(rtt, l -> (long) l.meanNs()),
+            nanos(rtt, Latency::p50Ns), nanos(rtt, Latency::p90Ns), nanos(rtt, Latency::p99Ns),
+            nanos(rtt, Latency::p999Ns), nanos(rtt, Latency::maxNs), e.requestsLost(), e.repliesLost());
+    }
+
+    /** One statistic of a distribution, or "-" when nothing was recorded: an empty histogram has no percentiles. */
+    static String nanos(Latency latency, ToLongFunction<Latency> statistic) {
+        return latency == null || latency.count() == 0 ? "-" : nanos(statistic.applyAsLong(latency));
     }
 
     static String rate(double perSecond) {

@@ -10,6 +10,7 @@ import io.lossprobe.core.result.StepResult;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,6 +60,20 @@ class RunCommandTest {
         assertThat(o.exit()).as(o.err()).isEqualTo(2);
         assertThat(o.err().strip()).contains(expected).doesNotContain("Exception").doesNotContain("\tat ");
         assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(60) // were the plan accepted, the run must still end
+    void moreLevelsThanTheHeaderCanNumberIsBadUsage(@TempDir Path dir) {
+        Path file = dir.resolve("r.json");
+        String levels = String.join(",", java.util.Collections.nCopies(65_537, "1k"));
+        Outcome o = execute("run", "--transport", "udp", "--ports", "1", "--base-port", "45600", "--levels", levels,
+            "--duration", "10ms", "--warmup", "0", "--drain", "0", "--quiet", "-o", file.toString());
+        assertThat(o.exit()).as(o.err()).isEqualTo(2);
+        assertThat(o.err().strip()).contains("--levels has 65537 levels; at most 65536")
+            .doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+        assertThat(file).doesNotExist();
     }
 
     @Test
@@ -139,13 +154,16 @@ class RunCommandTest {
     void aRunWritesResultsWhoseIdentitiesHoldAndPrintsARowPerStep(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("r.json");
         Outcome o = execute("run", "--transport", "udp", "--ports", "6", "--base-port", "45000", "--levels",
-            "3k,6k", "--duration", "700ms", "--warmup", "200ms", "--quiet", "-o", file.toString());
+            "3k,6k", "--duration", "700ms", "--warmup", "200ms", "--quiet", "-o", file.toString(),
+            "--sndbuf", "1MiB", "-X", "tcp.nodelay=false");
         assertThat(o.exit()).as(o.err()).isZero();
         assertThat(o.out()).contains("proto", "3k", "6k", "results written to");
         RunResult r = ResultFiles.read(file);
         assertThat(r.status()).isEqualTo("complete");
         assertThat(r.schemaVersion()).isEqualTo(RunResult.SCHEMA_VERSION);
         assertThat(r.environment().cores()).isPositive();
+        assertThat(r.plan().transportOptions()).containsExactly(Map.entry("sndbuf", "1048576"),
+            Map.entry("tcp.nodelay", "false"), Map.entry("udp.io", "auto"));
         assertThat(r.steps()).hasSize(2);
         for (StepResult s : r.steps()) {
             for (FlowResult f : s.flows()) {

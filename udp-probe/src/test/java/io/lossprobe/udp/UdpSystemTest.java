@@ -56,7 +56,10 @@ class UdpSystemTest extends TransportContractTest {
             assertThat(f.port()).isEqualTo(41200 + f.flow());
             assertThat(f.counts().lost()).as("flow %d", f.flow()).isEqualTo(f.socketDrops());
         }
-        assertThat(result.environment().socketBuffers()).containsKey("udp.receiveBufferGranted");
+        assertThat(result.environment().socketBuffers()).containsKey("udp.receiveBufferGranted")
+            .doesNotContainKey("udp.receiveThreads");
+        assertThat(result.environment().transportSettings()).containsKey("udp.receiveThreads")
+            .doesNotContainKey("udp.receiveBufferGranted");
     }
 
     @Test

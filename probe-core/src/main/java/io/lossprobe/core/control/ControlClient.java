@@ -71,7 +71,10 @@ public final class ControlClient implements AutoCloseable {
     public String negotiate(Plan plan, int runId, Map<String, String> options) throws IOException {
         ObjectNode msg = ControlChannel.message("plan");
         msg.put("runId", runId);
-        msg.set("plan", ControlChannel.mapper().valueToTree(plan));
+        ObjectNode wirePlan = ControlChannel.mapper().valueToTree(plan);
+        // Options travel filtered in "options" below; an older server refuses a plan with a field it does not know.
+        wirePlan.remove("transportOptions");
+        msg.set("plan", wirePlan);
         ObjectNode opts = msg.putObject("options");
         options.forEach((k, v) -> {
             if (ControlServer.REMOTE_OPTIONS.contains(k)) {

@@ -253,6 +253,7 @@ public final class ControlServer implements AutoCloseable {
                 });
             }
             options = accepted;
+            plan = plan.withTransportOptions(accepted); // never the controller's copy in the plan
             ObjectNode ok = ControlChannel.message("plan-ok");
             ok.put("bindAddress", bindAddress);
             channel.send(ok);

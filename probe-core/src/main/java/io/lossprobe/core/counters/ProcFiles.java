@@ -1,6 +1,9 @@
 package io.lossprobe.core.counters;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -14,6 +17,9 @@ import java.util.Set;
  * missing (another OS, a restricted container).
  */
 public final class ProcFiles {
+    /** Larger than any sysctl value, so a sysctl is read whole by the first read. */
+    private static final int READ_CHUNK_BYTES = 64 * 1024;
+
     private ProcFiles() {
     }
 
@@ -121,9 +127,21 @@ public final class ProcFiles {
         }
     }
 
+    /**
+     * The whole file as text, or "" when it cannot be read. Not {@code Files.readString}: /proc files report size 0,
+     * so the JDK reads one byte to probe for more and then reads on from offset 1, and a sysctl file under
+     * /proc/sys answers only a read that starts at offset 0 (any later offset is EOF), which left
+     * {@code net.core.rmem_max: 4}. One large first read at offset 0, then on to EOF, gets the whole value of a
+     * sysctl and every line of a seq_file such as /proc/net/snmp.
+     */
     static String read(String path) {
-        try {
-            return Files.readString(Path.of(path));
+        try (InputStream in = Files.newInputStream(Path.of(path))) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            byte[] chunk = new byte[READ_CHUNK_BYTES];
+            for (int n; (n = in.read(chunk)) >= 0; ) {
+                out.write(chunk, 0, n);
+            }
+            return out.toString(StandardCharsets.UTF_8);
         } catch (IOException | SecurityException e) {
             return "";
         }

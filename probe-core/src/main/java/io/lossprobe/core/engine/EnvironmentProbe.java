@@ -16,8 +16,15 @@ public final class EnvironmentProbe {
         return v == null ? "dev" : v;
     }
 
-    public static Environment describe(Map<String, Long> granted) {
-        Map<String, Long> buffers = new HashMap<>(granted);
+    /**
+     * The machine, plus what the transports reported about themselves (keys prefixed by transport, e.g.
+     * {@code udp.receiveBufferGranted}, {@code tcp.noDelay}): buffer sizes go to {@code socketBuffers} with the
+     * {@code net.core.*} sysctls, everything else to {@code transportSettings}.
+     */
+    public static Environment describe(Map<String, Long> transportFacts) {
+        Map<String, Long> buffers = new HashMap<>();
+        Map<String, Long> settings = new HashMap<>();
+        transportFacts.forEach((key, value) -> (isSocketBuffer(key) ? buffers : settings).put(key, value));
         for (String key : new String[] {"rmem_max", "wmem_max", "rmem_default", "wmem_default"}) {
             long v = ProcFiles.readLong("/proc/sys/net/core/" + key);
             if (v >= 0) {
@@ -26,7 +33,12 @@ public final class EnvironmentProbe {
         }
         return new Environment(version(), hostName(), System.getProperty("os.name"),
             System.getProperty("os.version"), Runtime.getRuntime().availableProcessors(),
-            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"), buffers);
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"), buffers, settings);
+    }
+
+    /** A kernel buffer limit or a socket buffer size a transport requested or was granted. */
+    static boolean isSocketBuffer(String key) {
+        return key.startsWith("net.core.") || key.endsWith("BufferRequested") || key.endsWith("BufferGranted");
     }
 
     private static String hostName() {

@@ -1,6 +1,9 @@
 package io.lossprobe.core.plan;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,17 +23,30 @@ import java.util.concurrent.TimeUnit;
  * @param mode           {@code stream} (one way) or {@code echo} (the receiver sends every message back)
  * @param concurrency    echo mode only: 0 for open loop (requests on the schedule whatever the replies do), else
  *                       the most requests outstanding per flow (closed loop)
+ * @param transportOptions the transport options in effect ({@code -X key=value}, and {@code udp.io}, {@code rcvbuf},
+ *                       {@code sndbuf} from their own flags), sorted by key; a record of what the run used (the
+ *                       engine takes its options separately, and a control server never takes them from here)
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
-                   long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency) {
+                   long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
+                   Map<String, String> transportOptions) {
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
+    /** Steps are numbered in the header's 16-bit step field ({@code MessageHeader.step}): 0 to 65,535. */
+    public static final int MAX_LEVELS = 1 << 16;
 
     /** A one-way (stream) plan. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
                 long warmupNs, long drainNs, int messageSize, String bindAddress) {
         this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, STREAM, 0);
+    }
+
+    /** A plan with no transport options recorded. */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, mode,
+            concurrency, Map.of());
     }
 
     public static final int DEFAULT_PORTS = 48;
@@ -50,6 +66,7 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         }
         transports = List.copyOf(transports);
         levels = List.copyOf(levels);
+        transportOptions = sortedOptions(transportOptions);
         if (transports.isEmpty()) {
             throw new IllegalArgumentException("no transport chosen");
         }
@@ -65,6 +82,10 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         }
         if (levels.isEmpty()) {
             throw new IllegalArgumentException("--levels is empty");
+        }
+        if (levels.size() > MAX_LEVELS) {
+            throw new IllegalArgumentException("--levels has " + levels.size() + " levels; at most " + MAX_LEVELS
+                + " fit the message header's 16-bit step number");
         }
         if (durationNs <= 0) {
             throw new IllegalArgumentException("--duration must be greater than 0");
@@ -99,7 +120,28 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     /** The same plan with another receivers' address. */
     public Plan withBindAddress(String address) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
-            mode, concurrency);
+            mode, concurrency, transportOptions);
+    }
+
+    /** The same plan with other transport options recorded. */
+    public Plan withTransportOptions(Map<String, String> options) {
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, options);
+    }
+
+    /** Sorted and unmodifiable; null (a file written before the field existed) becomes empty. */
+    private static Map<String, String> sortedOptions(Map<String, String> options) {
+        if (options == null || options.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> sorted = new TreeMap<>();
+        options.forEach((key, value) -> {
+            if (key == null || value == null) {
+                throw new IllegalArgumentException("transport option '" + key + "' has no value");
+            }
+            sorted.put(key, value);
+        });
+        return Collections.unmodifiableMap(sorted);
     }
 
     public int port(int flow) {

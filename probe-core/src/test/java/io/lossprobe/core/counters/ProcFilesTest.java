@@ -1,10 +1,18 @@
 package io.lossprobe.core.counters;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ProcFilesTest {
     @Test
@@ -51,6 +59,48 @@ class ProcFilesTest {
     void cpuLineGivesBusyAndTotal() {
         long[] cpu = ProcFiles.parseCpuLine("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3\n");
         assertThat(cpu).containsExactly(150, 1000);
+    }
+
+    /**
+     * A /proc/sys file reports size 0 and answers only a read at offset 0; Files.readString read "4" of
+     * "4194304". cat reads it with one large read, as a person would see it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"/proc/sys/net/core/rmem_max", "/proc/sys/kernel/pid_max", "/proc/sys/kernel/ostype"})
+    void aSysctlFileIsReadWholeAsCatPrintsIt(String path) throws Exception {
+        assumeTrue(Files.isReadable(Path.of(path)), path + " is not readable here");
+        String cat = cat(path);
+        assertThat(cat.trim()).hasSizeGreaterThan(1);
+        assertThat(ProcFiles.read(path)).isEqualTo(cat);
+    }
+
+    @Test
+    void aSysctlNumberIsReadWhole() throws Exception {
+        String path = "/proc/sys/kernel/pid_max";
+        assumeTrue(Files.isReadable(Path.of(path)), path + " is not readable here");
+        assertThat(ProcFiles.readLong(path)).isEqualTo(Long.parseLong(cat(path).trim()));
+    }
+
+    @Test
+    void aFileLongerThanOneReadIsReadWhole(@TempDir Path dir) throws Exception {
+        String text = "0123456789abcdef\n".repeat(20_000);
+        Path file = Files.writeString(dir.resolve("long"), text);
+        assertThat(ProcFiles.read(file.toString())).isEqualTo(text);
+    }
+
+    @Test
+    void aMissingFileReadsAsEmpty() {
+        assertThat(ProcFiles.read("/proc/sys/no/such/sysctl")).isEmpty();
+        assertThat(ProcFiles.readLong("/proc/sys/no/such/sysctl")).isEqualTo(-1);
+    }
+
+    /** The file as the cat tool prints it. */
+    static String cat(String path) throws Exception {
+        Process p = new ProcessBuilder("cat", path).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("cat finished").isTrue();
+        assertThat(p.exitValue()).as("cat " + path + ": " + out).isZero();
+        return out;
     }
 
     @Test

@@ -41,4 +41,30 @@ class MessageHeaderTest {
         assertThat(MessageHeader.isLossprobe(0)).isFalse();
         assertThat(MessageHeader.isLossprobe(MessageHeader.word0(1, 1) ^ (1L << 24))).isFalse();
     }
+
+    @Test
+    void anEchoReplyIsTheRequestWithKindThree() {
+        long request = MessageHeader.word0(MessageHeader.KIND_DATA, 47);
+        long reply = MessageHeader.echoOf(request);
+        assertThat(MessageHeader.KIND_ECHO).isEqualTo(3);
+        assertThat(MessageHeader.kind(reply)).isEqualTo(MessageHeader.KIND_ECHO);
+        assertThat(MessageHeader.isLossprobe(reply)).isTrue();
+        assertThat(MessageHeader.flowId(reply)).isEqualTo(47);
+        assertThat(reply ^ request).as("only byte 5 differs").isEqualTo((long) (1 ^ 3) << 16);
+    }
+
+    /** docs/wire-format.md names every kind the code defines, with its number. */
+    @Test
+    void everyKindIsDocumented() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "wire-format.md"));
+        String kindRow = doc.lines().filter(l -> l.startsWith("| kind |")).findFirst().orElseThrow();
+        int kinds = 0;
+        for (java.lang.reflect.Field f : MessageHeader.class.getFields()) {
+            if (f.getName().startsWith("KIND_")) {
+                kinds++;
+                assertThat(kindRow).as(f.getName()).contains(f.getInt(null) + " = ");
+            }
+        }
+        assertThat(kinds).isEqualTo(3);
+    }
 }

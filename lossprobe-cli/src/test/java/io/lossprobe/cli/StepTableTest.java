@@ -1,0 +1,56 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.result.Echo;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.StepResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StepTableTest {
+    /** Step 0 of a real UDP result (src/test/resources/sample-result.json), with {@code delay} replaced. */
+    private static StepResult step(Latency delay, Echo echo) throws IOException {
+        try (InputStream in = StepTableTest.class.getResourceAsStream("/sample-result.json")) {
+            ObjectNode step = (ObjectNode) ResultFiles.mapper().readTree(in).get("steps").get(0);
+            step.set("delay", ResultFiles.mapper().valueToTree(delay));
+            if (echo != null) {
+                step.set("echo", ResultFiles.mapper().valueToTree(echo));
+            }
+            return ResultFiles.mapper().treeToValue(step, StepResult.class);
+        }
+    }
+
+    private static List<String> columns(String line) {
+        return List.of(line.trim().split("\\s+"));
+    }
+
+    @Test
+    void anEmptyDelayHistogramPrintsDashesNotZero() throws IOException {
+        List<String> header = columns(StepTable.header());
+        int p50 = header.indexOf("p50");
+        int p99 = header.indexOf("p99");
+        List<String> recorded = columns(StepTable.row(step(new Latency(10, 500_000, 1_000, 348_159, 900_000,
+            7_536_639, 9_000_000, 14_024_703, null), null)));
+        assertThat(recorded.get(p50)).isEqualTo("348.2us");
+        assertThat(recorded.get(p99)).isEqualTo("7.54ms");
+        List<String> empty = columns(StepTable.row(step(Latency.EMPTY, null)));
+        assertThat(empty.get(p50)).isEqualTo("-");
+        assertThat(empty.get(p99)).isEqualTo("-");
+    }
+
+    @Test
+    void anEchoStepWithoutRepliesPrintsDashesForTheRoundTrip() throws IOException {
+        Echo noReplies = new Echo(1000, 0, 1000, 0, 0, 1000, 0, 0, 0, 0.0, Latency.EMPTY);
+        String line = StepTable.echoRow(step(Latency.EMPTY, noReplies));
+        assertThat(line).contains("rtt mean - p50 - p90 - p99 - p99.9 - max -").doesNotContain("0ns");
+        Echo answered = new Echo(10, 10, 0, 10, 0, 0, 0, 0, 0, 10.0,
+            new Latency(10, 2_500, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, null));
+        assertThat(StepTable.echoRow(step(Latency.EMPTY, answered)))
+            .contains("rtt mean 2.5us p50 2.0us p90 3.0us p99 4.0us p99.9 5.0us max 6.0us");
+    }
+}

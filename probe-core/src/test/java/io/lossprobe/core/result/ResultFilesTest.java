@@ -1,0 +1,41 @@
+package io.lossprobe.core.result;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ResultFilesTest {
+    /**
+     * The head of a file written before transportSettings and the plan's transportOptions existed (settings were
+     * mixed into socketBuffers).
+     */
+    static final String OLD_FILE = """
+        {
+          "schemaVersion" : 1, "tool" : "lossprobe", "startedAt" : "2026-11-30T05:48:07Z",
+          "finishedAt" : "2026-11-30T05:48:12Z", "status" : "complete",
+          "environment" : {
+            "lossprobeVersion" : "0.1.0-SNAPSHOT", "host" : "vm", "os" : "Linux", "kernel" : "6.18.44", "cores" : 2,
+            "jvm" : "OpenJDK 64-Bit Server VM 17.0.15+6",
+            "socketBuffers" : { "net.core.rmem_max" : 4, "udp.io.epoll" : 1, "udp.receiveBufferGranted" : 8388608 }
+          },
+          "plan" : {
+            "transports" : [ "udp" ], "ports" : 8, "basePort" : 44000, "levels" : [ "10k", "50k" ],
+            "durationNs" : 1000000000, "warmupNs" : 1000000000, "drainNs" : 1000000000, "messageSize" : 64,
+            "bindAddress" : "127.0.0.1"
+          },
+          "steps" : [ ]
+        }
+        """;
+
+    @Test
+    void anOldFileWithoutTransportSettingsReadsWithAnEmptyMap(@TempDir Path dir) throws Exception {
+        RunResult r = ResultFiles.read(Files.writeString(dir.resolve("old.json"), OLD_FILE));
+        assertThat(r.plan().transportOptions()).isEmpty();
+        assertThat(r.plan().levels()).hasSize(2);
+        assertThat(r.environment().transportSettings()).isEmpty();
+        assertThat(r.environment().socketBuffers()).containsEntry("udp.receiveBufferGranted", 8_388_608L);
+    }
+}
