@@ -9,7 +9,8 @@ package io.lossprobe.core.accounting;
  * <p>Not thread-safe: the tracker's receiving thread owns it.
  */
 final class MissingRanges {
-    static final int CAPACITY = 4096;
+    /** 256 KiB per flow at most, grown only as loss runs come: a late arrival is classified over the last 16k. */
+    static final int CAPACITY = 16_384;
     static final int FIRST = 0;
     static final int DUPLICATE = 1;
     static final int UNKNOWN = 2;
@@ -104,5 +105,10 @@ final class MissingRanges {
 
     int size() {
         return size;
+    }
+
+    /** Numbers below this were forgotten (0 while nothing was). */
+    long forgottenBelow() {
+        return horizon;
     }
 }

@@ -275,6 +275,11 @@ public final class SequenceTracker {
         return late + lateUnknown;
     }
 
+    /** Late arrivals below this are {@link #LATE_UNKNOWN}: the missing numbers there were forgotten. */
+    public long forgottenBelow() {
+        return missing.forgottenBelow();
+    }
+
     /** Arrivals of numbers already finalised as received. */
     public long lateDuplicates() {
         return lateDuplicates;

@@ -1,191 +1,152 @@
 package io.lossprobe.core.accounting;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
-import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.Collections;
-import java.util.HashSet;
+import io.lossprobe.core.accounting.ArrivalPatterns.Case;
+import io.lossprobe.core.result.LossBurst;
 import java.util.List;
-import java.util.Random;
-import java.util.Set;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 
 /**
- * The tracker against ground truth: random loss, duplication, reordering and very late arrivals, checked against
- * a reference model with unbounded memory (a HashSet) that applies the same documented rules.
+ * The tracker against {@link SequenceModel}, a reference with unbounded memory that applies the same documented
+ * rules. jqwik generates the arrival lists themselves ({@link ArrivalPatterns}), so a failure shrinks to a short
+ * list of arrivals. Windows are small (64..512 bits) so that the window edges are crossed often.
  */
 class SequenceTrackerProperties {
+    private static final String[] CLASSES = {"NEW", "REORDERED", "DUPLICATE", "LATE", "LATE_DUPLICATE",
+        "LATE_UNKNOWN"};
 
-    /** What really happened to a stream of {@code sent} messages, and the arrival order it produced. */
-    record Scenario(long sent, List<Long> arrivals) {
+    @Provide
+    Arbitrary<Case> realistic() {
+        return ArrivalPatterns.realistic(2000);
     }
 
-    static Scenario scenario(long seed, int sent, int lossPerMille, int dupPerMille, int maxDisplacement,
-                             int veryLatePerMille, int veryLateDistance) {
-        Random r = new Random(seed);
-        List<long[]> keyed = new ArrayList<>(); // {sortKey, seq}
-        for (long seq = 0; seq < sent; seq++) {
-            if (r.nextInt(1000) < lossPerMille) {
-                // Losses come in bursts sometimes: drop a run of 1..5.
-                int run = 1 + r.nextInt(5);
-                seq += run - 1;
-                continue;
-            }
-            int copies = r.nextInt(1000) < dupPerMille ? 2 + r.nextInt(2) : 1;
-            for (int c = 0; c < copies; c++) {
-                long key = seq * 16 + (maxDisplacement == 0 ? 0 : r.nextInt(maxDisplacement * 16 + 1));
-                if (r.nextInt(1000) < veryLatePerMille) {
-                    key += (long) veryLateDistance * 16;
-                }
-                keyed.add(new long[] {key, seq});
-            }
-        }
-        Collections.shuffle(keyed, r);
-        keyed.sort((a, b) -> Long.compare(a[0], b[0]));
-        List<Long> arrivals = new ArrayList<>(keyed.size());
-        for (long[] k : keyed) {
-            arrivals.add(k[1]);
-        }
-        return new Scenario(sent, arrivals);
+    @Provide
+    Arbitrary<Case> adversarial() {
+        return ArrivalPatterns.adversarial();
     }
 
-    /** The reference: same rules, unbounded memory. */
-    static final class Reference {
-        final int window;
-        final Set<Long> seen = new HashSet<>();
-        long maxSeen = -1;
-        long received;
-        long duplicates;
-        long reordered;
-        long tooOld;
-
-        Reference(int window) {
-            this.window = window;
-        }
-
-        void arrive(long seq) {
-            long base = maxSeen < 0 ? 0 : Math.max(0, (((maxSeen >>> 6) + 1) << 6) - window);
-            if (seq < base) {
-                tooOld++;
-                return;
-            }
-            if (!seen.add(seq)) {
-                duplicates++;
-                return;
-            }
-            received++;
-            if (seq < maxSeen) {
-                reordered++;
-            }
-            maxSeen = Math.max(maxSeen, seq);
-        }
-
-        /** Loss runs over [0, sent): {events, longest, total}. */
-        long[] lossRuns(long sent) {
-            long events = 0;
-            long longest = 0;
-            long total = 0;
-            long run = 0;
-            for (long s = 0; s < sent; s++) {
-                if (seen.contains(s)) {
-                    if (run > 0) {
-                        events++;
-                        longest = Math.max(longest, run);
-                        total += run;
-                    }
-                    run = 0;
-                } else {
-                    run++;
-                }
-            }
-            if (run > 0) {
-                events++;
-                longest = Math.max(longest, run);
-                total += run;
-            }
-            return new long[] {events, longest, total};
-        }
+    @Provide
+    Arbitrary<Case> beyondSent() {
+        return ArrivalPatterns.beyondSent();
     }
 
+    @Provide
+    Arbitrary<Case> thousandWindows() {
+        return ArrivalPatterns.periodic(1000);
+    }
+
+    /** Loss runs, duplicates, reordering and very late arrivals applied to the sender's numbers 0..n-1. */
+    @Property(tries = 1000)
+    @StatisticsReport(onFailureOnly = true)
+    void realisticArrivalsMatchTheModel(@ForAll("realistic") Case c) {
+        SequenceTracker t = assertTrackerMatchesModel(c);
+        Statistics.label("late").collect(t.late() > 0);
+        Statistics.label("late duplicates").collect(t.lateDuplicates() > 0);
+        Statistics.label("sender failures").collect(!c.failed().isEmpty());
+        Statistics.label("duplicates").collect(t.duplicates() > 0);
+        Statistics.label("reordered").collect(t.reordered() > 0);
+        Statistics.label("several loss runs").collect(t.lossEvents() > 1);
+        Statistics.label("late").coverage(cov -> cov.check(true).percentage(p -> p > 10));
+        Statistics.label("late duplicates").coverage(cov -> cov.check(true).percentage(p -> p > 3));
+        Statistics.label("sender failures").coverage(cov -> cov.check(true).percentage(p -> p > 30));
+        Statistics.label("duplicates").coverage(cov -> cov.check(true).percentage(p -> p > 30));
+        Statistics.label("reordered").coverage(cov -> cov.check(true).percentage(p -> p > 30));
+        Statistics.label("several loss runs").coverage(cov -> cov.check(true).percentage(p -> p > 30));
+    }
+
+    /** Arbitrary numbers in [0, sent): collisions in one window, and jumps of up to 2^61 taken in O(1). */
+    @Property(tries = 1000)
+    @StatisticsReport(onFailureOnly = true)
+    void adversarialArrivalsMatchTheModel(@ForAll("adversarial") Case c) {
+        SequenceTracker t = assertTrackerMatchesModel(c);
+        Statistics.label("over 2^40 lost (huge jumps)").collect(t.lostInRuns() > (1L << 40));
+        Statistics.label("over 2^40 lost (huge jumps)").coverage(cov -> cov.check(true).percentage(p -> p > 10));
+    }
+
+    /** A sender count lower than what arrived: accounting ends where the window has already finalised. */
     @Property(tries = 300)
-    void countsEqualGroundTruth(@ForAll long seed, @ForAll @IntRange(min = 1, max = 5000) int sent,
-                                @ForAll @IntRange(min = 0, max = 300) int lossPerMille,
-                                @ForAll @IntRange(min = 0, max = 200) int dupPerMille,
-                                @ForAll @IntRange(min = 0, max = 300) int maxDisplacement,
-                                @ForAll @IntRange(min = 0, max = 50) int veryLatePerMille,
-                                @ForAll @IntRange(min = 0, max = 3) int windowExponent) {
-        int window = 64 << windowExponent; // 64..512: small, so the window edges are exercised
-        Scenario s = scenario(seed, sent, lossPerMille, dupPerMille, maxDisplacement, veryLatePerMille,
-            window * 3);
-        SequenceTracker tracker = new SequenceTracker(window);
-        Reference ref = new Reference(window);
-        for (long seq : s.arrivals()) {
-            tracker.onSequence(seq);
-            ref.arrive(seq);
-        }
-        tracker.finish(s.sent());
-        long[] runs = ref.lossRuns(s.sent());
-
-        assertThat(tracker.received()).isEqualTo(ref.received);
-        assertThat(tracker.duplicates()).isEqualTo(ref.duplicates);
-        assertThat(tracker.reordered()).isEqualTo(ref.reordered);
-        assertThat(tracker.late() + tracker.lateDuplicates()).isEqualTo(ref.tooOld);
-        assertThat(tracker.lossEvents()).isEqualTo(runs[0]);
-        assertThat(tracker.bursts().toResult().max()).isEqualTo(runs[1]);
-        assertThat(tracker.lostInRuns()).isEqualTo(runs[2]);
-        // The contract's identity: lost = sent - received, and it equals the missing sequence numbers exactly.
-        assertThat(s.sent() - tracker.received()).isEqualTo(tracker.lostInRuns());
+    void arrivalsBeyondSentMatchTheModel(@ForAll("beyondSent") Case c) {
+        assertTrackerMatchesModel(c);
     }
 
-    @Property(tries = 200)
-    void withAWindowWiderThanAnyDisplacementNothingIsTooOldAndLossIsExact(
-        @ForAll long seed, @ForAll @IntRange(min = 1, max = 20000) int sent,
-        @ForAll @IntRange(min = 0, max = 500) int lossPerMille, @ForAll @IntRange(min = 0, max = 100) int dupPerMille,
-        @ForAll @IntRange(min = 0, max = 1000) int maxDisplacement) {
-        Scenario s = scenario(seed, sent, lossPerMille, dupPerMille, maxDisplacement, 0, 0);
-        SequenceTracker tracker = new SequenceTracker(4096);
-        BitSet truth = new BitSet();
-        long dups = 0;
-        for (long seq : s.arrivals()) {
-            if (truth.get((int) seq)) {
-                dups++;
+    /** Periodic disturbance over a stream at least 1000 windows long: the bitmap wraps 1000 times. */
+    @Property(tries = 10)
+    void streamsThousandWindowsLongMatchTheModel(@ForAll("thousandWindows") Case c) {
+        assertTrackerMatchesModel(c);
+    }
+
+    /** Everything the tracker counts, compared in one assertion so that a failure shows every difference. */
+    record Counts(long received, long duplicates, long reordered, long late, long lateDuplicates, long highest,
+                  long lossEvents, long lostInRuns, LossBurst bursts, long footprintBytes) {
+        static Counts of(SequenceTracker t) {
+            return new Counts(t.received(), t.duplicates(), t.reordered(), t.late(), t.lateDuplicates(), t.highest(),
+                t.lossEvents(), t.lostInRuns(), t.bursts().toResult(), t.footprintBytes());
+        }
+    }
+
+    /** Feeds the case to a tracker and the model, asserts they agree; returns the tracker for statistics. */
+    static SequenceTracker assertTrackerMatchesModel(Case c) {
+        int window = c.windowBits();
+        SequenceTracker tracker = new SequenceTracker(window, c.ledger());
+        SequenceModel model = new SequenceModel(window, c.failed());
+        List<Long> arrivals = c.arrivals();
+        for (int i = 0; i < arrivals.size(); i++) {
+            long seq = arrivals.get(i);
+            long lag = model.highest() - seq;
+            int expected = model.arrive(seq);
+            int actual = tracker.onSequence(seq);
+            if (actual != expected) {
+                fail("arrival #%d (seq %d): tracker says %s, model says %s", i, seq, CLASSES[actual],
+                    CLASSES[expected]);
             }
-            truth.set((int) seq);
-            tracker.onSequence(seq);
+            // The window as documented, independent of the model's base arithmetic: at least windowBits behind
+            // the highest is too old; within windowBits - 64 (the highest's word may be the window's last) is not.
+            boolean tooOld = expected == SequenceTracker.LATE || expected == SequenceTracker.LATE_DUPLICATE;
+            if (lag >= window && !tooOld || lag <= window - 64 && tooOld) {
+                fail("arrival #%d (seq %d) %d behind the highest: %s", i, seq, lag, CLASSES[expected]);
+            }
         }
+        long sent = c.sent();
         tracker.finish(sent);
-        assertThat(tracker.late() + tracker.lateDuplicates()).isZero();
-        assertThat(tracker.received()).isEqualTo(truth.cardinality());
-        assertThat(tracker.duplicates()).isEqualTo(dups);
-        assertThat(tracker.lostInRuns()).isEqualTo(sent - truth.cardinality());
-    }
 
-    @Property(tries = 100)
-    void tailLossIsCountedFromTheSendersCount(@ForAll @IntRange(min = 0, max = 3000) int delivered,
-                                              @ForAll @IntRange(min = 0, max = 3000) int tail) {
-        SequenceTracker tracker = new SequenceTracker(256);
-        for (long seq = 0; seq < delivered; seq++) {
-            tracker.onSequence(seq);
+        List<Long> runs = model.lossRuns(sent);
+        Counts expected = new Counts(model.received(), model.duplicates(), model.reordered(), model.late(),
+            model.lateDuplicates(), model.highest(), runs.size(), runs.stream().mapToLong(Long::longValue).sum(),
+            model.bursts(sent).toResult(), window / 8);
+        assertThat(Counts.of(tracker)).as("model's loss runs %s", runs).isEqualTo(expected);
+        // The contract's identities (measurement-contract.md).
+        assertThat(tracker.lossEvents() == 0).as("lossEvents == 0 iff lostInRuns == 0")
+            .isEqualTo(tracker.lostInRuns() == 0);
+        if (c.nothingBeyondSent()) {
+            // sent here is the wire end: the sender's sent count is it minus the failed numbers.
+            long sentCount = sent - model.skippedBelow(sent);
+            assertThat(tracker.lostInRuns()).as("lostInRuns == sent - received")
+                .isEqualTo(sentCount - tracker.received());
+            // After the step closed, late arrivals are told apart exactly: a lost number is a late first arrival
+            // once, a duplicate after that; anything that arrived before (in time or late) is a duplicate.
+            // Memory is bounded: below what the tracker still remembers, the answer is "unknown", never a guess.
+            long lost = model.lastLostBelow(sent);
+            if (lost >= 0) {
+                assertThat(tracker.classifyLate(lost)).as("lost %d arriving late", lost).isEqualTo(SequenceTracker.LATE);
+                assertThat(tracker.classifyLate(lost)).isEqualTo(SequenceTracker.LATE_DUPLICATE);
+            }
+            if (!arrivals.isEmpty()) {
+                long seq = arrivals.get(arrivals.size() - 1);
+                assertThat(tracker.classifyLate(seq)).as("arrived %d, late again", seq).isEqualTo(
+                    seq < tracker.forgottenBelow() ? SequenceTracker.LATE_UNKNOWN : SequenceTracker.LATE_DUPLICATE);
+            }
+            long first = model.firstLostBelow(sent);
+            if (first >= 0 && first < tracker.forgottenBelow()) {
+                assertThat(tracker.classifyLate(first)).isEqualTo(SequenceTracker.LATE_UNKNOWN);
+            }
         }
-        tracker.finish(delivered + tail);
-        assertThat(tracker.lostInRuns()).isEqualTo(tail);
-        assertThat(tracker.lossEvents()).isEqualTo(tail > 0 ? 1 : 0);
-        assertThat(tracker.bursts().toResult().max()).isEqualTo(tail);
-    }
-
-    @Property(tries = 50)
-    void memoryDoesNotDependOnTheNumberOfMessages(@ForAll @LongRange(min = 1, max = 5_000_000) long messages) {
-        SequenceTracker tracker = new SequenceTracker(4096);
-        long before = tracker.footprintBytes();
-        for (long seq = 0; seq < messages; seq += 3) { // two of every three lost: many runs
-            tracker.onSequence(seq);
-        }
-        tracker.finish(messages);
-        assertThat(tracker.footprintBytes()).isEqualTo(before).isEqualTo(512);
-        assertThat(tracker.received() + tracker.lostInRuns()).isEqualTo(messages);
+        return tracker;
     }
 }
