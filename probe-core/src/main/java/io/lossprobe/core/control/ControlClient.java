@@ -81,12 +81,17 @@ public final class ControlClient implements AutoCloseable {
     }
 
     /**
-     * Estimates the server's clock offset from {@code exchanges} (1..256; 16 is plenty) back-to-back
+     * Estimates the server's clock offset from {@code exchanges} (1..256) back-to-back
      * {@code clock} exchanges, keeping the least-delayed one (see {@link ClockSync}). Takes a few round trips of
      * the control connection; call it between steps, where no data traffic queues in front of it.
      */
     public ClockOffset clockOffset(int exchanges) throws IOException {
         return ClockSync.estimate(exchanges, this::clockExchange);
+    }
+
+    /** {@link #clockOffset(int)} with the default 16 exchanges. */
+    public ClockOffset clockOffset() throws IOException {
+        return clockOffset(ClockSync.DEFAULT_EXCHANGES);
     }
 
     /** One exchange; synchronized like {@link #request}, so no other request runs between t1 and t4. */

@@ -54,7 +54,7 @@ class ClockOffsetLoopbackTest {
     @Test
     void withTheSameClockTheOffsetIsWithinItsUncertaintyOfZero() throws IOException {
         for (int i = 0; i < 20; i++) {
-            ClockOffset o = client.clockOffset(ClockSync.DEFAULT_EXCHANGES);
+            ClockOffset o = client.clockOffset();
             assertContains(o, 0);
             assertThat(o.exchanges()).isEqualTo(ClockSync.DEFAULT_EXCHANGES);
         }
