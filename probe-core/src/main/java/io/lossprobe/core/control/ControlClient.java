@@ -84,6 +84,36 @@ public final class ControlClient implements AutoCloseable {
         return new Fields(request(msg, "plan-ok")).string("bindAddress", 256);
     }
 
+    /**
+     * Estimates the server's clock offset from {@code exchanges} (1..256) back-to-back
+     * {@code clock} exchanges, keeping the least-delayed one (see {@link ClockSync}). Takes a few round trips of
+     * the control connection; call it between steps, where no data traffic queues in front of it.
+     */
+    public ClockOffset clockOffset(int exchanges) throws IOException {
+        return ClockSync.estimate(exchanges, this::clockExchange);
+    }
+
+    /** {@link #clockOffset(int)} with the default 16 exchanges. */
+    public ClockOffset clockOffset() throws IOException {
+        return clockOffset(ClockSync.DEFAULT_EXCHANGES);
+    }
+
+    /** One exchange; synchronized like {@link #request}, so no other request runs between t1 and t4. */
+    private synchronized ClockSync.Stamps clockExchange(int seq) throws IOException {
+        ObjectNode msg = ControlChannel.message("clock");
+        msg.put("seq", seq);
+        long t1 = System.nanoTime();
+        channel.send(msg);
+        JsonNode reply = channel.receive("clock", timeoutMs);
+        long t4 = System.nanoTime();
+        Fields f = new Fields(reply);
+        if (f.integer("seq", 0, Integer.MAX_VALUE) != seq) {
+            throw new ControlProtocolException("clock reply for another request");
+        }
+        return new ClockSync.Stamps(t1, f.longValue("t2", Long.MIN_VALUE, Long.MAX_VALUE),
+            f.longValue("t3", Long.MIN_VALUE, Long.MAX_VALUE), t4);
+    }
+
     synchronized JsonNode request(ObjectNode msg, String expected) throws IOException {
         channel.send(msg);
         return channel.receive(expected, timeoutMs);

@@ -51,6 +51,7 @@ public final class ControlServer implements AutoCloseable {
     private final AtomicInteger sessionIds = new AtomicInteger();
     private final Thread acceptor;
     private volatile boolean closed;
+    private volatile ClockSync.ServerClock serverClock = ClockSync.ServerClock.SYSTEM;
 
     public ControlServer(String bindAddress, int port, Auth auth, ServerLimits limits,
                          Map<String, Transport> transports, PrintWriter log) throws IOException {
@@ -65,6 +66,11 @@ public final class ControlServer implements AutoCloseable {
         this.acceptor = new Thread(this::acceptLoop, "lossprobe-serve");
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    /** Test seam: the clock that stamps {@code clock} replies (a shifted, wrapping or skewed one). */
+    void useClock(ClockSync.ServerClock clock) {
+        this.serverClock = clock;
     }
 
     public int port() {
@@ -366,12 +372,28 @@ public final class ControlServer implements AutoCloseable {
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "send-result" -> sendResult();
+                    case "clock" -> answerClock(f);
                     case "bye" -> {
                         return;
                     }
                     default -> throw new ControlProtocolException("unknown message type '" + type + "'");
                 }
             }
+        }
+
+        /**
+         * One clock exchange ({@link ClockSync}): t2 as soon as the request is known to be one, t3 just before the
+         * reply is written. Holds nothing between requests, so a flood is held back by TCP, not by memory here.
+         */
+        private void answerClock(Fields f) throws IOException {
+            ClockSync.ServerClock c = serverClock;
+            long receivedNs = c.receivedNs();
+            int seq = f.integer("seq", 0, Integer.MAX_VALUE);
+            ObjectNode reply = ControlChannel.message("clock");
+            reply.put("seq", seq);
+            reply.put("t2", receivedNs);
+            reply.put("t3", c.replyingNs());
+            channel.send(reply);
         }
 
         private int stepOf(Fields f) throws ControlProtocolException {

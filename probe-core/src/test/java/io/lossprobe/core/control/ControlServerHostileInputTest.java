@@ -18,11 +18,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -225,6 +228,121 @@ class ControlServerHostileInputTest {
             assertThatThrownBy(() -> client.request(msg, "ok")).hasMessageContaining("no transport is open");
         }
         assertServerStillServes(20600);
+    }
+
+    /** Says hello and proves the secret on a raw connection, as a genuine controller would. */
+    private static void authenticate(DataOutputStream out, DataInputStream in) throws IOException {
+        frame(out, "{\"type\":\"hello\",\"version\":1}");
+        String clientNonce = Auth.nonce();
+        String mac = AUTH.proof("client", read(in).get("nonce").asText(), clientNonce);
+        frame(out, "{\"type\":\"auth\",\"version\":1,\"nonce\":\"" + clientNonce + "\",\"mac\":\"" + mac + "\"}");
+        assertThat(read(in).get("type").asText()).isEqualTo("welcome");
+    }
+
+    private static String planMessage(int basePort) throws IOException {
+        ObjectNode msg = ControlChannel.message("plan");
+        msg.put("runId", 1);
+        msg.set("plan", ControlChannel.mapper().valueToTree(plan(basePort)));
+        return ControlChannel.mapper().writeValueAsString(msg);
+    }
+
+    private static final String CLOCK = "{\"type\":\"clock\",\"version\":1,\"seq\":0}";
+
+    @Test
+    void aClockRequestBeforeAuthenticationOrThePlanIsRefused() throws IOException {
+        try (Socket s = raw()) {
+            frame(new DataOutputStream(s.getOutputStream()), CLOCK);
+            assertThat(drain(s)).contains("expected 'hello', got 'clock'").doesNotContain("t2");
+        }
+        try (Socket s = raw()) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            frame(out, "{\"type\":\"hello\",\"version\":1}");
+            read(new DataInputStream(s.getInputStream()));
+            frame(out, CLOCK);
+            assertThat(drain(s)).contains("expected 'auth', got 'clock'").doesNotContain("t2");
+        }
+        try (Socket s = raw()) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            authenticate(out, new DataInputStream(s.getInputStream()));
+            frame(out, CLOCK);
+            assertThat(drain(s)).contains("expected 'plan', got 'clock'").doesNotContain("t2");
+        }
+        assertServerStillServes(20700);
+    }
+
+    @Test
+    void malformedClockFieldsAreRefused() throws IOException {
+        String[] badSeq = {null, "\"1\"", "-1", "1.5", "2147483648", "{}", "[0]"};
+        for (String seq : badSeq) {
+            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+                client.negotiate(plan(20800), 1, Map.of());
+                ObjectNode msg = ControlChannel.message("clock");
+                if (seq != null) {
+                    msg.set("seq", ControlChannel.mapper().readTree(seq));
+                }
+                assertThatThrownBy(() -> client.request(msg, "clock")).as("seq %s", seq)
+                    .hasMessageContaining("field 'seq'");
+            }
+        }
+        assertServerStillServes(20800);
+    }
+
+    /**
+     * Requests are answered one at a time and nothing is kept between them, so a controller that floods clock
+     * requests and never reads the replies is held back by TCP: once the replies fill the socket buffers, the
+     * server stops reading, and the flood stalls after a bounded number of bytes (the kernel's buffers, not the
+     * server's heap). A server that queued replies or requests would keep reading and pass the cap.
+     */
+    @Test
+    void aClockFloodIsHeldBackByTcpNotByMemory() throws IOException {
+        // Four socket buffers lie between the flood and the server (each side's send and receive): at most
+        // tcp_wmem/tcp_rmem max each, 4 MiB + 32 MiB here; measured on loopback the stall comes after about 6 MB.
+        long capBytes = 256L << 20;
+        long stallNs = TimeUnit.MILLISECONDS.toNanos(300);
+        long written = 0;
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", server.port()))) {
+            DataOutputStream out = new DataOutputStream(ch.socket().getOutputStream());
+            DataInputStream in = new DataInputStream(ch.socket().getInputStream());
+            authenticate(out, in);
+            frame(out, planMessage(20900));
+            assertThat(read(in).get("type").asText()).isEqualTo("plan-ok");
+
+            byte[] json = CLOCK.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer burst = ByteBuffer.allocate((4 + json.length) * 4096);
+            while (burst.hasRemaining()) {
+                burst.putInt(json.length).put(json);
+            }
+            burst.flip();
+            ch.configureBlocking(false);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long stalledAt = 0;
+            while (true) {
+                if (!burst.hasRemaining()) {
+                    burst.rewind();
+                }
+                int n = ch.write(burst);
+                written += n;
+                long now = System.nanoTime();
+                assertThat(written).as("bytes the server took in").isLessThan(capBytes);
+                assertThat(now).as("the flood stalls in time").isLessThan(deadline);
+                if (n > 0) {
+                    stalledAt = 0;
+                } else if (stalledAt == 0) {
+                    stalledAt = now;
+                } else if (now - stalledAt > stallNs) {
+                    break; // nothing taken for a while: every buffer on the way is full
+                } else {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }
+            assertServerStillServes(21000); // other sessions are served while this one is stuck writing
+        }
+        // Closing with replies unread resets the connection: the stuck session ends and frees its slot.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.activeSessions() != 0) {
+            assertThat(System.nanoTime()).as("session released in time").isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
     }
 
     /** Records the spec a receiver is opened with, then refuses to open: no socket is bound. */
