@@ -190,7 +190,7 @@ public final class RunCommand implements Callable<Integer> {
             remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
             remote.negotiate(plan, runId, options);
             engine = reverse
-                ? new RunEngine(plan, available, options, sink, StepHooks.NONE, ReceiveSideFactory.local(true),
+                ? new RunEngine(plan, available, options, sink, StepHooks.NONE, ReceiveSideFactory.LOCAL,
                     remote.sendSides(), runId)
                 : new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
                     runId);
@@ -347,8 +347,9 @@ public final class RunCommand implements Callable<Integer> {
         }
 
         @Override
-        public void stepHistogram(String transport, int step, String kind, org.HdrHistogram.Histogram histogram,
-                                  long startEpochMs, long endEpochMs) {
+        public void stepHistogram(String transport, int step, String kind,
+                                  io.lossprobe.core.result.SignedHistogram delays, long startEpochMs,
+                                  long endEpochMs) {
             if (!hlog) {
                 return;
             }
@@ -358,7 +359,13 @@ public final class RunCommand implements Callable<Integer> {
             try (java.io.PrintStream ps = new java.io.PrintStream(Files.newOutputStream(log), false,
                 java.nio.charset.StandardCharsets.UTF_8)) {
                 org.HdrHistogram.HistogramLogWriter w = new org.HdrHistogram.HistogramLogWriter(ps);
-                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)");
+                // HdrHistogram logs hold no values below zero: a one-way delay between hosts that has some (within
+                // the clock estimate's uncertainty) is written moved up by its minimum's magnitude, and says so.
+                long shift = Math.max(0, -delays.min());
+                org.HdrHistogram.Histogram histogram = shift == 0 ? delays.atOrAboveZero()
+                    : delays.shiftedBy(shift).atOrAboveZero();
+                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)"
+                    + (shift == 0 ? "" : "; every value is the delay plus " + shift + " ns"));
                 w.outputLogFormatVersion();
                 w.outputStartTime(startEpochMs);
                 w.setBaseTime(startEpochMs);

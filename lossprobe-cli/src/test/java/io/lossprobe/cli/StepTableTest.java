@@ -35,7 +35,7 @@ class StepTableTest {
         int p50 = header.indexOf("p50");
         int p99 = header.indexOf("p99");
         List<String> recorded = columns(StepTable.row(step(new Latency(10, 500_000, 1_000, 348_159, 900_000,
-            7_536_639, 9_000_000, 14_024_703, null), null)));
+            7_536_639, 9_000_000, 14_024_703, null, null), null)));
         assertThat(recorded.get(p50)).isEqualTo("348.2us");
         assertThat(recorded.get(p99)).isEqualTo("7.54ms");
         List<String> empty = columns(StepTable.row(step(Latency.EMPTY, null)));
@@ -49,7 +49,7 @@ class StepTableTest {
         String line = StepTable.echoRow(step(Latency.EMPTY, noReplies));
         assertThat(line).contains("rtt mean - p50 - p90 - p99 - p99.9 - max -").doesNotContain("0ns");
         Echo answered = new Echo(10, 10, 0, 10, 0, 0, 0, 0, 0, 10.0,
-            new Latency(10, 2_500, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, null));
+            new Latency(10, 2_500, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, null, null));
         assertThat(StepTable.echoRow(step(Latency.EMPTY, answered)))
             .contains("rtt mean 2.5us p50 2.0us p90 3.0us p99 4.0us p99.9 5.0us max 6.0us");
     }

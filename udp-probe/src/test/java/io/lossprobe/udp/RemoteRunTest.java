@@ -11,7 +11,9 @@ import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.DelayBaseline;
 import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
@@ -32,10 +34,15 @@ class RemoteRunTest {
     private static final Auth AUTH = Auth.ofSecret("two hosts, one secret");
 
     private static RunResult runAgainst(ControlServer server, int basePort, String level) throws Exception {
+        return runAgainst(server, basePort, level, 200);
+    }
+
+    private static RunResult runAgainst(ControlServer server, int basePort, String level, long warmupMs)
+        throws Exception {
         Transport udp = new UdpTransport();
         Plan plan = new Plan(List.of("udp"), 8, basePort, List.of(Level.parse(level), Level.parse(level)),
-            TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1), 64,
-            "127.0.0.1");
+            TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(warmupMs), TimeUnit.SECONDS.toNanos(1),
+            64, "127.0.0.1");
         int runId = basePort * 31;
         try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
             client.negotiate(plan, runId, Map.of());
@@ -63,7 +70,8 @@ class RemoteRunTest {
                         assertThat(f.counts().lost()).isEqualTo(f.socketDrops());
                         assertThat(f.counts().corrupt()).as("no cross-talk between sessions").isZero();
                     }
-                    assertThat(s.delay().offsetFree()).isTrue();
+                    assertOneWayDelayOnTheEstimatedClock(s);
+                    assertThat(s.delayBaseline().source()).isEqualTo(DelayBaseline.WARMUP);
                     assertThat(s.receiverHostCounters()).isNotNull();
                     assertThat(s.receiverCpu()).isNotNull();
                 }
@@ -89,7 +97,7 @@ class RemoteRunTest {
             try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
                 client.negotiate(plan, 77, Map.of());
                 r = new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
-                }, StepHooks.NONE, io.lossprobe.core.engine.ReceiveSideFactory.local(true), client.sendSides(), 77)
+                }, StepHooks.NONE, io.lossprobe.core.engine.ReceiveSideFactory.LOCAL, client.sendSides(), 77)
                     .run();
             }
             StepResult s = r.steps().get(0);
@@ -98,8 +106,47 @@ class RemoteRunTest {
             assertThat(s.counts().sent()).isEqualTo(3200);
             assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
             assertThat(s.counts().lost()).isEqualTo(s.socketDrops());
-            assertThat(s.delay().offsetFree()).isTrue();
+            assertOneWayDelayOnTheEstimatedClock(s);
             assertThat(r.environment().socketBuffers()).containsKey("udp.remote.sendBufferGranted");
+        }
+    }
+
+    /**
+     * Both "hosts" are this machine, so the true clock offset is 0: the estimate must say so within its own
+     * uncertainty (a check that fails if the offset's sign or arithmetic is wrong), and the corrected one-way
+     * delays are real delays, not clamped to zero.
+     */
+    private static void assertOneWayDelayOnTheEstimatedClock(StepResult s) {
+        assertThat(s.delay().basis()).isEqualTo(Latency.CLOCK_OFFSET);
+        assertThat(s.clockOffset()).isNotNull();
+        assertThat(Math.abs(s.clockOffset().offsetNs())).as("offset %s", s.clockOffset())
+            .isLessThanOrEqualTo(s.clockOffset().uncertaintyNs());
+        assertThat(s.clockDriftNs()).isNotNull();
+        assertThat(s.delay().uncertaintyNs()).isGreaterThanOrEqualTo(s.clockOffset().uncertaintyNs());
+        assertThat(s.delay().p50Ns()).as("p50 on loopback").isGreaterThan(-s.delay().uncertaintyNs());
+        assertThat(s.delay().p99Ns()).isPositive();
+        assertThat(s.delay().maxNs()).isGreaterThan(s.delay().p50Ns());
+        assertThat(s.delayOverBaseline()).isNotNull();
+        assertThat(s.delayOverBaseline().basis()).isEqualTo(Latency.OVER_BASELINE);
+    }
+
+    /**
+     * With no warm-up (the lab example of docs/two-hosts.md) the delay used to collapse to 0 ns: now the one-way
+     * delay is measured, and the baseline is said to be the window's own minimum, with a warning.
+     */
+    @Test
+    @Timeout(120)
+    void withNoWarmUpTheDelayIsStillMeasuredAndTheWeakBaselineIsNamed() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            Map.of("udp", new UdpTransport()), null)) {
+            RunResult r = runAgainst(server, 41800, "4k", 0);
+            for (StepResult s : r.steps()) {
+                assertOneWayDelayOnTheEstimatedClock(s);
+                assertThat(s.delay().p50Ns()).as("p50").isNotZero();
+                assertThat(s.delayBaseline().source()).isEqualTo(DelayBaseline.WINDOW);
+                assertThat(s.delayBaseline().flowsOnWindow()).isEqualTo(8);
+                assertThat(s.warnings()).anyMatch(w -> w.contains("fewer than 10 warm-up messages"));
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package io.lossprobe.core.accounting;
 
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
+import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.wire.MessageHeader;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -27,7 +28,7 @@ public final class FlowReceiver {
     private final AtomicLongArray lateDuplicatesAfterClose;
     private final AtomicLong progress = new AtomicLong();
 
-    private final Histogram delay = Latency.newHistogram();
+    private final SignedHistogram delay = new SignedHistogram();
     private final Histogram ipdv = Latency.newHistogram();
     private SequenceTracker tracker;
     /** The last closed step's tracker, kept to classify that step's late arrivals; its wire end. */
@@ -38,16 +39,14 @@ public final class FlowReceiver {
     private boolean open;
     private long corrupt;
     private long warmup;
-    private long minTransit = Long.MAX_VALUE;
-    private long lastTransit;
-    private boolean haveTransit;
+    private long lastDelay;
+    private boolean haveDelay;
     private double jitter;
-    private long negativeDelays;
-    private boolean offsetFree;
     private io.lossprobe.core.pacing.SendFilter replyFilter = io.lossprobe.core.pacing.SendFilter.NONE;
-    private long warmupMinTransit = Long.MAX_VALUE;
-    private long baseline;
-    private boolean haveBaseline;
+    /** Receiver clock minus sender clock for the open step (0 on one host). */
+    private long clockOffsetNs;
+    private long warmupMinDelay = Long.MAX_VALUE;
+    private long warmupDelays;
 
     /**
      * @param steps number of steps in the run, so late arrivals for any closed step can be counted
@@ -70,25 +69,11 @@ public final class FlowReceiver {
     }
 
     /**
-     * Records delays relative to a baseline instead of as absolute one-way delays, for senders on another host
-     * whose clock has an unknown offset. The baseline is the smallest transit seen in the step's warm-up (or the
-     * first data message's when there was none); the reported distribution is then shifted to start at the
-     * window's smallest transit: delay in excess of the flow's minimum.
-     */
-    public void offsetFree(boolean enabled) {
-        this.offsetFree = enabled;
-    }
-
-    /**
      * Test seam for echo mode: a message the filter picks is counted as usual but reported as not to be answered,
      * so its reply is lost on the way back, exactly.
      */
     public void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
         this.replyFilter = filter == null ? io.lossprobe.core.pacing.SendFilter.NONE : filter;
-    }
-
-    public boolean isOffsetFree() {
-        return offsetFree;
     }
 
     /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */
@@ -101,19 +86,27 @@ public final class FlowReceiver {
      * the sender reports in {@code failed} as never sent (read as they are added; null: none).
      */
     public void beginStep(int step, int windowBits, FailedRanges failed) {
+        beginStep(step, windowBits, failed, 0);
+    }
+
+    /**
+     * As {@link #beginStep(int, int, FailedRanges)}, for a sender on another host: every delay is corrected by
+     * {@code clockOffsetNs}, this host's clock minus the sender's (estimated over the control channel), so it is a
+     * one-way delay true to that estimate's uncertainty; it may come out below zero and is never clamped.
+     */
+    public void beginStep(int step, int windowBits, FailedRanges failed, long clockOffsetNs) {
         this.step = step;
+        this.clockOffsetNs = clockOffsetNs;
         this.tracker = new SequenceTracker(windowBits, failed);
         this.open = true;
         corrupt = 0;
         warmup = 0;
         delay.reset();
         ipdv.reset();
-        minTransit = Long.MAX_VALUE;
-        haveTransit = false;
+        haveDelay = false;
         jitter = 0;
-        negativeDelays = 0;
-        warmupMinTransit = Long.MAX_VALUE;
-        haveBaseline = false;
+        warmupMinDelay = Long.MAX_VALUE;
+        warmupDelays = 0;
         progress.lazySet(0);
     }
 
@@ -136,8 +129,10 @@ public final class FlowReceiver {
         int msgStep = MessageHeader.step(word1);
         if (kind == MessageHeader.KIND_WARMUP) {
             warmup++;
-            if (msgStep == step) {
-                warmupMinTransit = Math.min(warmupMinTransit, arrivalNs - sendTimeNs);
+            if (msgStep == step && open) {
+                // The step's baseline: the smallest delay its warm-up saw (wrap-safe: differences only).
+                warmupMinDelay = Math.min(warmupMinDelay, (arrivalNs - sendTimeNs) - clockOffsetNs);
+                warmupDelays++;
             }
             return false;
         }
@@ -180,32 +175,17 @@ public final class FlowReceiver {
         }
     }
 
+    /** One-way delay from the intended send time, RFC 3550 jitter and RFC 3393 IPDV, none of them clamped. */
     private void recordDelay(long rawTransit) {
-        long transit = rawTransit;
-        if (offsetFree) {
-            if (!haveBaseline) {
-                baseline = warmupMinTransit != Long.MAX_VALUE ? Math.min(warmupMinTransit, rawTransit) : rawTransit;
-                haveBaseline = true;
-            }
-            transit = rawTransit - baseline;
+        long d = rawTransit - clockOffsetNs;
+        delay.record(d);
+        if (haveDelay) {
+            long v = Math.abs(d - lastDelay);
+            ipdv.recordValue(Math.min(v, HIGHEST_DELAY_NS));
+            jitter += (v - jitter) / 16.0; // RFC 3550 section 6.4.1
         }
-        if (transit < minTransit) {
-            minTransit = transit;
-        }
-        if (transit < 0 && offsetFree) {
-            delay.recordValue(0); // below the warm-up's minimum: the minimum moved, not a clock fault
-        } else if (transit < 0) {
-            negativeDelays++;
-        } else {
-            delay.recordValue(Math.min(transit, HIGHEST_DELAY_NS));
-        }
-        if (haveTransit) {
-            long d = Math.abs(transit - lastTransit);
-            ipdv.recordValue(Math.min(d, HIGHEST_DELAY_NS));
-            jitter += (d - jitter) / 16.0; // RFC 3550 section 6.4.1
-        }
-        lastTransit = transit;
-        haveTransit = true;
+        lastDelay = d;
+        haveDelay = true;
     }
 
     /**
@@ -220,8 +200,8 @@ public final class FlowReceiver {
         closedWireEnd = wireEnd;
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
             tracker.lateDuplicates(), corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(),
-            tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, negativeDelays,
-            minTransit == Long.MAX_VALUE ? 0 : minTransit);
+            tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, warmupDelays,
+            warmupDelays == 0 ? 0 : warmupMinDelay);
     }
 
     /** Distinct messages received so far in the open step; safe from any thread. */
@@ -251,17 +231,14 @@ public final class FlowReceiver {
      * @param lateDuplicates arrivals behind the window of numbers already received
      * @param lostInRuns     sequence numbers below the wire end finalised as missing, summed over loss runs: an
      *                       independent count of loss that must equal sent - received
-     * @param delay         one-way delay histogram (ns); values below zero are counted in negativeDelays
-     * @param minTransitNs  smallest receive-minus-send difference (for offset-free delay across hosts)
+     * @param delay          one-way delay from the intended send time (ns), corrected by the step's clock offset
+     *                       between hosts; may hold values below zero
+     * @param warmupDelays   delays the step's warm-up saw (the baseline's sample count)
+     * @param warmupMinDelayNs the smallest of them: the flow's baseline between hosts (0 when there were none)
      */
     public record Summary(int step, long received, long duplicates, long reordered, long late,
-                          long lateDuplicates, long corrupt,
-                          long warmup, long lossEvents, long lostInRuns, LossBurst lossBurst, Histogram delay,
-                          Histogram ipdv, double jitterNs, long negativeDelays, long minTransitNs) {
-
-        /** The delay distribution; offset-free ones say so (see {@link FlowReceiver#offsetFree}). */
-        public Latency delayLatency(boolean offsetFree) {
-            return offsetFree ? Latency.excessOverMin(delay) : Latency.of(delay, null);
-        }
+                          long lateDuplicates, long corrupt, long warmup, long lossEvents, long lostInRuns,
+                          LossBurst lossBurst, SignedHistogram delay, Histogram ipdv, double jitterNs,
+                          long warmupDelays, long warmupMinDelayNs) {
     }
 }

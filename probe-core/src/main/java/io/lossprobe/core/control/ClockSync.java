@@ -1,5 +1,6 @@
 package io.lossprobe.core.control;
 
+import io.lossprobe.core.result.ClockOffset;
 import java.io.IOException;
 
 /**

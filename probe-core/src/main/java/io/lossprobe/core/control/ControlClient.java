@@ -1,5 +1,6 @@
 package io.lossprobe.core.control;
 
+import io.lossprobe.core.result.ClockOffset;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -187,6 +188,11 @@ public final class ControlClient implements AutoCloseable {
             return failures;
         }
 
+        @Override
+        public ClockOffset clockOffset() throws IOException {
+            return ControlClient.this.clockOffset();
+        }
+
         /**
          * The window begins warm-up after the server starts; seen from here that is at most one control round trip
          * off, which the counters' skew includes.
@@ -313,9 +319,16 @@ public final class ControlClient implements AutoCloseable {
 
         @Override
         public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
+            beginStep(step, windowBits, failures, 0);
+        }
+
+        @Override
+        public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs)
+            throws IOException {
             this.failures = failures == null ? freshLedger(flows) : failures;
             this.shipped = new int[flows];
             ObjectNode msg = ControlChannel.message("begin-step");
+            msg.put("clockOffsetNs", clockOffsetNs);
             msg.put("step", step);
             ArrayNode bits = msg.putArray("windowBits");
             for (int b : windowBits) {
@@ -327,6 +340,11 @@ public final class ControlClient implements AutoCloseable {
         @Override
         public void beginWindow() throws IOException {
             request(ControlChannel.message("begin-window"), "ok");
+        }
+
+        @Override
+        public ClockOffset clockOffset() throws IOException {
+            return ControlClient.this.clockOffset();
         }
 
         /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
@@ -364,7 +382,7 @@ public final class ControlClient implements AutoCloseable {
             Map<String, Long> host = reply.has("hostCounters") ? longs(reply.get("hostCounters")) : Map.of();
             Cpu cpu = reply.has("cpu") ? new Cpu(reply.get("cpu").path("processPercent").asDouble(),
                 reply.get("cpu").path("hostPercent").asDouble()) : null;
-            return new Receipt(summaries, new TransportReport(longs(reply.path("counters")), perFlow), host, cpu, true);
+            return new Receipt(summaries, new TransportReport(longs(reply.path("counters")), perFlow), host, cpu);
         }
 
         @Override

@@ -287,7 +287,10 @@ public final class ControlServer implements AutoCloseable {
                             failures[i] = new FailedRanges();
                         }
                         FailedRanges[] ledger = failures;
-                        call(() -> requireSide().beginStep(step, windowBits, ledger));
+                        // The controller's estimate of this host's clock minus its own: delays become one-way.
+                        long offset = msg.has("clockOffsetNs")
+                            ? f.longValue("clockOffsetNs", Long.MIN_VALUE, Long.MAX_VALUE) : 0;
+                        call(() -> requireSide().beginStep(step, windowBits, ledger, offset));
                         channel.send(ControlChannel.message("ok"));
                     }
                     case "begin-window" -> {
@@ -407,9 +410,6 @@ public final class ControlServer implements AutoCloseable {
             closeSide();
             FlowReceiver[] flows = LocalReceiveSide.newFlows(plan.ports(), runId, plan.messageSize(),
                 plan.levels().size());
-            for (FlowReceiver flow : flows) {
-                flow.offsetFree(true);
-            }
             String peer = channel.remoteAddress(); // echo replies go back to the controller, nowhere else
             side = callValue(() -> LocalReceiveSide.open(transports.get(name),
                 new ReceiverSpec(plan, bindAddress, flows, options, plan.echo() ? peer : null)));

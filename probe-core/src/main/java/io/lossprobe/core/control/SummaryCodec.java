@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.result.LossBurst;
+import io.lossprobe.core.result.SignedHistogram;
 import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.zip.DataFormatException;
@@ -27,11 +28,14 @@ final class SummaryCodec {
         n.put("lossEvents", s.lossEvents());
         n.put("lostInRuns", s.lostInRuns());
         n.set("lossBurst", ControlChannel.mapper().valueToTree(s.lossBurst()));
-        n.put("delay", histogram(s.delay()));
+        n.put("delay", histogram(s.delay().atOrAboveZero()));
+        if (s.delay().magnitudesBelowZero() != null) {
+            n.put("delayBelowZero", histogram(s.delay().magnitudesBelowZero()));
+        }
         n.put("ipdv", histogram(s.ipdv()));
         n.put("jitterNs", s.jitterNs());
-        n.put("negativeDelays", s.negativeDelays());
-        n.put("minTransitNs", s.minTransitNs());
+        n.put("warmupDelays", s.warmupDelays());
+        n.put("warmupMinDelayNs", s.warmupMinDelayNs());
         return n;
     }
 
@@ -43,9 +47,11 @@ final class SummaryCodec {
             return new FlowReceiver.Summary(f.integer("step", 0, 65535), f.longValue("received", 0, max),
                 f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("late", 0, max), f.longValue("lateDuplicates", 0, max),
                 f.longValue("corrupt", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
-                f.longValue("lostInRuns", 0, max), burst, histogram(f.string("delay", 1 << 20)),
+                f.longValue("lostInRuns", 0, max), burst,
+                new SignedHistogram(histogram(f.string("delay", 1 << 20)),
+                    node.has("delayBelowZero") ? histogram(f.string("delayBelowZero", 1 << 20)) : null),
                 histogram(f.string("ipdv", 1 << 20)), node.path("jitterNs").asDouble(),
-                f.longValue("negativeDelays", 0, max), f.longValue("minTransitNs", Long.MIN_VALUE, max));
+                f.longValue("warmupDelays", 0, max), f.longValue("warmupMinDelayNs", Long.MIN_VALUE, max));
         } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
             throw new ControlProtocolException("bad flow summary: " + e.getMessage());
         }

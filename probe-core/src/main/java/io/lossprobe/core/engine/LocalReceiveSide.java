@@ -38,10 +38,16 @@ public final class LocalReceiveSide implements ReceiveSide {
     @Override
     public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
         throws Exception {
+        beginStep(step, windowBits, failures, 0);
+    }
+
+    @Override
+    public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
+                          long clockOffsetNs) throws Exception {
         endpoint.beginStep(step);
         endpoint.onReceiveThread(() -> {
             for (int i = 0; i < flows.length; i++) {
-                flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i]);
+                flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs);
             }
         });
     }
@@ -68,7 +74,7 @@ public final class LocalReceiveSide implements ReceiveSide {
                 summaries[i] = flows[i].closeStep(wireEnd[i]);
             }
         });
-        return new Receipt(summaries, endpoint.endStep(), null, null, flows.length > 0 && flows[0].isOffsetFree());
+        return new Receipt(summaries, endpoint.endStep(), null, null);
     }
 
     @Override

@@ -21,6 +21,23 @@ public interface ReceiveSide extends AutoCloseable {
     void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
         throws Exception;
 
+    /**
+     * As {@link #beginStep(int, int[], io.lossprobe.core.accounting.FailedRanges[])}, with every delay corrected by
+     * {@code clockOffsetNs}: the receiving host's clock minus the sending host's (0 on one host).
+     */
+    default void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
+                           long clockOffsetNs) throws Exception {
+        if (clockOffsetNs != 0) {
+            throw new UnsupportedOperationException("this receive side has no clock offset correction");
+        }
+        beginStep(step, windowBits, failures);
+    }
+
+    /** The other host's clock minus this one's, estimated now; null when the receivers are in this process. */
+    default io.lossprobe.core.result.ClockOffset clockOffset() throws Exception {
+        return null;
+    }
+
     /** The window started: sample the counters whose deltas the step reports. Called on the engine's thread. */
     void beginWindow() throws Exception;
 
@@ -57,9 +74,7 @@ public interface ReceiveSide extends AutoCloseable {
      * @param hostCounters the receiving host's counter deltas when it is another host (null when local: the
      *                     engine's own sample covers both ends)
      * @param cpu          the receiving host's CPU when it is another host, else null
-     * @param offsetFree   delays are relative to each flow's minimum (the hosts' clocks differ)
      */
-    record Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters, Cpu cpu,
-                   boolean offsetFree) {
+    record Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters, Cpu cpu) {
     }
 }

@@ -16,6 +16,7 @@ import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportReport;
@@ -168,9 +169,11 @@ public final class RunEngine {
             receiver.replyFilter(hooks.replyFilter(name, step));
         }
         long startEpochMs = System.currentTimeMillis();
+        // Between hosts: the other clock's offset, so every delay is a one-way delay with a stated uncertainty.
+        Clocks clocks = Clocks.estimate(receiver, sender);
         sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
         FailedRanges[] failures = sender.failures();
-        receiver.beginStep(step, windowBits, failures);
+        receiver.beginStep(step, windowBits, failures, clocks.receiverMinusSenderNs());
 
         // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
         // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
@@ -215,10 +218,11 @@ public final class RunEngine {
         ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
         FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
         HostCounters.Sample after = HostCounters.sample();
-        Histogram delay = merged(receipt.flows(), FlowReceiver.Summary::delay);
-        Histogram rtt = replies == null ? null : merged(replies, FlowReceiver.Summary::delay);
+        clocks = clocks.reestimated(receiver, sender);
+        SignedHistogram delay = merged(receipt.flows());
+        SignedHistogram rtt = replies == null ? null : merged(replies);
         StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
-            after);
+            after, clocks);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -291,8 +295,9 @@ public final class RunEngine {
     }
 
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
-                                 ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, Histogram delay,
-                                 Histogram rtt, WindowSample windowSample, HostCounters.Sample after) {
+                                 ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, SignedHistogram delay,
+                                 SignedHistogram rtt, WindowSample windowSample, HostCounters.Sample after,
+                                 Clocks clocks) {
         HostCounters.Sample before = windowSample.host();
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
@@ -306,8 +311,8 @@ public final class RunEngine {
         double jitterSum = 0;
         int jitterFlows = 0;
         Long socketDropsTotal = null;
-        long negativeDelays = 0;
         IdentityChecks checks = new IdentityChecks();
+        DelayBaselines baselines = clocks.offset() == null ? null : new DelayBaselines();
         for (int i = 0; i < summaries.length; i++) {
             FlowReceiver.Summary s = summaries[i];
             SendLoop.FlowSendCounts c = sendCounts[i];
@@ -324,13 +329,14 @@ public final class RunEngine {
             Echo flowEcho = null;
             if (replies != null) {
                 FlowReceiver.Summary r = replies[i];
-                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null));
+                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null, null));
                 echoes.add(flowEcho);
                 checks.checkReplies(i, c.sent(), r.received(), r.lostInRuns());
             }
+            Long baseline = baselines == null ? null : baselines.add(s);
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                s.delayLatency(receipt.offsetFree()), round(s.jitterNs()), Latency.of(s.ipdv(), null), perFlow,
-                flowEcho));
+                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
+                Latency.of(s.ipdv()), perFlow, flowEcho));
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
@@ -338,7 +344,6 @@ public final class RunEngine {
                 jitterSum += s.jitterNs();
                 jitterFlows++;
             }
-            negativeDelays += s.negativeDelays();
         }
         double windowSeconds = outcome.windowNs() / 1e9;
         double achievedSend = totals.sent() / windowSeconds;
@@ -360,9 +365,7 @@ public final class RunEngine {
             warnings.add(String.format(java.util.Locale.ROOT, "counters were sampled %.1f ms after the window "
                 + "began; their deltas miss the window's first moments", windowSample.skewNs() / 1e6));
         }
-        if (negativeDelays > 0) {
-            warnings.add(negativeDelays + " message(s) arrived before their intended send time (clock problem)");
-        }
+        warnings.addAll(clocks.warnings(delay, baselines));
         if (transport.reliable() && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
             warnings.add(transport.name() + " promises delivery, yet lost=" + totals.lost() + " duplicates="
                 + totals.duplicates() + " reordered=" + totals.reordered()
@@ -371,20 +374,21 @@ public final class RunEngine {
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
             totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
-            receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), outcome.lag(), round(jitterSum / Math.max(1, jitterFlows)),
-            Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
+            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()),
+            baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
+            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
+            round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters,
             attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
-            warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null)),
+            warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
             flowResults);
     }
 
-    /** One step-wide histogram from the flows' own. */
-    private static Histogram merged(FlowReceiver.Summary[] flows,
-                                    java.util.function.Function<FlowReceiver.Summary, Histogram> which) {
-        Histogram h = Latency.newHistogram();
+    /** One step-wide delay histogram from the flows' own. */
+    private static SignedHistogram merged(FlowReceiver.Summary[] flows) {
+        SignedHistogram h = new SignedHistogram();
         for (FlowReceiver.Summary s : flows) {
-            h.add(which.apply(s));
+            h.add(s.delay());
         }
         return h;
     }

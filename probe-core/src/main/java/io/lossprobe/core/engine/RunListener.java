@@ -22,10 +22,12 @@ public interface RunListener {
 
     /**
      * A step's whole distribution for interval logs: {@code kind} is {@code delay} (one-way) or {@code rtt} (echo
-     * round trip), values in ns, recorded between {@code startEpochMs} and {@code endEpochMs}.
+     * round trip), values in ns, recorded between {@code startEpochMs} and {@code endEpochMs}. Between hosts a
+     * one-way delay may hold values below zero (within the clock estimate's uncertainty).
      */
-    default void stepHistogram(String transport, int step, String kind, org.HdrHistogram.Histogram histogram,
-                               long startEpochMs, long endEpochMs) {
+    default void stepHistogram(String transport, int step, String kind,
+                               io.lossprobe.core.result.SignedHistogram histogram, long startEpochMs,
+                               long endEpochMs) {
     }
 
     /** The run as it stands after each step (and at the end): write it out so nothing is lost on Ctrl-C. */

@@ -28,6 +28,11 @@ public interface SendSide extends AutoCloseable {
      */
     FailedRanges[] failures();
 
+    /** The other host's clock minus this one's, estimated now; null when the senders are in this process. */
+    default io.lossprobe.core.result.ClockOffset clockOffset() throws Exception {
+        return null;
+    }
+
     /** Starts sending; returns when the measured window begins, on the engine's clock. */
     long start() throws Exception;
 

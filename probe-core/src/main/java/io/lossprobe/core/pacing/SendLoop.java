@@ -353,7 +353,7 @@ public final class SendLoop {
 
     /** How late each window message was handed to the transport, against its intended send time. */
     public Latency lag() {
-        return Latency.of(lag, null);
+        return Latency.of(lag);
     }
 
     /**

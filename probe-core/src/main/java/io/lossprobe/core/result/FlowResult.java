@@ -8,7 +8,9 @@ import java.util.Map;
  *
  * @param socketDrops    datagrams the kernel dropped at this flow's receiving socket during the step
  *                       (the {@code drops} column of /proc/net/udp), or null where the transport has none
- * @param delay          one-way delay: receive time minus intended send time
+ * @param delay          one-way delay: receive time minus intended send time (between hosts corrected by the
+ *                       estimated clock offset, see the step's {@code clockOffset})
+ * @param delayBaselineNs between hosts: this flow's baseline for the step's {@code delayOverBaseline}
  * @param jitterNs       RFC 3550 interarrival jitter at the end of the step
  * @param ipdv           RFC 3393 IP delay variation between consecutive arrivals (absolute values)
  * @param transport      transport-specific counters for this flow (TCP_INFO, Aeron stream counters, ...)
@@ -16,13 +18,14 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst, Long socketDrops, Latency delay,
-                         double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
+                         Long delayBaselineNs, double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
     public FlowResult {
         transport = Maps.sorted(transport);
     }
 
     public FlowResult withLate(long late, long lateDuplicates) {
-        return new FlowResult(flow, port, counts.withLate(late, lateDuplicates), lossBurst, socketDrops, delay, jitterNs, ipdv,
+        return new FlowResult(flow, port, counts.withLate(late, lateDuplicates), lossBurst, socketDrops, delay,
+            delayBaselineNs, jitterNs, ipdv,
             transport, echo);
     }
 }

@@ -15,7 +15,14 @@ import java.util.Map;
  * @param achievedSendRate    sent / window, messages per second
  * @param achievedReceiveRate received / window, messages per second
  * @param saturated           the achieved send rate fell more than 1% short of the target
- * @param senderLag           how far behind schedule the sender was when it sent (ns)
+ * @param senderLag           how late each window message was handed to the transport, against its intended send
+ *                            time (ns)
+ * @param delayOverBaseline   between two hosts: each flow's delay in excess of its own baseline (see
+ *                            {@code delayBaseline}); null on one host
+ * @param delayBaseline       between two hosts: what {@code delayOverBaseline} is measured against
+ * @param clockOffset         between two hosts: the other host's clock minus this one's, estimated over the control
+ *                            channel before the step; {@code delay} is corrected by it
+ * @param clockDriftNs        between two hosts: how far that offset moved by the step's end (in the uncertainty)
  * @param hostCounters        deltas of /proc/net/snmp, /proc/net/netstat and /proc/net/dev over the step (on the
  *                            sending host; both ends when they are the same host)
  * @param receiverHostCounters the same deltas on the receiving host, when it is another host (else null)
@@ -27,7 +34,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
                          long counterSkewNs, Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
-                         double achievedReceiveRate, boolean saturated, Latency delay, Latency senderLag,
+                         double achievedReceiveRate, boolean saturated, Latency delay, Latency delayOverBaseline,
+                         DelayBaseline delayBaseline, ClockOffset clockOffset, Long clockDriftNs, Latency senderLag,
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
@@ -57,7 +65,8 @@ public record StepResult(String transport, int step, Level level, long targetRat
         return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs,
             counts.withLate(total, totalDuplicates),
             lossPercent,
-            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, senderLag, jitterNs, ipdv, cpu,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, delayOverBaseline, delayBaseline,
+            clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
             echo, updated);
     }

@@ -52,8 +52,8 @@ class FlowReceiverTest {
         assertThat(s.received()).isEqualTo(2);
         assertThat(s.duplicates()).isEqualTo(1);
         assertThat(s.lostInRuns()).isEqualTo(1);
-        assertThat(s.delay().getTotalCount()).isEqualTo(2);
-        assertThat(s.delay().getMinValue()).isBetween(49_500L, 50_500L);
+        assertThat(s.delay().count()).isEqualTo(2);
+        assertThat(s.delay().min()).isBetween(49_500L, 50_500L);
         assertThat(s.ipdv().getTotalCount()).isEqualTo(1);
         assertThat(s.jitterNs()).isEqualTo(10_000 / 16.0);
     }
@@ -73,6 +73,32 @@ class FlowReceiverTest {
         FlowReceiver.Summary s = flow.closeStep(0);
         assertThat(s.corrupt()).isEqualTo(2);
         assertThat(s.received()).isZero();
+    }
+
+    /**
+     * Between hosts every delay is corrected by the clock offset (receiver minus sender): a sender whose clock is
+     * an hour ahead still gives one-way delays, and one below zero (the estimate's uncertainty) is kept, not
+     * clamped. The warm-up's smallest delay is the flow's baseline, with its sample count.
+     */
+    @Test
+    void betweenHostsDelaysAreCorrectedByTheClockOffsetAndNeverClamped() {
+        long hour = 3_600_000_000_000L;
+        long offset = -hour; // the sender's clock reads an hour more than ours
+        flow.beginStep(2, 4096, null, offset);
+        long w0 = MessageHeader.word0(MessageHeader.KIND_WARMUP, FLOW);
+        long w1 = MessageHeader.word1(RUN, 2, SIZE);
+        for (int k = 0; k < 3; k++) {
+            flow.onMessage(w0, w1, k, hour + 1_000 * k, SIZE, 1_000 * k + 80_000 + 10_000 * k); // 80, 90, 100 us
+        }
+        data(2, 0, hour + 5_000_000, 5_000_000 + 120_000);   // 120 us
+        data(2, 1, hour + 6_000_000, 6_000_000 - 20_000);    // -20 us: within an estimate's uncertainty
+        FlowReceiver.Summary s = flow.closeStep(2);
+        assertThat(s.warmupDelays()).isEqualTo(3);
+        assertThat(s.warmupMinDelayNs()).isEqualTo(80_000);
+        assertThat(s.delay().count()).isEqualTo(2);
+        assertThat(s.delay().min()).isBetween(-20_200L, -19_800L);
+        assertThat(s.delay().max()).isBetween(119_000L, 121_000L);
+        assertThat(s.delay().belowCount()).isEqualTo(1);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.lossprobe.core.control;
 
+import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import java.util.Arrays;

@@ -1,5 +1,6 @@
 package io.lossprobe.core.control;
 
+import io.lossprobe.core.result.ClockOffset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.core.result;
 
 /**
  * The server's clock relative to the controller's, both {@code System.nanoTime()}: {@code server = client +
