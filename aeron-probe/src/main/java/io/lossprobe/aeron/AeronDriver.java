@@ -222,4 +222,32 @@ final class AeronDriver implements AutoCloseable {
     /** Cumulative loss-report figures per flow. */
     record LossReport(long[] bytesLost, long[] observations) {
     }
+
+    /**
+     * Waits until {@code reading} (a sum of repair counters) has not moved for {@code quietNs}, or {@code timeoutNs}
+     * passed: NAKs and retransmissions still in flight when a step's data is all in must be counted in that step.
+     * Polls on the calling (the engine's) thread.
+     */
+    static void awaitSettled(java.util.function.LongSupplier reading, long quietNs, long timeoutNs) {
+        long start = System.nanoTime();
+        long last = reading.getAsLong();
+        long stableSince = start;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - stableSince >= quietNs || now - start >= timeoutNs) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(SETTLE_POLL_NS);
+            long v = reading.getAsLong();
+            if (v != last) {
+                last = v;
+                stableSince = System.nanoTime();
+            }
+        }
+    }
+
+    /** Quiet time that ends a settle: well above a NAK's round trip on a LAN, below Aeron's 60 ms linger. */
+    static final long SETTLE_QUIET_NS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
+    static final long SETTLE_TIMEOUT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final long SETTLE_POLL_NS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
 }

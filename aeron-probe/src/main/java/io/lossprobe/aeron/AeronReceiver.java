@@ -139,13 +139,22 @@ final class AeronReceiver implements ReceiverEndpoint {
         if (repliers != null) {
             replyCountsAtStart = replyCounts();
         }
-        counters.beginStep();
+        datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().received();
+        beginWindow();
+    }
+
+    /**
+     * The window begins: the repair and loss counters start here, read on the engine's thread (shared-memory
+     * counters; the receive thread is not asked).
+     */
+    @Override
+    public void beginWindow() {
+        counters.mark();
         naksAtStart = driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
             this::ours);
         AeronDriver.LossReport report = driver.lossReport(subscriptions.length, this::ours);
         lossBytesAtStart = report.bytesLost();
         lossObservationsAtStart = report.observations();
-        datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().received();
     }
 
     /** A session belongs to this run when it is one of the subscription's images (an external driver may carry others). */
@@ -175,8 +184,17 @@ final class AeronReceiver implements ReceiverEndpoint {
         return out;
     }
 
+    /** After the NAKs settled: a repair requested at the window's end may still be on its way when data is in. */
     @Override
     public TransportReport endStep() throws Exception {
+        AeronDriver.awaitSettled(() -> {
+                long sum = counters.repairSum();
+                for (long n : driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
+                    this::ours)) {
+                    sum += n;
+                }
+                return sum;
+            }, AeronDriver.SETTLE_QUIET_NS, AeronDriver.SETTLE_TIMEOUT_NS);
         Map<String, Long> totals = new HashMap<>(counters.deltas());
         int n = subscriptions.length;
         long[][] replyCounts = repliers == null ? null : replyCounts();

@@ -207,11 +207,10 @@ final class AeronSender implements SenderEndpoint {
         return thread;
     }
 
+    /** The step's whole span for messages against datagrams; the repair counters start at the window. */
     @Override
     public void beginStep(int step) {
-        counters.beginStep();
-        nakAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours);
-        bpeAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_BPE_TYPE_ID, writers.length, this::ours);
+        beginWindow();
         episodesAtStart = new long[writers.length];
         adminAtStart = new long[writers.length];
         notConnectedAtStart = new long[writers.length];
@@ -226,6 +225,17 @@ final class AeronSender implements SenderEndpoint {
             replyNaksAtStart = replyNaks();
             replyLossBytesAtStart = replyLossBytes();
         }
+    }
+
+    /**
+     * The window begins: the driver's and the streams' repair counters start here, read on the engine's thread
+     * (they are shared-memory counters; nothing touches the sending thread).
+     */
+    @Override
+    public void beginWindow() {
+        counters.mark();
+        nakAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours);
+        bpeAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_BPE_TYPE_ID, writers.length, this::ours);
     }
 
     /** Echo mode: NAKs this driver sent for each flow's reply stream (reliable mode repairs reply loss so). */
@@ -250,6 +260,14 @@ final class AeronSender implements SenderEndpoint {
         return false;
     }
 
+    private static long sumOf(long[] values) {
+        long sum = 0;
+        for (long v : values) {
+            sum += v;
+        }
+        return sum;
+    }
+
     private long accepted() {
         long sum = 0;
         for (AeronWriter w : writers) {
@@ -262,8 +280,12 @@ final class AeronSender implements SenderEndpoint {
         return publications[flow].sessionId() == sessionId;
     }
 
+    /** After the repairs settled: the NAKs of the window's last losses may still be on their way. */
     @Override
     public TransportReport endStep() {
+        AeronDriver.awaitSettled(() -> counters.repairSum() + sumOf(driver.perFlow(
+                AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours)),
+            AeronDriver.SETTLE_QUIET_NS, AeronDriver.SETTLE_TIMEOUT_NS);
         Map<String, Long> totals = new HashMap<>(counters.deltas());
         long[] naks = driver.perFlow(AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours);
         long[] bpe = driver.perFlow(AeronCounters.DRIVER_SENDER_BPE_TYPE_ID, writers.length, this::ours);

@@ -64,10 +64,23 @@ final class DriverCounters {
         this.atStepStart = new long[entries.size()];
     }
 
-    void beginStep() {
+    /** Baselines for the deltas: called when the window begins. */
+    void mark() {
         for (int i = 0; i < atStepStart.length; i++) {
             atStepStart[i] = driver.system(entries.get(i).descriptor());
         }
+    }
+
+    /** The repair counters on this side (NAKs, retransmissions) summed, to tell when they stop moving. */
+    long repairSum() {
+        long total = 0;
+        for (Entry e : entries) {
+            SystemCounterDescriptor d = e.descriptor();
+            if (d == NAK_MESSAGES_SENT || d == NAK_MESSAGES_RECEIVED || d == RETRANSMITS_SENT) {
+                total += driver.system(d);
+            }
+        }
+        return total;
     }
 
     Map<String, Long> deltas() {

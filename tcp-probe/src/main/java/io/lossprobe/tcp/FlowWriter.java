@@ -73,11 +73,15 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private long failures;
     private long reconnects;
     private final long[] failuresByCause = new long[FailureCause.values().length];
-    // TCP_INFO: the last sample, and total_retrans already reported (per connection, it restarts at 0).
+    // TCP_INFO: the last sample of the current connection (its total_retrans restarts at 0 per connection), and
+    // the final total_retrans of every connection of this flow that ended, summed: together a cumulative count.
     private boolean haveTcpInfo;
     private long retrans;
-    private long retransReported;
-    private long retransOfEndedConnections;
+    private volatile long retransOfEndedConnections;
+    /** The cumulative count when the window began (sampled by the engine's thread), or -1 before any window. */
+    private volatile long retransAtWindowStart = -1;
+    /** The cumulative count at the last report. */
+    private long retransReportedCumulative;
     private long lost;
     private long rttUs;
     private long rttVarUs;
@@ -183,7 +187,6 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             reconnects++;
         }
         sampleTcpInfo();
-        retransReported = 0;
     }
 
     /** A connect attempt failed: the flow stays down until the next step tries again. */
@@ -267,13 +270,52 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
 
     private void foldRetransOfEndedConnection() {
         if (channel != null) {
-            retransOfEndedConnections += Math.max(0, retrans - retransReported);
+            retransOfEndedConnections = retransOfEndedConnections + retrans;
             retrans = 0;
         }
     }
 
     /**
-     * This flow's counters since the last report, then starts over: total_retrans as a delta, rtt, rttvar,
+     * The window begins: remembers this flow's cumulative retransmissions, reading TCP_INFO on the calling (the
+     * engine's) thread so the sending event loop is not stopped for it. getsockopt is safe beside the event loop's
+     * own use of the socket; the connection does not change during a step (reconnects happen before it).
+     */
+    void markWindowStart() {
+        long current = 0;
+        Channel ch = channel;
+        if (ch instanceof EpollSocketChannel epoll && epoll.isOpen() && !down) {
+            try {
+                current = epoll.tcpInfo(new EpollTcpInfo()).totalRetrans();
+            } catch (RuntimeException e) {
+                current = 0; // closed under us: its retransmissions are folded when the loop sees it end
+            }
+        }
+        retransAtWindowStart = retransOfEndedConnections + current;
+    }
+
+    /**
+     * True once everything written on the live connection is acknowledged (nothing queued in Netty, nothing
+     * unacknowledged in the kernel): its retransmission count cannot move for this step any more. A dead
+     * connection is settled. On the event loop.
+     */
+    boolean settled() {
+        if (isDown() || !(channel instanceof EpollSocketChannel epoll)) {
+            return true;
+        }
+        ChannelOutboundBuffer queue = channel.unsafe().outboundBuffer();
+        if (queue != null && queue.totalPendingWriteBytes() > 0) {
+            return false;
+        }
+        try {
+            return epoll.tcpInfo(tcpInfo).unacked() == 0;
+        } catch (RuntimeException e) {
+            return true;
+        }
+    }
+
+    /**
+     * This flow's counters since the last report, then starts over: total_retrans as the delta since the window
+     * began (since the last report when no window was marked), rtt, rttvar,
      * cwnd, lost and reordering as the values at the end (gauges). TCP_INFO needs epoll.
      */
     Map<String, Long> report() {
@@ -282,14 +324,16 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         }
         Map<String, Long> out = new java.util.HashMap<>();
         if (haveTcpInfo) {
-            out.put(TOTAL_RETRANS, retransOfEndedConnections + Math.max(0, retrans - retransReported));
+            long cumulative = retransOfEndedConnections + retrans;
+            long from = retransAtWindowStart >= 0 ? retransAtWindowStart : retransReportedCumulative;
+            out.put(TOTAL_RETRANS, Math.max(0, cumulative - from));
+            retransReportedCumulative = cumulative;
+            retransAtWindowStart = -1;
             out.put(LOST_SEGMENTS, lost);
             out.put(RTT_US, rttUs);
             out.put(RTT_VAR_US, rttVarUs);
             out.put(REORDERING, reordering);
             out.put(SND_CWND_SEGMENTS, sndCwnd);
-            retransReported = retrans;
-            retransOfEndedConnections = 0;
         }
         out.put(CONNECTION_FAILURES, failures);
         for (FailureCause c : FailureCause.values()) {

@@ -29,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class TcpSender implements SenderEndpoint {
     private static final int CONNECT_TIMEOUT_MS = 5_000;
+    /** Longest wait for the last repairs before reporting a step (a connection that stays stuck reports anyway). */
+    static final long SETTLE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
+    private static final long SETTLE_POLL_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final EventLoopGroup group;
     private final EventLoop loop;
@@ -155,8 +158,25 @@ final class TcpSender implements SenderEndpoint {
         return loop;
     }
 
+    /** Each flow's retransmissions so far, read on the engine's thread: the window's figures start here. */
+    @Override
+    public void beginWindow() {
+        for (FlowWriter w : writers) {
+            w.markWindowStart();
+        }
+    }
+
+    /**
+     * Waits, bounded by {@link #SETTLE_TIMEOUT_NS}, until every flow's data is acknowledged, so no retransmission
+     * of this step's data is still to come; then reports. Read before that, the last repairs were missing (1-3
+     * per flow below {@code ss -ti}).
+     */
     @Override
     public TransportReport endStep() throws Exception {
+        long deadline = System.nanoTime() + SETTLE_TIMEOUT_NS;
+        while (!onLoop(this::allSettled) && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(SETTLE_POLL_NS);
+        }
         return onLoop(() -> {
             Map<Integer, Map<String, Long>> flows = new HashMap<>();
             Map<String, Long> totals = new HashMap<>();
@@ -179,6 +199,15 @@ final class TcpSender implements SenderEndpoint {
             }
             return new TransportReport(totals, flows, notes);
         });
+    }
+
+    private boolean allSettled() {
+        for (FlowWriter w : writers) {
+            if (!w.settled()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** End-of-step values, not deltas: over all flows the step reports their largest (key + "Max"). */
