@@ -31,10 +31,15 @@ public final class FlowReceiver {
     private final SignedHistogram delay = new SignedHistogram();
     private final Histogram ipdv = Latency.newHistogram();
     private SequenceTracker tracker;
-    /** The last closed step's tracker, kept to classify that step's late arrivals; its wire end. */
-    private SequenceTracker closedTracker;
-    private int closedStep = -1;
-    private long closedWireEnd;
+    /** Closed steps' late-arrival classifiers and wire ends, the last {@value #CLOSED_STEPS_KEPT} steps. */
+    private final java.util.Map<Integer, ClosedStep> closedSteps = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<Integer, ClosedStep> eldest) {
+            return size() > CLOSED_STEPS_KEPT;
+        }
+    };
+    /** Closed steps whose late arrivals are still told apart; an arrival for an older step is assumed a first. */
+    static final int CLOSED_STEPS_KEPT = 16;
     private int step = -1;
     private boolean open;
     private long corrupt;
@@ -155,20 +160,21 @@ public final class FlowReceiver {
 
     /** A data message for a step that closed: late (a first arrival, counted lost there) or a late duplicate. */
     private void onClosedStep(int msgStep, long sequence) {
-        boolean closed = msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open));
-        if (!closed) {
+        boolean isClosed = msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open));
+        if (!isClosed) {
             corrupt++; // a step this receiver has not begun: not a message of this run's schedule
             return;
         }
-        if (msgStep != closedStep || closedTracker == null) {
-            lateAfterClose.incrementAndGet(msgStep); // older than the last closed step: assumed a first arrival
+        ClosedStep closed = closedSteps.get(msgStep);
+        if (closed == null) {
+            lateAfterClose.incrementAndGet(msgStep); // a step closed long ago: assumed a first arrival
             return;
         }
-        if (sequence >= closedWireEnd) {
+        if (sequence >= closed.wireEnd()) {
             corrupt++; // the sender never put this number on the wire
             return;
         }
-        if (closedTracker.classifyLate(sequence) == SequenceTracker.LATE_DUPLICATE) {
+        if (closed.late().classify(sequence) == SequenceTracker.LATE_DUPLICATE) {
             lateDuplicatesAfterClose.incrementAndGet(msgStep);
         } else {
             lateAfterClose.incrementAndGet(msgStep);
@@ -195,9 +201,7 @@ public final class FlowReceiver {
     public Summary closeStep(long wireEnd) {
         open = false;
         tracker.finish(wireEnd);
-        closedTracker = tracker;
-        closedStep = step;
-        closedWireEnd = wireEnd;
+        closedSteps.put(step, new ClosedStep(tracker.lateClassifier(), wireEnd));
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
             tracker.lateDuplicates(), corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(),
             tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, warmupDelays,
@@ -221,6 +225,9 @@ public final class FlowReceiver {
 
     public int flowId() {
         return flowId;
+    }
+
+    private record ClosedStep(SequenceTracker.LateClassifier late, long wireEnd) {
     }
 
     /**

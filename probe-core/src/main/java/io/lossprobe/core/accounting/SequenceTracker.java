@@ -119,11 +119,29 @@ public final class SequenceTracker {
      * first arrival is taken out of the missing numbers, so a second copy is a late duplicate. Does not count it.
      */
     public int classifyLate(long seq) {
+        return classify(missing, seq);
+    }
+
+    private static int classify(MissingRanges missing, long seq) {
         return switch (missing.classify(seq)) {
             case MissingRanges.FIRST -> LATE;
             case MissingRanges.DUPLICATE -> LATE_DUPLICATE;
             default -> LATE_UNKNOWN;
         };
+    }
+
+    /**
+     * After {@link #finish}: what classifies the step's late arrivals from now on, without the window's bitmap
+     * (a closed step keeps only its missing numbers, bounded, not {@code windowBits / 8} bytes).
+     */
+    public LateClassifier lateClassifier() {
+        return seq -> classify(missing, seq);
+    }
+
+    /** Tells a closed step's late first arrivals from its late duplicates: {@link #classifyLate}. */
+    @FunctionalInterface
+    public interface LateClassifier {
+        int classify(long seq);
     }
 
     private void countLate(int outcome) {

@@ -209,7 +209,7 @@ public final class RunEngine {
         if (windowSample == null) {
             windowSample = sampleWindowStart(receiver, sender, windowStart); // sending ended before the window
         }
-        drain(name, step, receiver, sender, sender.sent());
+        drain(name, step, receiver, sender);
         if (stopRequested) {
             return null; // a step cut short in its drain would count stragglers as lost
         }
@@ -258,14 +258,14 @@ public final class RunEngine {
      * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
      * originals are counted as duplicates, not as late.
      */
-    private void drain(String name, int step, ReceiveSide receiver, SendSide sender, long[] sent)
-        throws Exception {
+    private void drain(String name, int step, ReceiveSide receiver, SendSide sender) throws Exception {
         long start = clock.nanoTime();
         long deadline = start + plan.drainNs();
-        long sentTotal = sum(sent);
         while (!stopRequested) {
             long now = clock.nanoTime();
             long[] progress = receiver.progress();
+            long[] sent = sender.sent(); // a failure surfacing now takes its messages out of what must arrive
+            long sentTotal = sum(sent);
             long[] replies = sender.replyProgress(); // echo mode: each request's reply must be back too
             boolean all = true;
             for (int i = 0; i < progress.length && all; i++) {
