@@ -30,6 +30,10 @@ final class StepTable {
         if (c.corrupt() > 0) {
             flags += (flags.isEmpty() ? "" : ",") + "corrupt=" + c.corrupt();
         }
+        if (r.delay().uncertaintyNs() != null) {
+            // Between hosts: p50/p99 are one-way delays corrected by the estimated clock offset, true to this.
+            flags += (flags.isEmpty() ? "" : ",") + "clock+-" + nanos(r.delay().uncertaintyNs());
+        }
         return String.format(Locale.ROOT, FORMAT, r.transport(), r.level(), rate(r.achievedSendRate()),
             rate(r.achievedReceiveRate()), c.lost(), String.format(Locale.ROOT, "%.3f", r.lossPercent()),
             c.duplicates(), c.reordered(), r.socketDrops() == null ? "-" : r.socketDrops().toString(),
