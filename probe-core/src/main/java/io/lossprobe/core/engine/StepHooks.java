@@ -8,6 +8,16 @@ public interface StepHooks {
     StepHooks NONE = new StepHooks() {
     };
 
+    /** Hooks whose only seam is {@code filter} on every step's send loop. */
+    static StepHooks sendFilter(SendFilter filter) {
+        return new StepHooks() {
+            @Override
+            public SendFilter sendFilter(String transport, int step) {
+                return filter;
+            }
+        };
+    }
+
     /** The filter for this step's send loop ({@link SendFilter#NONE} in real runs). */
     default SendFilter sendFilter(String transport, int step) {
         return SendFilter.NONE;

@@ -94,12 +94,7 @@ public abstract class EchoContractTest {
     @Timeout(120)
     void lossOnTheWayOutIsRequestLoss() throws Exception {
         SendFilter requests = (flow, seq) -> flow == 2 && seq >= 100 && seq < 110;
-        RunResult r = run(echoPlan(4, "4k", 500, 0), new StepHooks() {
-            @Override
-            public SendFilter sendFilter(String transport, int step) {
-                return requests;
-            }
-        });
+        RunResult r = run(echoPlan(4, "4k", 500, 0), StepHooks.sendFilter(requests));
         StepResult s = r.steps().get(0);
         assertEchoIdentities(s);
         Echo flow2 = s.flows().get(2).echo();
@@ -113,12 +108,7 @@ public abstract class EchoContractTest {
     @Timeout(120)
     void aRefusedRequestIsNeitherRequestNorReplyLoss() throws Exception {
         SendFilter refuse = SendFilter.refusing((flow, index) -> flow == 1 && index >= 20 && index < 30);
-        RunResult r = run(echoPlan(4, "4k", 500, 0), new StepHooks() {
-            @Override
-            public SendFilter sendFilter(String transport, int step) {
-                return refuse;
-            }
-        });
+        RunResult r = run(echoPlan(4, "4k", 500, 0), StepHooks.sendFilter(refuse));
         StepResult s = r.steps().get(0);
         assertEchoIdentities(s);
         FlowResult flow1 = s.flows().get(1);

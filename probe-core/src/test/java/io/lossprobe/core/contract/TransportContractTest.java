@@ -117,12 +117,7 @@ public abstract class TransportContractTest {
         SendFilter filter = (flow, seq) -> (flow == 2 && ((seq >= 5 && seq <= 7) || seq == 100))
             || (flow == 5 && seq >= 40 && seq <= 49);
         Plan plan = plan(8, List.of(Level.parse("8k")), 500);
-        RunResult result = run(plan, new StepHooks() {
-            @Override
-            public SendFilter sendFilter(String transport, int step) {
-                return filter;
-            }
-        });
+        RunResult result = run(plan, StepHooks.sendFilter(filter));
 
         assertIdentities(result);
         StepResult step = result.steps().get(0);
@@ -152,12 +147,7 @@ public abstract class TransportContractTest {
     void aRefusalMidWindowIsSendFailedWithNoLossEvent() throws Exception {
         SendFilter refuse = SendFilter.refusing((flow, index) -> flow == 3 && index >= 100 && index < 110);
         Plan plan = plan(8, List.of(Level.parse("8k")), 500);
-        RunResult result = run(plan, new StepHooks() {
-            @Override
-            public SendFilter sendFilter(String transport, int step) {
-                return refuse;
-            }
-        });
+        RunResult result = run(plan, StepHooks.sendFilter(refuse));
 
         assertIdentities(result);
         StepResult step = result.steps().get(0);
