@@ -256,6 +256,91 @@ class LabSystemTest {
         }
     }
 
+    private static long socketDrops(StepResult s) {
+        return s.socketDrops() == null ? 0 : s.socketDrops();
+    }
+
+    /** A one-step run and the lab's counters around it. */
+    record LabRun(StepResult step, JsonNode before, JsonNode after) {
+        long delta(String counter) {
+            return after.get(counter).asLong() - before.get(counter).asLong();
+        }
+    }
+
+    /** tbf on lp-tx1's own link at 20 Mbit/s against 28k/s of 64-byte messages (about 24 Mbit/s on the wire). */
+    private LabRun overloadOwnEgress(String name, String basePort, String... options) throws Exception {
+        assertThat(lab("clear").exit).isZero();
+        assertThat(lab("shape-tx", "20mbit", "lp-tx1").exit).isZero();
+        List<String> args = new ArrayList<>(List.of("--transport", "udp", "--ports", "8", "--base-port", basePort,
+            "--levels", "28k", "--duration", "3s", "--warmup", "0"));
+        for (String o : options) {
+            args.addAll(List.of("-X", o));
+        }
+        JsonNode before = counters(); // after shape-tx: a new qdisc's drops start at 0
+        RunResult r = run("lp-tx1", name, args.toArray(String[]::new));
+        return new LabRun(r.steps().get(0), before, counters());
+    }
+
+    /**
+     * With IP_RECVERR (the default) a datagram the sender's own qdisc drops fails its send: nothing is lost, and
+     * everything the sender counted as sent reached the receiving host's UDP layer (its Udp.InDatagrams, or a
+     * socket's drops). Exact with and without GSO: tbf drops a GSO packet whole and the whole send fails.
+     */
+    @Test
+    void senderEgressDropsAreSendFailuresWithRecvErr() throws Exception {
+        for (String gso : List.of("off", "on")) {
+            LabRun run = overloadOwnEgress("egress-recverr-gso-" + gso, gso.equals("off") ? "48800" : "48820",
+                "udp.gso=" + gso);
+            StepResult s = run.step();
+            long sndbufErrors = run.delta("sndbufErrors");
+            long delivered = s.receiverHostCounters().getOrDefault("Udp.InDatagrams", 0L);
+            assertThat(s.counts().sendFailed()).as("gso %s: tbf refused some", gso).isPositive();
+            assertThat(s.counts().sent()).as("gso %s", gso).isEqualTo(delivered + socketDrops(s));
+            assertThat(s.counts().lost()).isEqualTo(socketDrops(s));
+            assertThat(s.attribution()).containsEntry("senderEgress", 0L).containsEntry("pathOrUnknown", 0L)
+                .containsEntry("sendRefused", s.counts().sendFailed());
+            // The engine's own reading of the qdisc is tc's, and every ENOBUFS was one of its drops.
+            assertThat(s.hostCounters().get("qdisc.eth0.drops")).isEqualTo(run.delta("egressDrops"));
+            assertThat(run.delta("egressDrops")).isGreaterThanOrEqualTo(sndbufErrors);
+            if (gso.equals("off")) {
+                // One ENOBUFS per refused datagram, plus one per datagram Netty sent again after a partial
+                // sendmmsg and saw accepted the second time.
+                assertThat(sndbufErrors).isGreaterThanOrEqualTo(s.counts().sendFailed());
+            } else {
+                // One ENOBUFS per refused GSO send of one or more datagrams.
+                assertThat(sndbufErrors).isPositive().isLessThanOrEqualTo(s.counts().sendFailed());
+            }
+        }
+    }
+
+    /**
+     * With {@code udp.recverr=off} Linux reports a qdisc drop as success and only counts it in Udp SndbufErrors:
+     * the messages are lost, and the attribution puts them on the sender's egress from its qdisc's counter. Without
+     * GSO that is exact: lost equals the kernel's ENOBUFS count. With GSO the counters count packets of up to 64
+     * datagrams, so the share is a lower bound and the warning says so.
+     */
+    @Test
+    void withoutRecvErrSenderEgressDropsAreLostAndPutOnTheSender() throws Exception {
+        LabRun run = overloadOwnEgress("egress-silent-gso-off", "48840", "udp.gso=off", "udp.recverr=off");
+        StepResult s = run.step();
+        assertThat(s.counts().sendFailed()).isZero();
+        assertThat(s.counts().lost()).isPositive().isEqualTo(run.delta("sndbufErrors") + socketDrops(s));
+        assertThat(s.attribution()).containsEntry("senderEgress", s.counts().lost() - socketDrops(s))
+            .containsEntry("pathOrUnknown", 0L);
+        assertThat(s.warnings()).anySatisfy(w -> assertThat(w).contains("sending host's own egress on eth0")
+            .contains("estimate"));
+
+        run = overloadOwnEgress("egress-silent-gso-on", "48860", "udp.gso=on", "udp.recverr=off");
+        s = run.step();
+        long packets = run.delta("egressDrops");
+        assertThat(packets).isPositive();
+        assertThat(s.counts().lost() - socketDrops(s)).as("datagrams lost outnumber the packets dropped")
+            .isGreaterThanOrEqualTo(packets);
+        assertThat(s.attribution()).containsEntry("senderEgress", Math.min(packets, s.counts().lost()
+            - socketDrops(s)));
+        assertThat(s.warnings()).anySatisfy(w -> assertThat(w).contains("UDP GSO"));
+    }
+
     private RunResult call(String ns, String name, String basePort) {
         try {
             return run(ns, name, "--transport", "udp", "--ports", "8", "--base-port", basePort, "--levels", "10k",

@@ -23,12 +23,15 @@ public final class LocalSendSide implements SendSide {
     private final Plan plan;
     private final int runId;
     private final FlowReceiver[] replies;
+    private final String targetHost;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
     private volatile Exception windowHookFailure;
 
-    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies) {
+    private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies,
+                          String targetHost) {
         this.endpoint = endpoint;
+        this.targetHost = targetHost;
         this.plan = plan;
         this.runId = runId;
         this.replies = replies;
@@ -46,7 +49,13 @@ public final class LocalSendSide implements SendSide {
             }
             withReplies = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies);
         }
-        return new LocalSendSide(transport.openSender(withReplies), plan, spec.runId(), replies);
+        return new LocalSendSide(transport.openSender(withReplies), plan, spec.runId(), replies,
+            spec.targetHost());
+    }
+
+    /** Where the senders send to. */
+    public String targetHost() {
+        return targetHost;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.counters.EgressQdisc;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Level;
@@ -48,6 +49,9 @@ public final class RunEngine {
     private final Map<String, Long> socketBuffers = new HashMap<>();
     private final String startedAt = Instant.now().toString();
     private volatile boolean stopRequested;
+    /** The current transport's senders' egress queue, when they run on this host. */
+    private EgressQdisc egress = EgressQdisc.NONE;
+    private Map<String, Long> senderEnvironment = Map.of();
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
@@ -116,6 +120,9 @@ public final class RunEngine {
              SendSide sender = sendSides.open(transport, plan, runId, options)) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
+            egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
+                : EgressQdisc.NONE;
+            senderEnvironment = sender.environment();
             for (int step = 0; step < steps && !stopRequested; step++) {
                 StepResult result = runStep(transport, receiver, sender, step, plan.levels().get(step));
                 if (result == null) {
@@ -148,6 +155,9 @@ public final class RunEngine {
         }
         long startEpochMs = System.currentTimeMillis();
         receiver.beginStep(step, windowBits);
+        // Reading the egress queue's drops forks tc, so it happens on this thread, never in the window hook on the
+        // sending thread: before the first message when there is no warm-up, else as the window begins.
+        long egressBefore = plan.warmupNs() == 0 || plan.concurrency() > 0 ? egress.drops() : Long.MIN_VALUE;
 
         AtomicReference<HostCounters.Sample> windowSample = new AtomicReference<>();
         AtomicReference<Exception> windowHookFailure = new AtomicReference<>();
@@ -164,6 +174,9 @@ public final class RunEngine {
         boolean done = false;
         while (!done && !stopRequested) {
             long now = System.nanoTime();
+            if (egressBefore == Long.MIN_VALUE && now >= windowStart) {
+                egressBefore = egress.drops();
+            }
             if (now < windowStart) {
                 listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
             } else {
@@ -201,9 +214,12 @@ public final class RunEngine {
         ReceiveSide.Receipt receipt = receiver.closeStep(step, sent);
         FlowReceiver.Summary[] replies = sender.closeReplies(step, sent);
         HostCounters.Sample after = HostCounters.sample();
+        long egressAfter = egress.drops();
+        long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;
         Histogram delay = merged(receipt.flows(), FlowReceiver.Summary::delay);
         Histogram rtt = replies == null ? null : merged(replies, FlowReceiver.Summary::delay);
-        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, before, after);
+        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, before, after,
+            egressDrops);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -255,7 +271,8 @@ public final class RunEngine {
 
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, Histogram delay,
-                                 Histogram rtt, HostCounters.Sample before, HostCounters.Sample after) {
+                                 Histogram rtt, HostCounters.Sample before, HostCounters.Sample after,
+                                 long egressQdiscDrops) {
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
         FlowReceiver.Summary[] summaries = receipt.flows();
@@ -304,6 +321,10 @@ public final class RunEngine {
         long target = level.ratePerSecond();
         boolean saturated = target > 0 && achievedSend < 0.99 * target;
         Map<String, Long> hostDeltas = after.deltaSince(before);
+        SenderEgress senderEgress = SenderEgress.of(egress.device(), egressQdiscDrops, hostDeltas, senderEnvironment);
+        if (egressQdiscDrops > 0) {
+            hostDeltas.put(egress.counterKey(), egressQdiscDrops);
+        }
         Map<String, Long> transportCounters = new HashMap<>(txReport.counters());
         transportCounters.putAll(rxReport.counters());
 
@@ -315,6 +336,12 @@ public final class RunEngine {
         if (negativeDelays > 0) {
             warnings.add(negativeDelays + " message(s) arrived before their intended send time (clock problem)");
         }
+        Map<String, Long> attribution = attribute(totals, socketDropsTotal,
+            receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas, senderEgress.silentDrops());
+        String egressWarning = senderEgress.warning(attribution.get("senderEgress"));
+        if (egressWarning != null) {
+            warnings.add(egressWarning);
+        }
         if (transport.reliable() && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
             warnings.add(transport.name() + " promises delivery, yet lost=" + totals.lost() + " duplicates="
                 + totals.duplicates() + " reordered=" + totals.reordered()
@@ -324,8 +351,7 @@ public final class RunEngine {
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
             receipt.offsetFree() ? Latency.excessOverMin(delay) : Latency.of(delay, null), outcome.lag(), round(jitterSum / Math.max(1, summaries.length)),
             Latency.of(ipdv, null), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
-            receipt.cpu(), transportCounters,
-            attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
+            receipt.cpu(), transportCounters, attribution,
             warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null)),
             flowResults);
     }
@@ -370,9 +396,15 @@ public final class RunEngine {
 
     /**
      * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
-     * first, then NIC drops, and what remains is the path (or unknown).
+     * first, then the receiving host's NIC drops, then the packets the sending host dropped at its own egress
+     * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
+     * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
+     *
+     * @param hostDeltas         the receiving host's counter deltas
+     * @param senderEgressSilent packets the sending host's egress dropped that no send failed for
      */
-    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas) {
+    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas,
+                                       long senderEgressSilent) {
         Map<String, Long> out = new LinkedHashMap<>();
         long remaining = totals.lost();
         out.put("lost", remaining);
@@ -388,6 +420,9 @@ public final class RunEngine {
         long nicShare = Math.min(remaining, nic);
         out.put("nic", nicShare);
         remaining -= nicShare;
+        long egressShare = Math.min(remaining, senderEgressSilent);
+        out.put("senderEgress", egressShare);
+        remaining -= egressShare;
         out.put("pathOrUnknown", remaining);
         out.put("sendRefused", totals.sendFailed());
         return out;
