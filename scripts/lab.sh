@@ -7,8 +7,10 @@
 #   scripts/lab.sh loss PCT [PROTO]    drop PCT % of PROTO (udp|tcp, default udp) packets arriving at lp-rx
 #   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
 #   scripts/lab.sh shape RATE          shape lp-rx's ingress link to RATE (tc tbf on the switch port, e.g. 100mbit)
-#   scripts/lab.sh counters            print the lab's nftables counters as JSON (packets and bytes)
-#   scripts/lab.sh clear               remove loss, duplication and shaping (counters reset)
+#   scripts/lab.sh shape-tx RATE [HOST] shape a sender's own egress (tc tbf on HOST's eth0, default lp-tx1)
+#   scripts/lab.sh counters            print the lab's counters as JSON: nftables (packets and bytes), the
+#                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards
+#   scripts/lab.sh clear               remove loss, duplication and shaping (nftables and qdisc counters reset)
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
@@ -111,30 +113,63 @@ shape() {
   echo "shaped the link into $RX to $1"
 }
 
+# tbf drops at enqueue when its queue (rate x latency + burst bytes) is full and returns NET_XMIT_DROP, which the
+# sending socket sees as ENOBUFS (with IP_RECVERR) or only as Udp SndbufErrors (without): a tail drop on the
+# sender's own host, like a shaper's or a full txqueuelen's (pfifo). (fq_codel, whose overflow the socket never
+# hears of, is not built into every kernel the lab runs on.) burst 64kb keeps every UDP GSO super-packet (at most
+# 64 x 1500 bytes) below tbf's max_size, so tbf never segments one and drops it whole.
+shape_tx() { # RATE [HOST]
+  local ns=${2:-lp-tx1}
+  [[ "$ns" =~ ^lp-tx[0-9]+$ ]] || die "HOST must be a sender (lp-tx1, lp-tx2, ...)"
+  ip -n "$ns" link show eth0 >/dev/null 2>&1 || die "no sender $ns (is the lab up?)"
+  tc -n "$ns" qdisc replace dev eth0 root tbf rate "$1" burst 64kb latency 50ms \
+    || die "tc refused RATE '$1' (e.g. 20mbit)"
+  echo "shaped $ns's egress to $1"
+}
+
 counter_of() { # ns family counter field(packets|bytes) -> value
   ip netns exec "$1" nft list counter "$2" lossprobe_lab "$3" 2>/dev/null \
     | awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' | head -1 || true
 }
 
+egress_drops_of() { # ns -> packets eth0's root qdisc dropped (a GSO super-packet dropped whole counts once)
+  tc -n "$1" -s qdisc show dev eth0 root 2>/dev/null \
+    | awk '/dropped/ { for (i = 1; i <= NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); print $(i + 1) } }' \
+    | head -1 || true
+}
+
+snmp_of() { # ns section field -> value from the namespace's /proc/net/snmp
+  ip netns exec "$1" awk -v s="$2:" -v f="$3" \
+    '$1 == s && !h { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next } $1 == s && h { print $(c[f]); exit }' \
+    /proc/net/snmp 2>/dev/null || true
+}
+
 # Packets are what nftables saw. With UDP GSO a packet can carry several datagrams (a veth keeps the super-packet
 # whole), so the bytes are printed too: at these hooks a packet's bytes are its IP and UDP headers (28) plus its
-# datagrams' payloads, so datagrams = (bytes - 28 x packets) / payload size.
+# datagrams' payloads, so datagrams = (bytes - 28 x packets) / payload size. egressDrops counts packets too, and
+# restarts from 0 with the qdisc (shape-tx, clear); sndbufErrors and outDiscards are the senders' kernel counters,
+# which never restart: compare two readings.
 counters() {
-  local dropped dropped_bytes duplicated=0 duplicated_bytes=0 d
+  local dropped dropped_bytes duplicated=0 duplicated_bytes=0 egress=0 sndbuf=0 discards=0 d
   dropped=$(counter_of "$RX" netdev dropped packets); dropped=${dropped:-0}
   dropped_bytes=$(counter_of "$RX" netdev dropped bytes); dropped_bytes=${dropped_bytes:-0}
   for ns in $(senders); do
     d=$(counter_of "$ns" ip duplicated packets); duplicated=$((duplicated + ${d:-0}))
     d=$(counter_of "$ns" ip duplicated bytes); duplicated_bytes=$((duplicated_bytes + ${d:-0}))
+    d=$(egress_drops_of "$ns"); egress=$((egress + ${d:-0}))
+    d=$(snmp_of "$ns" Udp SndbufErrors); sndbuf=$((sndbuf + ${d:-0}))
+    d=$(snmp_of "$ns" Ip OutDiscards); discards=$((discards + ${d:-0}))
   done
-  printf '{"dropped":%d,"droppedBytes":%d,"duplicated":%d,"duplicatedBytes":%d}\n' \
+  printf '{"dropped":%d,"droppedBytes":%d,"duplicated":%d,"duplicatedBytes":%d,' \
     "$dropped" "$dropped_bytes" "$duplicated" "$duplicated_bytes"
+  printf '"egressDrops":%d,"sndbufErrors":%d,"outDiscards":%d}\n' "$egress" "$sndbuf" "$discards"
 }
 
 clear_all() {
   ip netns exec "$RX" nft delete table netdev lossprobe_lab 2>/dev/null || true
   for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
   tc -n "$SW" qdisc del dev lpp0 root 2>/dev/null || true
+  for ns in $(senders); do tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true; done
   echo "lab clear"
 }
 
@@ -145,8 +180,9 @@ case "$cmd" in
   loss) [ $# -ge 1 ] || die "usage: lab.sh loss PCT [udp|tcp]"; loss "$@" ;;
   dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
   shape) [ $# -eq 1 ] || die "usage: lab.sh shape RATE"; shape "$1" ;;
+  shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
   counters) counters ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

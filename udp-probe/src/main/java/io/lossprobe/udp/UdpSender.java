@@ -5,6 +5,7 @@ import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -20,6 +21,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.unix.SegmentedDatagramPacket;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -41,6 +43,8 @@ final class UdpSender implements SenderEndpoint {
     private static final int MAX_GSO_BYTES = 65_507;
     /** The largest segment a 1500-byte MTU carries in one IPv4 packet (1500 - 20 - 8). */
     static final int MAX_GSO_SEGMENT_BYTES = 1472;
+    /** Linux IP_RECVERR (SOL_IP = 0, optname 11, linux/in.h): report send errors, queue ICMP errors. */
+    static final IntegerUnixChannelOption IP_RECVERR = new IntegerUnixChannelOption("IP_RECVERR", 0, 11);
 
     private final EventLoopGroup group;
     private final EventLoop loop;
@@ -48,6 +52,7 @@ final class UdpSender implements SenderEndpoint {
     private final Writer[] writers;
     private final Map<String, Long> environment;
     private final long minCycleNs;
+    private long purgesAtLastStep;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, Map<String, Long> env,
                       long minCycleNs) {
@@ -65,18 +70,23 @@ final class UdpSender implements SenderEndpoint {
         int flows = spec.plan().ports();
         int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(), spec.option("udp.gso",
             System.getProperty("lossprobe.udp.gso", "auto")));
+        boolean recvErr = recvErrOption(io, spec.option("udp.recverr",
+            System.getProperty("lossprobe.udp.recverr", "auto")));
         EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
         try {
             for (int i = 0; i < flows; i++) {
-                Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures());
+                Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures(), recvErr);
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_SNDBUF, sndbuf)
                     // Bounded memory: past 1 MiB queued the flow reports BLOCKED and falls behind instead.
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                     .handler(writer);
+                if (recvErr) {
+                    b.option(IP_RECVERR, 1);
+                }
                 Channel ch = b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
                 writer.attach(ch);
                 channels.add(ch);
@@ -92,6 +102,10 @@ final class UdpSender implements SenderEndpoint {
         Map<String, Long> env = new HashMap<>();
         env.put("sendBufferRequested", (long) sndbuf);
         env.put("gsoSegmentsPerSend", (long) messagesPerBuffer);
+        env.put(SenderEndpoint.MESSAGES_PER_PACKET_MAX, (long) messagesPerBuffer);
+        // Read back from the socket: Bootstrap only logs an option it could not set.
+        env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
+            recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
         env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
             channels.get(0).config()).getSendBufferSize());
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
@@ -118,6 +132,46 @@ final class UdpSender implements SenderEndpoint {
             return 1;
         }
         return Math.max(1, Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / messageSize));
+    }
+
+    /**
+     * {@code udp.recverr}: auto (default: on with native epoll), on, off. With IP_RECVERR a datagram the sending
+     * host drops at its own egress (a full qdisc or txqueuelen: ENOBUFS) fails its send, so it counts in
+     * {@code sendFailed}; without it Linux reports success and only Udp SndbufErrors grows (udp_send_skb), and
+     * the datagram counts as lost. See docs/measurement.md, "Attribution".
+     */
+    static boolean recvErrOption(NettyIo io, String option) {
+        String o = option.toLowerCase(java.util.Locale.ROOT);
+        if (!o.equals("auto") && !o.equals("on") && !o.equals("off")) {
+            throw new IllegalArgumentException("udp.recverr must be auto, on or off, not '" + option + "'");
+        }
+        if (o.equals("on") && io != NettyIo.EPOLL) {
+            throw new IllegalStateException("udp.recverr needs native epoll (Java NIO cannot set IP_RECVERR)");
+        }
+        return !o.equals("off") && io == NettyIo.EPOLL;
+    }
+
+    @Override
+    public TransportReport endStep() {
+        long purges = errorQueuePurges();
+        long delta = purges - purgesAtLastStep;
+        purgesAtLastStep = purges;
+        return delta == 0 ? TransportReport.EMPTY
+            : new TransportReport(Map.of("udp.senderErrorQueuePurges", delta), Map.of());
+    }
+
+    /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
+    long errorQueuePurges() {
+        long purges = 0;
+        for (Writer w : writers) {
+            purges += w.errorQueuePurges;
+        }
+        return purges;
+    }
+
+    /** The event loop every sender channel and the send loop run on. */
+    EventLoop loop() {
+        return loop;
     }
 
     @Override
@@ -173,6 +227,13 @@ final class UdpSender implements SenderEndpoint {
      * failure ledger. A batch holds consecutive wire sequences only, so its range is exact. Nothing else counts: an
      * error surfacing on a read (an ICMP port unreachable, say) says nothing about which message, if any, was not
      * sent.
+     *
+     * <p>With IP_RECVERR a drop at the host's own egress queue fails its write (ENOBUFS): with GSO the whole
+     * super-packet, which the queue dropped whole. A {@code sendmmsg} that fails part-way returns the count sent
+     * before the failure; Netty then sends the rest again starting with the refused entry, so a refused datagram
+     * is tried once more and fails its promise only if refused again. IP_RECVERR also queues every ICMP error on
+     * the socket's error queue, which Netty never reads; its level-triggered epoll would then wake this loop
+     * without end (EPOLLERR), so a wake-up that read nothing empties the queue ({@link #purgeErrorQueue}).
      */
     static final class Writer extends ChannelInboundHandlerAdapter implements MessageWriter {
         private final int flow;
@@ -187,13 +248,21 @@ final class UdpSender implements SenderEndpoint {
         private long batchFirst;
         private long batchWord1;
         private boolean batchIsData;
+        private final boolean recvErr;
+        private int readsSinceWakeUp;
+        /** Written on the event loop, read by the engine after a step. */
+        private volatile long errorQueuePurges;
 
-        /** @param messagesPerBuffer messages per GSO send; 1 sends one datagram per write (no GSO) */
-        Writer(int flow, int size, int messagesPerBuffer, SendFailureListener failures) {
+        /**
+         * @param messagesPerBuffer messages per GSO send; 1 sends one datagram per write (no GSO)
+         * @param recvErr           IP_RECVERR is on for this flow's socket
+         */
+        Writer(int flow, int size, int messagesPerBuffer, SendFailureListener failures, boolean recvErr) {
             this.flow = flow;
             this.size = size;
             this.messagesPerBuffer = messagesPerBuffer;
             this.failures = failures;
+            this.recvErr = recvErr;
         }
 
         void attach(Channel channel) {
@@ -264,8 +333,29 @@ final class UdpSender implements SenderEndpoint {
         /** Echo mode: the flow's replies, which arrive on this connected socket. */
         private io.lossprobe.core.accounting.FlowReceiver replies;
 
+        /** Netty calls this after every read attempt, also when the wake-up was EPOLLERR and nothing was read. */
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (recvErr && readsSinceWakeUp == 0) {
+                purgeErrorQueue();
+            }
+            readsSinceWakeUp = 0;
+        }
+
+        /**
+         * Linux empties a socket's error queue when IP_RECVERR is turned off (do_ip_setsockopt); it is turned on
+         * again at once. Both calls run on the event loop, the only thread that sends on this socket, so no send
+         * happens in between and no ENOBUFS goes unreported.
+         */
+        private void purgeErrorQueue() {
+            channel.config().setOption(IP_RECVERR, 0);
+            channel.config().setOption(IP_RECVERR, 1);
+            errorQueuePurges = errorQueuePurges + 1; // one writer: the event loop
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            readsSinceWakeUp++;
             io.netty.buffer.ByteBufHolder holder = (io.netty.buffer.ByteBufHolder) msg;
             try {
                 if (replies != null) {

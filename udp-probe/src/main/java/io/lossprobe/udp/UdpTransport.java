@@ -15,8 +15,10 @@ import io.lossprobe.core.transport.Transport;
  * {@code udp.gso} (auto, on, off: batch messages into UDP_SEGMENT sends; auto uses it with epoll),
  * {@code udp.gro} (off, on: UDP_GRO on the receiving sockets; faster, but socketDrops then counts coalesced
  * packets rather than datagrams), {@code udp.rxThreads} (receiving event loops; auto is half the cores, at
- * least 2, never more than the flows). {@code lossprobe.udp.minCycleNs} (default 50,000) is the shortest gap
- * between send cycles that are not behind.
+ * least 2, never more than the flows), {@code udp.recverr} (auto, on, off: IP_RECVERR on the sending sockets, so
+ * a datagram the sending host's own egress queue drops fails its send and counts in sendFailed, not as lost; auto
+ * uses it with epoll). {@code lossprobe.udp.minCycleNs} (default 50,000) is the shortest gap between send cycles
+ * that are not behind.
  */
 public final class UdpTransport implements Transport {
     static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;

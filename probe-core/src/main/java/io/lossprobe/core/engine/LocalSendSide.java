@@ -35,12 +35,14 @@ public final class LocalSendSide implements SendSide {
     private final FlowReceiver[] replies;
     private final NanoClock clock;
     private final Ledger ledger;
+    private final String targetHost;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
 
     private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
-                          Ledger ledger) {
+                          Ledger ledger, String targetHost) {
         this.endpoint = endpoint;
+        this.targetHost = targetHost;
         this.plan = plan;
         this.runId = runId;
         this.replies = replies;
@@ -65,7 +67,13 @@ public final class LocalSendSide implements SendSide {
         }
         Ledger ledger = new Ledger(plan.ports());
         SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger);
-        return new LocalSendSide(transport.openSender(full), plan, spec.runId(), replies, clock, ledger);
+        return new LocalSendSide(transport.openSender(full), plan, spec.runId(), replies, clock, ledger,
+            spec.targetHost());
+    }
+
+    /** Where the senders send to. */
+    public String targetHost() {
+        return targetHost;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.lossprobe.core.engine;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.counters.EgressQdisc;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.pacing.NanoClock;
@@ -54,6 +55,9 @@ public final class RunEngine {
     private final String startedAt = Instant.now().toString();
     private volatile boolean stopRequested;
     private NanoClock clock = NanoClock.SYSTEM;
+    /** The current transport's senders' egress queue, when they run on this host. */
+    private EgressQdisc egress = EgressQdisc.NONE;
+    private Map<String, Long> senderEnvironment = Map.of();
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
@@ -138,6 +142,9 @@ public final class RunEngine {
              SendSide sender = sendSides.open(transport, plan, runId, options)) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
+            egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
+                : EgressQdisc.NONE;
+            senderEnvironment = sender.environment();
             for (int step = 0; step < steps && !stopRequested; step++) {
                 StepResult result = runStep(transport, receiver, sender, step, plan.levels().get(step));
                 if (result == null) {
@@ -218,11 +225,14 @@ public final class RunEngine {
         ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
         FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
         HostCounters.Sample after = HostCounters.sample();
+        long egressAfter = egress.drops();
+        long egressBefore = windowSample.egressDrops();
+        long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;
         clocks = clocks.reestimated(receiver, sender);
         SignedHistogram delay = merged(receipt.flows());
         SignedHistogram rtt = replies == null ? null : merged(replies);
         StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
-            after, clocks);
+            after, clocks, egressDrops);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -242,15 +252,17 @@ public final class RunEngine {
         receiver.beginWindow();
         HostCounters.Sample host = HostCounters.sample();
         sender.beginWindow();
+        long egressDrops = egress.drops(); // forks tc where the egress queue is a real qdisc: last, and only here
         long skew = windowStartNs == Long.MIN_VALUE ? 0 : Math.max(0, clock.nanoTime() - windowStartNs);
-        return new WindowSample(host, skew);
+        return new WindowSample(host, egressDrops, skew);
     }
 
     /**
-     * The host's counters at the window's start, and how long after the window's first message the sampling
-     * finished (0 when sampled before it): counter deltas may miss that much of the window's beginning.
+     * The host's counters at the window's start, the senders' egress queue's drops (-1 unknown), and how long
+     * after the window's first message the sampling finished (0 when sampled before it): counter deltas may miss
+     * that much of the window's beginning.
      */
-    private record WindowSample(HostCounters.Sample host, long skewNs) {
+    private record WindowSample(HostCounters.Sample host, long egressDrops, long skewNs) {
     }
 
     /**
@@ -297,7 +309,7 @@ public final class RunEngine {
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, SignedHistogram delay,
                                  SignedHistogram rtt, WindowSample windowSample, HostCounters.Sample after,
-                                 Clocks clocks) {
+                                 Clocks clocks, long egressQdiscDrops) {
         HostCounters.Sample before = windowSample.host();
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
@@ -351,6 +363,10 @@ public final class RunEngine {
         long target = level.ratePerSecond();
         boolean saturated = target > 0 && achievedSend < 0.99 * target;
         Map<String, Long> hostDeltas = after.deltaSince(before);
+        SenderEgress senderEgress = SenderEgress.of(egress.device(), egressQdiscDrops, hostDeltas, senderEnvironment);
+        if (egressQdiscDrops > 0) {
+            hostDeltas.put(egress.counterKey(), egressQdiscDrops);
+        }
         Map<String, Long> transportCounters = new HashMap<>(txReport.counters());
         transportCounters.putAll(rxReport.counters());
 
@@ -366,6 +382,12 @@ public final class RunEngine {
                 + "began; their deltas miss the window's first moments", windowSample.skewNs() / 1e6));
         }
         warnings.addAll(clocks.warnings(delay, baselines));
+        Map<String, Long> attribution = attribute(totals, socketDropsTotal,
+            receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas, senderEgress.silentDrops());
+        String egressWarning = senderEgress.warning(attribution.get("senderEgress"));
+        if (egressWarning != null) {
+            warnings.add(egressWarning);
+        }
         if (transport.reliable() && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
             warnings.add(transport.name() + " promises delivery, yet lost=" + totals.lost() + " duplicates="
                 + totals.duplicates() + " reordered=" + totals.reordered()
@@ -378,9 +400,7 @@ public final class RunEngine {
             baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
             baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
             round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
-            receipt.cpu(), transportCounters,
-            attribute(totals, socketDropsTotal, receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas),
-            warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
+            receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
             flowResults);
     }
 
@@ -423,9 +443,15 @@ public final class RunEngine {
 
     /**
      * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
-     * first, then NIC drops, and what remains is the path (or unknown).
+     * first, then the receiving host's NIC drops, then the packets the sending host dropped at its own egress
+     * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
+     * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
+     *
+     * @param hostDeltas         the receiving host's counter deltas
+     * @param senderEgressSilent packets the sending host's egress dropped that no send failed for
      */
-    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas) {
+    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas,
+                                       long senderEgressSilent) {
         Map<String, Long> out = new LinkedHashMap<>();
         long remaining = totals.lost();
         out.put("lost", remaining);
@@ -441,6 +467,9 @@ public final class RunEngine {
         long nicShare = Math.min(remaining, nic);
         out.put("nic", nicShare);
         remaining -= nicShare;
+        long egressShare = Math.min(remaining, senderEgressSilent);
+        out.put("senderEgress", egressShare);
+        remaining -= egressShare;
         out.put("pathOrUnknown", remaining);
         out.put("sendRefused", totals.sendFailed());
         return out;

@@ -8,6 +8,17 @@ import java.util.concurrent.ScheduledExecutorService;
  * send loop on. The transport only moves bytes; pacing is the engine's.
  */
 public interface SenderEndpoint extends AutoCloseable {
+    /**
+     * {@link #environment()} key: 1 when a send that the host's own egress queue drops fails (ENOBUFS), so its
+     * messages count in sendFailed; 0 when the kernel reports success and they count as lost. Absent means 0.
+     */
+    String EGRESS_DROPS_REPORTED = "egressDropsReported";
+    /**
+     * {@link #environment()} key: the most messages one packet in the host's egress queue carries (a UDP GSO send
+     * is one packet there). Absent means unknown, possibly several.
+     */
+    String MESSAGES_PER_PACKET_MAX = "messagesPerPacketMax";
+
     /** The writer for flow {@code flow}; called once per step before the step's sending starts. */
     MessageWriter writer(int flow);
 

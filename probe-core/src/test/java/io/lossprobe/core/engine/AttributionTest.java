@@ -1,0 +1,72 @@
+package io.lossprobe.core.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.transport.SenderEndpoint;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** How lost messages are split by the counters, and what the sending host's egress counters explain. */
+class AttributionTest {
+    private static final Map<String, Long> NO_GSO_TOLD = Map.of(SenderEndpoint.EGRESS_DROPS_REPORTED, 1L,
+        SenderEndpoint.MESSAGES_PER_PACKET_MAX, 1L);
+    private static final Map<String, Long> NO_GSO_SILENT = Map.of(SenderEndpoint.EGRESS_DROPS_REPORTED, 0L,
+        SenderEndpoint.MESSAGES_PER_PACKET_MAX, 1L);
+
+    private static Counts counts(long sent, long sendFailed, long received) {
+        return new Counts(sent + sendFailed, sent, sendFailed, 0, received, sent - received, sent - received, 0, 0,
+            0, 0, 0, sent == received ? 0 : 1);
+    }
+
+    @Test
+    void receiverSocketThenNicThenSenderEgressThenThePath() {
+        Map<String, Long> a = RunEngine.attribute(counts(1000, 5, 900), 30L, Map.of("dev.eth0.rxDrops", 20L), 40);
+        assertThat(a).containsExactly(Map.entry("lost", 100L), Map.entry("receiverSocket", 30L),
+            Map.entry("nic", 20L), Map.entry("senderEgress", 40L), Map.entry("pathOrUnknown", 10L),
+            Map.entry("sendRefused", 5L));
+        // Counters that explain more than was lost never make a share negative.
+        assertThat(RunEngine.attribute(counts(1000, 0, 990), null, Map.of(), 500))
+            .containsEntry("senderEgress", 10L).containsEntry("pathOrUnknown", 0L);
+    }
+
+    @Test
+    void silentDropsWithoutRecvErrAreEveryEgressDrop() {
+        // The lab's tbf with udp.recverr=off: 19,023 drops, 19,023 ENOBUFS the sockets never saw.
+        SenderEgress e = SenderEgress.of("eth0", 19_023, Map.of("Udp.SndbufErrors", 19_023L), NO_GSO_SILENT);
+        assertThat(e.silentDrops()).isEqualTo(19_023);
+        assertThat(e.warning(19_023)).contains("estimate").contains("udp.recverr=on").doesNotContain("GSO");
+        // Without the qdisc's counter, the ENOBUFS count is the floor.
+        assertThat(SenderEgress.of("eth0", -1, Map.of("Udp.SndbufErrors", 7L), NO_GSO_SILENT).silentDrops())
+            .isEqualTo(7);
+    }
+
+    @Test
+    void withRecvErrOnlyTheDropsNoSendWasToldOfRemain() {
+        // Reported drops are in sendFailed already; the qdisc's extra drops (another flow's, a segmented GSO
+        // packet's tail) are what is left.
+        SenderEgress e = SenderEgress.of("eth0", 22_216, Map.of("Udp.SndbufErrors", 22_215L), NO_GSO_TOLD);
+        assertThat(e.silentDrops()).isEqualTo(1);
+        assertThat(e.warning(1)).doesNotContain("udp.recverr");
+        assertThat(SenderEgress.of("eth0", -1, Map.of("Udp.SndbufErrors", 9L), NO_GSO_TOLD).silentDrops()).isZero();
+        // The interface's own transmit drops count too.
+        assertThat(SenderEgress.of("eth0", 0, Map.of("dev.eth0.txDrops", 3L), NO_GSO_TOLD).silentDrops()).isEqualTo(3);
+    }
+
+    @Test
+    void packetsCarryingSeveralMessagesMakeItALowerBound() {
+        SenderEgress gso = SenderEgress.of("eth0", 10_869, Map.of("Udp.SndbufErrors", 10_869L),
+            Map.of(SenderEndpoint.EGRESS_DROPS_REPORTED, 0L, SenderEndpoint.MESSAGES_PER_PACKET_MAX, 64L));
+        assertThat(gso.warning(10_869)).contains("up to 64 messages (UDP GSO)");
+        // A transport that cannot say (no environment keys): possibly several, and no udp.recverr advice.
+        SenderEgress other = SenderEgress.of("eth0", 12, Map.of(), Map.of());
+        assertThat(other.silentDrops()).isEqualTo(12);
+        assertThat(other.warning(12)).contains("several messages").doesNotContain("udp.recverr");
+    }
+
+    @Test
+    void aRemoteSenderExplainsNothingAndNothingNeedsSaying() {
+        assertThat(SenderEgress.of(null, 100, Map.of("Udp.SndbufErrors", 100L), NO_GSO_SILENT).silentDrops()).isZero();
+        assertThat(SenderEgress.UNKNOWN.warning(0)).isNull();
+    }
+}
