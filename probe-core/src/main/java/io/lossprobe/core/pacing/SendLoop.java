@@ -46,6 +46,8 @@ public final class SendLoop {
     private final long[] refused;
     private final Histogram lag = Latency.newHistogram();
     private final AtomicLong sentProgress = new AtomicLong();
+    /** Window messages put on the wire so far, over all flows (what {@link #sentProgress} publishes). */
+    private long onWireTotal;
 
     private boolean warming;
     private boolean started;
@@ -132,6 +134,7 @@ public final class SendLoop {
 
     private void beginWindow(long startNs) {
         warming = false;
+        onWireTotal = 0;
         windowStartNs = startNs;
         resetSchedules(startNs, windowNs);
         Arrays.fill(refused, 0);
@@ -179,9 +182,6 @@ public final class SendLoop {
             }
         }
         firstFlow = firstFlow + 1 < n ? firstFlow + 1 : 0;
-        if (!warming) {
-            sentProgress.lazySet(acceptedSoFar());
-        }
         if (allIssued || windowOver) {
             finish(nowNs);
         }
@@ -232,6 +232,11 @@ public final class SendLoop {
             handed++;
         }
         issued[flow] = index;
+        if (counted) {
+            onWireTotal += wire - wireSequence[flow];
+            // Published before the flush, so a reader that reads the receivers first never sees more received.
+            sentProgress.lazySet(onWireTotal);
+        }
         wireSequence[flow] = wire;
         if (handed > 0) {
             writer.flush();
@@ -261,19 +266,7 @@ public final class SendLoop {
             writer.flush();
         }
         finishedNs = nowNs;
-        sentProgress.lazySet(acceptedSoFar());
         done = true;
-    }
-
-    private long acceptedSoFar() {
-        if (warming) {
-            return 0;
-        }
-        long sum = 0;
-        for (long w : wireSequence) {
-            sum += w;
-        }
-        return sum;
     }
 
     /** Asks the loop to stop at its next cycle (Ctrl-C); safe from any thread. */
