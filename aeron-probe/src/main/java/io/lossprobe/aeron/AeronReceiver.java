@@ -42,6 +42,9 @@ final class AeronReceiver implements ReceiverEndpoint {
     private final AgentRunner runner;
     private final DriverCounters counters;
     private final int frameLength;
+    private final int[] ports;
+    /** Frames refused per flow (another source) when the step began. */
+    private final long[] refusedAtStart;
     private final boolean unfragmented;
     private long[] naksAtStart;
     private long[] lossBytesAtStart;
@@ -51,7 +54,9 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     private AeronReceiver(AeronDriver driver, Consumer<AeronDriver> release, Subscription[] subscriptions,
                           ReceivePoller poller, int messageSize, EchoReplier[] repliers,
-                          ExclusivePublication[] replyPublications) {
+                          ExclusivePublication[] replyPublications, int[] ports) {
+        this.ports = ports;
+        this.refusedAtStart = new long[ports.length];
         this.driver = driver;
         this.release = release;
         this.subscriptions = subscriptions;
@@ -87,17 +92,27 @@ final class AeronReceiver implements ReceiverEndpoint {
                     replyPublications[i] = driver.aeron().addExclusivePublication(
                         driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i)),
                         AeronOptions.replyStreamId(i));
-                    repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()));
+                    repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()),
+                        spec.flows()[i]);
                 }
             }
+            java.net.InetAddress onlyFrom = spec.peer() == null ? null
+                : java.net.InetAddress.getByName(spec.peer());
             for (int i = 0; i < flows; i++) {
+                if (onlyFrom != null && driver.datagrams() != null) {
+                    // Registered before the subscription creates the endpoint, which reads it once.
+                    driver.datagrams().allowOnly(spec.plan().port(i), onlyFrom);
+                }
                 subscriptions[i] = driver.aeron().addSubscription(
                     driver.options().subscriptionChannel(spec.bindAddress(), spec.plan().port(i)),
                     AeronOptions.streamId(i));
             }
             return new AeronReceiver(driver, release, subscriptions,
                 new ReceivePoller(ReceivePoller.ROLE_NAME, subscriptions, spec.flows(), repliers),
-                spec.plan().messageSize(), repliers, replyPublications);
+                spec.plan().messageSize(), repliers, replyPublications, ports(spec));
+        } catch (java.net.UnknownHostException e) {
+            CloseHelper.quietCloseAll(subscriptions);
+            throw new IllegalArgumentException("unknown peer address " + spec.peer(), e);
         } catch (RuntimeException | Error e) {
             CloseHelper.quietCloseAll(subscriptions);
             if (replyPublications != null) {
@@ -105,6 +120,14 @@ final class AeronReceiver implements ReceiverEndpoint {
             }
             throw e;
         }
+    }
+
+    private static int[] ports(ReceiverSpec spec) {
+        int[] out = new int[spec.flows().length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = spec.plan().port(i);
+        }
+        return out;
     }
 
     /**
@@ -140,6 +163,9 @@ final class AeronReceiver implements ReceiverEndpoint {
             replyCountsAtStart = replyCounts();
         }
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().received();
+        for (int i = 0; i < ports.length; i++) {
+            refusedAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().refused(ports[i]);
+        }
         beginWindow();
     }
 
@@ -208,6 +234,10 @@ final class AeronReceiver implements ReceiverEndpoint {
             long bytes = report.bytesLost()[i] - lossBytesAtStart[i];
             long observations = report.observations()[i] - lossObservationsAtStart[i];
             f.put("aeron.rcvNaksSent", naks[i] - naksAtStart[i]);
+            if (driver.datagrams() != null) {
+                // Frames from another source than the controller's: dropped before the driver saw them.
+                f.put(TransportReport.FOREIGN, driver.datagrams().refused(ports[i]) - refusedAtStart[i]);
+            }
             f.put("aeron.lossReportBytes", bytes);
             f.put("aeron.lossReportObservations", observations);
             if (unfragmented) {
@@ -267,6 +297,11 @@ final class AeronReceiver implements ReceiverEndpoint {
             CloseHelper.quietCloseAll(subscriptions);
             if (replyPublications != null) {
                 CloseHelper.quietCloseAll(replyPublications);
+            }
+            if (driver.datagrams() != null) {
+                for (int port : ports) {
+                    driver.datagrams().forget(port);
+                }
             }
             release.accept(driver);
         }

@@ -46,7 +46,7 @@ final class AeronWriter implements MessageWriter {
     }
 
     @Override
-    public int write(long word0, long word1, long sequence, long sendTimeNs) {
+    public int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag) {
         long result;
         if (claimable) {
             result = publication.tryClaim(length, claim);
@@ -56,14 +56,18 @@ final class AeronWriter implements MessageWriter {
                 b.putLong(at + MessageHeader.WORD0_OFFSET, word0, ByteOrder.BIG_ENDIAN);
                 b.putLong(at + MessageHeader.WORD1_OFFSET, word1, ByteOrder.BIG_ENDIAN);
                 b.putLong(at + MessageHeader.SEQUENCE_OFFSET, sequence, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.SEND_TIME_OFFSET, sendTimeNs, ByteOrder.BIG_ENDIAN);
+                b.putLong(at + MessageHeader.SEND_TIME_OFFSET, intendedNs, ByteOrder.BIG_ENDIAN);
+                b.putLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs, ByteOrder.BIG_ENDIAN);
+                b.putLong(at + MessageHeader.TAG_OFFSET, tag, ByteOrder.BIG_ENDIAN);
                 claim.commit();
             }
         } else {
             offerBuffer.putLong(MessageHeader.WORD0_OFFSET, word0, ByteOrder.BIG_ENDIAN);
             offerBuffer.putLong(MessageHeader.WORD1_OFFSET, word1, ByteOrder.BIG_ENDIAN);
             offerBuffer.putLong(MessageHeader.SEQUENCE_OFFSET, sequence, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.SEND_TIME_OFFSET, sendTimeNs, ByteOrder.BIG_ENDIAN);
+            offerBuffer.putLong(MessageHeader.SEND_TIME_OFFSET, intendedNs, ByteOrder.BIG_ENDIAN);
+            offerBuffer.putLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs, ByteOrder.BIG_ENDIAN);
+            offerBuffer.putLong(MessageHeader.TAG_OFFSET, tag, ByteOrder.BIG_ENDIAN);
             result = publication.offer(offerBuffer, 0, length);
         }
         if (result > 0) {

@@ -20,10 +20,37 @@ import org.agrona.concurrent.status.AtomicCounter;
  * <p>Sent datagrams are every {@code send} of a publication: data, heartbeats, retransmits and setup frames.
  * Received datagrams are those carrying data or heartbeat frames, counted before any test loss generator.
  * Each counter has one writer (the driver's sender or receiver agent), so a lazy set is enough.
+ *
+ * <p>The receive endpoints also filter by source: where a receiver registered the only address its data may come
+ * from ({@link #allowOnly}, between hosts the controller's), every frame from elsewhere (data, SETUP, RTT) is dropped
+ * before the driver sees it and counted as refused. So a spoofed SETUP can no longer make the driver send status
+ * messages to the address it names, nor create images.
  */
 final class DatagramCounts {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
+    /** Local port to the only source address it accepts; a port absent accepts any. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, java.net.InetAddress> allowed =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> refused =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Frames to local {@code port} are taken only from {@code source}; call before subscribing on the port. */
+    void allowOnly(int port, java.net.InetAddress source) {
+        allowed.put(port, source);
+    }
+
+    /** Forgets the port's filter (its subscription closed). */
+    void forget(int port) {
+        allowed.remove(port);
+        refused.remove(port);
+    }
+
+    /** Frames refused on {@code port} because they came from another source. */
+    long refused(int port) {
+        AtomicLong n = refused.get(port);
+        return n == null ? 0 : n.get();
+    }
     private volatile boolean countingSends;
     private volatile boolean countingReceives;
 
@@ -52,7 +79,9 @@ final class DatagramCounts {
     ReceiveChannelEndpoint newReceiveEndpoint(UdpChannel channel, DataPacketDispatcher dispatcher,
                                               AtomicCounter status, MediaDriver.Context ctx) {
         countingReceives = true;
-        return new CountingReceiveEndpoint(channel, dispatcher, status, ctx, received);
+        int port = channel.remoteData().getPort();
+        return new CountingReceiveEndpoint(channel, dispatcher, status, ctx, received, allowed.get(port),
+            refused.computeIfAbsent(port, p -> new AtomicLong()));
     }
 
     private static final class CountingSendEndpoint extends SendChannelEndpoint {
@@ -75,18 +104,51 @@ final class DatagramCounts {
 
     private static final class CountingReceiveEndpoint extends ReceiveChannelEndpoint {
         private final AtomicLong received;
+        private final java.net.InetAddress onlyFrom;
+        private final AtomicLong refused;
 
         CountingReceiveEndpoint(UdpChannel channel, DataPacketDispatcher dispatcher, AtomicCounter status,
-                                MediaDriver.Context ctx, AtomicLong received) {
+                                MediaDriver.Context ctx, AtomicLong received, java.net.InetAddress onlyFrom,
+                                AtomicLong refused) {
             super(channel, dispatcher, status, ctx);
             this.received = received;
+            this.onlyFrom = onlyFrom;
+            this.refused = refused;
+        }
+
+        /** True when a frame from {@code src} must be dropped (and is counted). */
+        private boolean refuse(InetSocketAddress src) {
+            if (onlyFrom == null || onlyFrom.equals(src.getAddress())) {
+                return false;
+            }
+            refused.lazySet(refused.get() + 1);
+            return true;
         }
 
         @Override
         public int onDataPacket(DataHeaderFlyweight header, UnsafeBuffer buffer, int length,
                                 InetSocketAddress srcAddress, int transportIndex) {
+            if (refuse(srcAddress)) {
+                return 0;
+            }
             received.lazySet(received.get() + 1);
             return super.onDataPacket(header, buffer, length, srcAddress, transportIndex);
+        }
+
+        @Override
+        public void onSetupMessage(io.aeron.protocol.SetupFlyweight header, UnsafeBuffer buffer, int length,
+                                   InetSocketAddress srcAddress, int transportIndex) {
+            if (!refuse(srcAddress)) {
+                super.onSetupMessage(header, buffer, length, srcAddress, transportIndex);
+            }
+        }
+
+        @Override
+        public void onRttMeasurement(io.aeron.protocol.RttMeasurementFlyweight header, UnsafeBuffer buffer,
+                                     int length, InetSocketAddress srcAddress, int transportIndex) {
+            if (!refuse(srcAddress)) {
+                super.onRttMeasurement(header, buffer, length, srcAddress, transportIndex);
+            }
         }
     }
 }

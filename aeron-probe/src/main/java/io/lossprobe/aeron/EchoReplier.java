@@ -23,28 +23,32 @@ final class EchoReplier {
     private static final int CONGESTED_ATTEMPTS = 3;
 
     private final AeronWriter writer;
+    private final io.lossprobe.core.accounting.FlowReceiver flow;
     private boolean congested;
     private long droppedBackPressured;
     private long droppedNotConnected;
 
-    EchoReplier(AeronWriter writer) {
+    /** @param flow the flow's accounting, whose key tags the replies */
+    EchoReplier(AeronWriter writer, io.lossprobe.core.accounting.FlowReceiver flow) {
         this.writer = writer;
+        this.flow = flow;
     }
 
-    /** Answers one request: the same four words, kind ECHO in word 0. */
-    void reply(long word0, long word1, long sequence, long sendTimeNs) {
+    /** Answers one request: the same words, kind ECHO in word 0, tagged again. */
+    void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         long echo = MessageHeader.echoOf(word0);
-        int result = writer.write(echo, word1, sequence, sendTimeNs);
+        long tag = flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs);
+        int result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
         if (result == MessageWriter.BLOCKED) {
             if (congested) {
                 for (int i = 1; i < CONGESTED_ATTEMPTS && result == MessageWriter.BLOCKED; i++) {
-                    result = writer.write(echo, word1, sequence, sendTimeNs);
+                    result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
                 }
             } else {
                 long deadline = System.nanoTime() + RETRY_NS;
                 do {
                     Thread.yield();
-                    result = writer.write(echo, word1, sequence, sendTimeNs);
+                    result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
                 } while (result == MessageWriter.BLOCKED && System.nanoTime() - deadline < 0);
             }
         }

@@ -116,7 +116,7 @@ final class ReceivePoller implements Agent {
         this.paused = paused;
     }
 
-    /** Reads the four header words big-endian, as {@link MessageHeader} defines them. */
+    /** Reads the six header words big-endian, as {@link MessageHeader} defines them. */
     private static final class FlowHandler implements FragmentHandler {
         private final FlowReceiver flow;
         private final EchoReplier replier;
@@ -130,15 +130,17 @@ final class ReceivePoller implements Agent {
         public void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
             long now = System.nanoTime();
             if (length < MessageHeader.LENGTH) {
-                flow.onMessage(0, 0, 0, 0, length, now);
+                flow.onMessage(0, 0, 0, 0, 0, 0, length, now);
                 return;
             }
             long word0 = buffer.getLong(offset + MessageHeader.WORD0_OFFSET, ByteOrder.BIG_ENDIAN);
             long word1 = buffer.getLong(offset + MessageHeader.WORD1_OFFSET, ByteOrder.BIG_ENDIAN);
             long sequence = buffer.getLong(offset + MessageHeader.SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
             long sendTimeNs = buffer.getLong(offset + MessageHeader.SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN);
-            if (flow.onMessage(word0, word1, sequence, sendTimeNs, length, now) && replier != null) {
-                replier.reply(word0, word1, sequence, sendTimeNs);
+            long actualNs = buffer.getLong(offset + MessageHeader.ACTUAL_SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN);
+            long tag = buffer.getLong(offset + MessageHeader.TAG_OFFSET, ByteOrder.BIG_ENDIAN);
+            if (flow.onMessage(word0, word1, sequence, sendTimeNs, actualNs, tag, length, now) && replier != null) {
+                replier.reply(word0, word1, sequence, sendTimeNs, actualNs);
             }
         }
     }

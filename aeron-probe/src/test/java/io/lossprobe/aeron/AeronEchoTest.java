@@ -99,13 +99,14 @@ class AeronEchoTest {
         int termLength = 64 * 1024;
         Plan plan = echoPlan(1, 43700, "1k", 1000, size);
         Map<String, String> options = Map.of(AeronOptions.TERM_LENGTH, "64k");
-        FlowReceiver[] flows = {new FlowReceiver(0, RUN_ID, size, 1)};
-        FlowReceiver[] replies = {new FlowReceiver(0, RUN_ID, size, 1, true)};
+        io.lossprobe.core.wire.MessageAuth key = io.lossprobe.core.wire.MessageAuth.random();
+        FlowReceiver[] flows = {new FlowReceiver(0, RUN_ID, size, 1, false, key)};
+        FlowReceiver[] replies = {new FlowReceiver(0, RUN_ID, size, 1, true, key)};
         AeronTransport transport = new AeronTransport();
         try (AeronReceiver rx = (AeronReceiver) transport.openReceiver(
-                new ReceiverSpec(plan, AeronRuns.LOOPBACK, flows, options, null));
+                new ReceiverSpec(plan, AeronRuns.LOOPBACK, flows, options, null, null));
              AeronSender tx = (AeronSender) transport.openSender(
-                 new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies, null))) {
+                 new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies, null, key))) {
             rx.beginStep(0);
             rx.onReceiveThread(() -> flows[0].beginStep(0, 4096));
             tx.onReplyThread(() -> replies[0].beginStep(0, 4096));
@@ -136,7 +137,11 @@ class AeronEchoTest {
                 for (long seq = 0; seq < requests; seq++) {
                     long s = seq;
                     await("request " + seq + " accepted",
-                        () -> writer.write(word0, word1, s, System.nanoTime()) == MessageWriter.ACCEPTED);
+                        () -> {
+                            long t = System.nanoTime();
+                            return writer.write(word0, word1, s, t, t, key.tag(word0, word1, s, t, t))
+                                == MessageWriter.ACCEPTED;
+                        });
                 }
                 // Each request is answered (or its reply dropped) on the receive thread as it arrives.
                 await("all requests received", () -> flows[0].progress() == requests);

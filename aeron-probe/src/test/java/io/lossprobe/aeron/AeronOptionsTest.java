@@ -76,11 +76,11 @@ class AeronOptionsTest {
     void repliesGoToTheEchoHostOrElseTheBindAddressOnThisHost() {
         FlowReceiver[] none = new FlowReceiver[0];
         assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "127.0.0.1"), "127.0.0.1", none,
-            Map.of(), "10.1.2.3"))).isEqualTo("10.1.2.3");
+            Map.of(), "10.1.2.3", null))).isEqualTo("10.1.2.3");
         assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "127.0.0.1"), "127.0.0.1", none,
-            Map.of(), null))).isEqualTo("127.0.0.1");
+            Map.of(), null, null))).isEqualTo("127.0.0.1");
         assertThat(AeronReceiver.replyHost(new ReceiverSpec(echoPlan(1, 43000, "0.0.0.0"), "0.0.0.0", none,
-            Map.of(), null))).isEqualTo("127.0.0.1");
+            Map.of(), null, null))).isEqualTo("127.0.0.1");
         assertThat(AeronSender.localAddressTowards("127.0.0.1")).isEqualTo("127.0.0.1");
     }
 

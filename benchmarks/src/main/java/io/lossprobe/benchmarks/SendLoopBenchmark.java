@@ -3,6 +3,7 @@ package io.lossprobe.benchmarks;
 import io.lossprobe.core.pacing.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.wire.MessageAuth;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,7 +54,8 @@ public class SendLoopBenchmark {
         Arrays.fill(writers, writer);
         long[] rates = new long[flows];
         Arrays.fill(rates, flowRate);
-        loop = new SendLoop(writers, 7, 0, 64, rates, 0, WINDOW_NS, BATCH_LIMIT, SendFilter.NONE, null);
+        loop = new SendLoop(writers, 7, 0, 64, rates, 0, WINDOW_NS, BATCH_LIMIT, SendFilter.NONE, null,
+            new MessageAuth(1, 2));
         nowNs = 1_000_000_000L;
         loop.start(nowNs);
         stepNs = flowRate == 0 ? 0 : BATCH_LIMIT * 1_000_000_000L / flowRate;
@@ -70,8 +72,8 @@ public class SendLoopBenchmark {
         long sum;
 
         @Override
-        public int write(long word0, long word1, long sequence, long sendTimeNs) {
-            sum += word0 ^ word1 ^ sequence ^ sendTimeNs;
+        public int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag) {
+            sum += word0 ^ word1 ^ sequence ^ intendedNs ^ actualNs ^ tag;
             return ACCEPTED;
         }
 

@@ -74,7 +74,7 @@ public final class RunCommand implements Callable<Integer> {
     String drain;
 
     @Option(names = "--size", defaultValue = "64", paramLabel = "BYTES",
-        description = "Message size including the 32-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
+        description = "Message size including the 48-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
     String size;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -189,9 +189,10 @@ public final class RunCommand implements Callable<Integer> {
             int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
             remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
             remote.negotiate(plan, runId, options);
+            // --reverse: this host's receivers take data only from the server's address.
             engine = reverse
-                ? new RunEngine(plan, available, options, sink, StepHooks.NONE, ReceiveSideFactory.LOCAL,
-                    remote.sendSides(), runId)
+                ? new RunEngine(plan, available, options, sink, StepHooks.NONE,
+                    ReceiveSideFactory.local(remote.peerAddress()), remote.sendSides(), runId)
                 : new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
                     runId);
         } else {

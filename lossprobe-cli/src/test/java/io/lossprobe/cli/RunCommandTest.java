@@ -35,7 +35,7 @@ class RunCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--size 16|below the 32-byte header",
+        "--size 16|below the 48-byte header",
         "--size 70000|largest UDP payload",
         "--levels abc|'abc'",
         "--levels 30k,,1M|empty",

@@ -15,6 +15,13 @@ final class ConnectionStats {
     long garbageCloses;
     /** Bytes of an incomplete message left when a connection ended: never delivered, so never received. */
     long truncatedBytes;
+    /**
+     * Connections refused at once because they cannot be the flow's sender's: from another address than the
+     * controller's, or while the flow already has its one connection.
+     */
+    long refused;
+    /** Connections closed after hearing nothing for the idle timeout. */
+    long idleCloses;
 
     void reset() {
         accepted = 0;
@@ -22,5 +29,7 @@ final class ConnectionStats {
         errors = 0;
         garbageCloses = 0;
         truncatedBytes = 0;
+        refused = 0;
+        idleCloses = 0;
     }
 }

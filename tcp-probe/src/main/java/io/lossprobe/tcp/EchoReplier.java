@@ -14,11 +14,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 final class EchoReplier extends ChannelInboundHandlerAdapter {
     private static final int BATCH_BYTES = 64 * 1024;
     private final int messageLength;
+    private final io.lossprobe.core.accounting.FlowReceiver flow;
     private ChannelHandlerContext ctx;
     private ByteBuf batch;
 
-    EchoReplier(int messageLength) {
+    /** @param flow the flow's accounting, whose key tags the replies */
+    EchoReplier(int messageLength, io.lossprobe.core.accounting.FlowReceiver flow) {
         this.messageLength = messageLength;
+        this.flow = flow;
     }
 
     @Override
@@ -27,7 +30,7 @@ final class EchoReplier extends ChannelInboundHandlerAdapter {
     }
 
     /** Queues the reply to a request (called by the framer's sink, on this channel's event loop). */
-    void reply(long word0, long word1, long sequence, long sendTimeNs) {
+    void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         if (batch == null) {
             batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
         }
@@ -35,7 +38,9 @@ final class EchoReplier extends ChannelInboundHandlerAdapter {
             ctx.write(batch, ctx.voidPromise());
             batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
         }
-        batch.writeLong(MessageHeader.echoOf(word0)).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
+        long echo = MessageHeader.echoOf(word0);
+        batch.writeLong(echo).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeLong(actualSendNs)
+            .writeLong(flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs))
             .writeZero(messageLength - MessageHeader.LENGTH);
     }
 

@@ -102,7 +102,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     }
 
     @Override
-    public int write(long word0, long word1, long sequence, long sendTimeNs) {
+    public int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag) {
         if (!channel.isWritable()) {
             return notWritable();
         }
@@ -116,7 +116,8 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeZero(padding);
+        batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(intendedNs).writeLong(actualNs)
+            .writeLong(tag).writeZero(padding);
         if (batch.maxWritableBytes() < messageLength) {
             writeBatch();
         }

@@ -72,15 +72,13 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
             long word0 = in.getLong(at + MessageHeader.WORD0_OFFSET);
             long word1 = in.getLong(at + MessageHeader.WORD1_OFFSET);
             if (!canFrame(word0, word1)) {
-                reject(ctx, word0, word1, in.getLong(at + MessageHeader.SEQUENCE_OFFSET),
-                    in.getLong(at + MessageHeader.SEND_TIME_OFFSET), arrivalNs);
+                reject(ctx, in, at, arrivalNs);
                 return;
             }
             if (in.readableBytes() < messageLength) {
                 break;
             }
-            sink.onMessage(word0, word1, in.getLong(at + MessageHeader.SEQUENCE_OFFSET),
-                in.getLong(at + MessageHeader.SEND_TIME_OFFSET), messageLength, arrivalNs);
+            deliver(in, at, messageLength, arrivalNs);
             in.skipBytes(messageLength);
         }
         carry.writeBytes(in); // the start of the next message: less than one message, its header checked if whole
@@ -100,8 +98,7 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
             long word0 = carry.getLong(at + MessageHeader.WORD0_OFFSET);
             long word1 = carry.getLong(at + MessageHeader.WORD1_OFFSET);
             if (!canFrame(word0, word1)) {
-                reject(ctx, word0, word1, carry.getLong(at + MessageHeader.SEQUENCE_OFFSET),
-                    carry.getLong(at + MessageHeader.SEND_TIME_OFFSET), arrivalNs);
+                reject(ctx, carry, at, arrivalNs);
                 return false;
             }
         }
@@ -109,12 +106,17 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
         if (carry.readableBytes() < messageLength) {
             return false;
         }
-        int at = carry.readerIndex();
-        sink.onMessage(carry.getLong(at + MessageHeader.WORD0_OFFSET), carry.getLong(at + MessageHeader.WORD1_OFFSET),
-            carry.getLong(at + MessageHeader.SEQUENCE_OFFSET), carry.getLong(at + MessageHeader.SEND_TIME_OFFSET),
-            messageLength, arrivalNs);
+        deliver(carry, carry.readerIndex(), messageLength, arrivalNs);
         carry.clear();
         return true;
+    }
+
+    /** Hands the message whose header starts at {@code at} to the sink: the one place the header is read. */
+    private void deliver(ByteBuf b, int at, int length, long arrivalNs) {
+        sink.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET), b.getLong(at + MessageHeader.WORD1_OFFSET),
+            b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+            b.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET), b.getLong(at + MessageHeader.TAG_OFFSET), length,
+            arrivalNs);
     }
 
     /** Framing needs only magic, version and length; run, flow, step and kind are the sink's to check. */
@@ -126,12 +128,11 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
      * The stream is not lossprobe messages of this plan's length: report the bad header once (its magic, version
      * or length fails the sink's validation, so it counts as corrupt) and close the connection.
      */
-    private void reject(ChannelHandlerContext ctx, long word0, long word1, long sequence, long sendTimeNs,
-                        long arrivalNs) {
+    private void reject(ChannelHandlerContext ctx, ByteBuf b, int at, long arrivalNs) {
         rejected = true;
         stats.garbageCloses++;
+        deliver(b, at, MessageHeader.length(b.getLong(at + MessageHeader.WORD1_OFFSET)), arrivalNs);
         carry.clear();
-        sink.onMessage(word0, word1, sequence, sendTimeNs, MessageHeader.length(word1), arrivalNs);
         ctx.close();
     }
 

@@ -6,6 +6,7 @@ package io.lossprobe.tcp;
  */
 @FunctionalInterface
 interface MessageSink {
-    /** Same contract as {@code FlowReceiver.onMessage}: the four header words, the length, the arrival time. */
-    void onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs);
+    /** Same contract as {@code FlowReceiver.onMessage}: the six header words, the length, the arrival time. */
+    void onMessage(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs, long tag, int length,
+                   long arrivalNs);
 }

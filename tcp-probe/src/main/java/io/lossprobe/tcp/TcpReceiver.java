@@ -29,6 +29,8 @@ final class TcpReceiver implements ReceiverEndpoint {
     static final String CONNECTION_ERRORS = "tcp.rx.connectionErrors";
     static final String GARBAGE_CLOSES = "tcp.rx.garbageCloses";
     static final String TRUNCATED_BYTES = "tcp.rx.truncatedBytes";
+    static final String CONNECTIONS_REFUSED = "tcp.rx.connectionsRefused";
+    static final String IDLE_CLOSES = "tcp.rx.idleCloses";
 
     private final EventLoopGroup group;
     private final List<Channel> listeners;
@@ -70,27 +72,51 @@ final class TcpReceiver implements ReceiverEndpoint {
         return receiver;
     }
 
-    private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws InterruptedException {
+    /**
+     * One listener per flow that takes one connection at a time, from the flow's sender: between hosts only from
+     * the controller's address. Any other connection (another address, or a second one while the flow has its
+     * connection) is closed at once with a reset and counted as refused, so a flood of connections costs no file
+     * descriptors and cannot reach the accounting. A connection that hears nothing for the idle timeout is closed.
+     */
+    private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws Exception {
         FlowReceiver accounting = spec.flows()[flow];
         boolean echo = spec.plan().echo();
         int messageLength = spec.plan().messageSize();
         List<Channel> live = connections.get(flow);
         ConnectionStats flowStats = stats[flow];
+        java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
+        long idleNs = idleTimeoutNs(spec.plan());
         ServerBootstrap b = new ServerBootstrap().group(group, group).channel(settings.io().serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 16)
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    java.net.InetAddress from = ch.remoteAddress().getAddress();
+                    if (!live.isEmpty() || (onlyFrom != null && !onlyFrom.equals(from))) {
+                        flowStats.refused++;
+                        ch.config().setOption(ChannelOption.SO_LINGER, 0); // a reset: no TIME_WAIT left behind
+                        ch.close();
+                        return;
+                    }
                     flowStats.accepted++;
                     live.add(ch);
                     ch.closeFuture().addListener(f -> live.remove(ch));
                     ch.config().setAutoRead(!paused);
+                    ch.pipeline().addLast(
+                        new io.netty.handler.timeout.IdleStateHandler(idleNs, 0, 0, TimeUnit.NANOSECONDS) {
+                            @Override
+                            protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
+                                                       io.netty.handler.timeout.IdleStateEvent evt) {
+                                flowStats.idleCloses++;
+                                ctx.close();
+                            }
+                        });
                     if (echo) {
-                        EchoReplier replier = new EchoReplier(messageLength);
-                        MessageSink answering = (w0, w1, seq, sendNs, length, arrivalNs) -> {
-                            if (accounting.onMessage(w0, w1, seq, sendNs, length, arrivalNs)) {
-                                replier.reply(w0, w1, seq, sendNs);
+                        EchoReplier replier = new EchoReplier(messageLength, accounting);
+                        MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
+                            if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
+                                replier.reply(w0, w1, seq, sendNs, actualNs);
                             }
                         };
                         ch.pipeline().addLast(new MessageFramer(answering, messageLength, flowStats), replier);
@@ -105,6 +131,14 @@ final class TcpReceiver implements ReceiverEndpoint {
         }
         Channel listener = b.bind(new InetSocketAddress(spec.bindAddress(), spec.plan().port(flow))).sync().channel();
         listeners.add(listener);
+    }
+
+    /**
+     * How long a connection may stay silent: longer than any quiet spell of a run (a drain, the steps' set-up,
+     * another transport's turn is not: connections close between transports), at least a minute.
+     */
+    static long idleTimeoutNs(io.lossprobe.core.plan.Plan plan) {
+        return Math.max(TimeUnit.SECONDS.toNanos(60), 2 * plan.drainNs() + plan.warmupNs() + TimeUnit.SECONDS.toNanos(30));
     }
 
     @Override
@@ -138,8 +172,15 @@ final class TcpReceiver implements ReceiverEndpoint {
                 flow.put(GARBAGE_CLOSES, s.garbageCloses);
                 flow.put(TRUNCATED_BYTES, s.truncatedBytes);
                 flow.put(CONNECTIONS_ACCEPTED, s.accepted);
+                flow.put(CONNECTIONS_REFUSED, s.refused);
+                flow.put(IDLE_CLOSES, s.idleCloses);
+                flow.put(TransportReport.FOREIGN, s.refused); // connections that could not be the sender's
                 flows.put(i, flow);
-                flow.forEach((k, v) -> totals.merge(k, v, Long::sum));
+                flow.forEach((k, v) -> {
+                    if (!k.equals(TransportReport.FOREIGN)) { // the step's foreign count carries these
+                        totals.merge(k, v, Long::sum);
+                    }
+                });
                 s.reset();
             }
         });

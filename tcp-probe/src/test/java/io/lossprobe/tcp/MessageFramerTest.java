@@ -3,6 +3,7 @@ package io.lossprobe.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.wire.MessageAuth;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -26,24 +27,31 @@ class MessageFramerTest {
     private static final int RUN_ID = 0x5eed;
     private static final int FLOW = 3;
     private static final int STEP = 1;
+    private static final MessageAuth KEY = new MessageAuth(0x5eed, 0xf00d);
 
-    /** What the sink saw: one row per message, the four words and the length. */
+    private static FlowReceiver flow(int size) {
+        return new FlowReceiver(FLOW, RUN_ID, size, 2, false, KEY);
+    }
+
+    /** What the sink saw: one row per message, the six words and the length. */
     private static final class Recorder implements MessageSink {
         final List<long[]> messages = new ArrayList<>();
 
         @Override
-        public void onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs) {
-            messages.add(new long[] {word0, word1, sequence, sendTimeNs, length});
+        public void onMessage(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs, long tag,
+                              int length, long arrivalNs) {
+            messages.add(new long[] {word0, word1, sequence, sendTimeNs, actualSendNs, tag, length});
         }
     }
 
     private static byte[] stream(int messages, int size, Random random) {
         ByteBuffer b = ByteBuffer.allocate(messages * size);
         for (int i = 0; i < messages; i++) {
-            b.putLong(MessageHeader.word0(MessageHeader.KIND_DATA, FLOW));
-            b.putLong(MessageHeader.word1(RUN_ID, STEP, size));
-            b.putLong(i);
-            b.putLong(random.nextLong() & Long.MAX_VALUE);
+            long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+            long w1 = MessageHeader.word1(RUN_ID, STEP, size);
+            long sendNs = random.nextLong() & Long.MAX_VALUE;
+            b.putLong(w0).putLong(w1).putLong(i).putLong(sendNs).putLong(sendNs).putLong(KEY.tag(w0, w1, i, sendNs,
+                sendNs));
             byte[] padding = new byte[size - MessageHeader.LENGTH];
             random.nextBytes(padding); // padding may even look like a header: framing must not care
             b.put(padding);
@@ -56,7 +64,8 @@ class MessageFramerTest {
         List<long[]> out = new ArrayList<>();
         for (int i = 0; i < messages; i++) {
             int at = i * size;
-            out.add(new long[] {b.getLong(at), b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24), size});
+            out.add(new long[] {b.getLong(at), b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24),
+                b.getLong(at + 32), b.getLong(at + 40), size});
         }
         return out;
     }
@@ -108,7 +117,7 @@ class MessageFramerTest {
 
     @Test
     void everyOneAndTwoCutSplitOfAStreamDecodesIdentically() {
-        int size = 40;
+        int size = MessageHeader.LENGTH + 8;
         int messages = 3;
         byte[] data = stream(messages, size, new Random(1));
         assertDecodes(data, size, messages, new int[0], "no cut");
@@ -121,7 +130,7 @@ class MessageFramerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {32, 33, 64, 1400})
+    @ValueSource(ints = {48, 49, 64, 1400})
     void oneByteAtATimeDecodesIdentically(int size) {
         byte[] data = stream(5, size, new Random(size));
         int[] cuts = new int[data.length - 1];
@@ -133,7 +142,7 @@ class MessageFramerTest {
 
     @Test
     void randomSplitsOfRandomStreamsDecodeIdentically() {
-        int[] sizes = {32, 33, 47, 64, 100, 512, 1400, 4096};
+        int[] sizes = {48, 49, 63, 64, 100, 512, 1400, 4096};
         for (long seed = 0; seed < 2_000; seed++) {
             Random random = new Random(seed);
             int size = sizes[random.nextInt(sizes.length)];
@@ -150,7 +159,7 @@ class MessageFramerTest {
         int messages = 5_000;
         Random random = new Random(7);
         byte[] data = stream(messages, size, random);
-        FlowReceiver flow = new FlowReceiver(FLOW, RUN_ID, size, 2);
+        FlowReceiver flow = flow(size);
         flow.beginStep(STEP, 8192);
         EmbeddedChannel ch = new EmbeddedChannel(new MessageFramer(flow::onMessage, size, new ConnectionStats()));
         feed(ch, data, randomCuts(random, data.length, 700));
@@ -185,7 +194,7 @@ class MessageFramerTest {
                 }
                 default -> throw new AssertionError(this);
             }
-            b.putLong(word0).putLong(word1).putLong(0).putLong(0);
+            b.putLong(word0).putLong(word1).putLong(0).putLong(0).putLong(0).putLong(0);
             return b.array();
         }
     }
@@ -195,7 +204,7 @@ class MessageFramerTest {
     void garbageIsReportedOnceAsCorruptAndClosesTheConnection(Garbage garbage) {
         for (long seed = 0; seed < 300; seed++) {
             Random random = new Random(seed);
-            int size = 32 + random.nextInt(100);
+            int size = MessageHeader.LENGTH + random.nextInt(100);
             int good = random.nextInt(6);
             byte[] valid = stream(good + 3, size, random);
             // good messages, garbage, then more valid messages that must not be read after the garbage
@@ -204,7 +213,7 @@ class MessageFramerTest {
             System.arraycopy(garbage.bytes(size, random), 0, data, good * size, size);
             System.arraycopy(valid, good * size, data, (good + 1) * size, valid.length - good * size);
 
-            FlowReceiver flow = new FlowReceiver(FLOW, RUN_ID, size, 2);
+            FlowReceiver flow = flow(size);
             flow.beginStep(STEP, 4096);
             ConnectionStats stats = new ConnectionStats();
             MessageFramer framer = new MessageFramer(flow::onMessage, size, stats);
@@ -229,7 +238,7 @@ class MessageFramerTest {
         byte[] data = stream(4, size, new Random(3));
         int end = 3 * size + 40; // three messages and 40 bytes of the fourth
         byte[] cut = java.util.Arrays.copyOf(data, end);
-        FlowReceiver flow = new FlowReceiver(FLOW, RUN_ID, size, 2);
+        FlowReceiver flow = flow(size);
         flow.beginStep(STEP, 4096);
         ConnectionStats stats = new ConnectionStats();
         EmbeddedChannel ch = new EmbeddedChannel(new MessageFramer(flow::onMessage, size, stats));

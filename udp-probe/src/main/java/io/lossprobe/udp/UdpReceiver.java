@@ -49,10 +49,17 @@ final class UdpReceiver implements ReceiverEndpoint {
     private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
     /** Echo mode: replies not sent because the socket's queue was full (they count as reply loss). */
     private final java.util.concurrent.atomic.LongAdder repliesDropped;
+    private final Handler[] handlers;
+    private final long[] foreignAtStepStart;
+    private final long[] errorsAtStepStart;
 
     private UdpReceiver(EventLoopGroup group, int threads, List<Channel> channels, int[] ports,
-                        Map<String, Long> environment, java.util.concurrent.atomic.LongAdder repliesDropped) {
+                        Map<String, Long> environment, java.util.concurrent.atomic.LongAdder repliesDropped,
+                        Handler[] handlers) {
         this.repliesDropped = repliesDropped;
+        this.handlers = handlers;
+        this.foreignAtStepStart = new long[handlers.length];
+        this.errorsAtStepStart = new long[handlers.length];
         this.group = group;
         this.loops = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
@@ -74,6 +81,10 @@ final class UdpReceiver implements ReceiverEndpoint {
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
         java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
+        Handler[] handlers = new Handler[spec.flows().length];
+        // Between hosts data is taken only from the controller's address; anything else is foreign, never counted
+        // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
+        java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
         try {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
@@ -88,13 +99,13 @@ final class UdpReceiver implements ReceiverEndpoint {
                     // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
                     b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
                 }
+                handlers[i] = new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped);
                 if (io == NettyIo.EPOLL) {
                     configureEpollReads(b, size, gro);
-                    b.handler(new Handler(flow, true, echo, replyOnlyTo, repliesDropped));
                 } else {
-                    b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)))
-                        .handler(new Handler(flow, false, echo, replyOnlyTo, repliesDropped));
+                    b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
                 }
+                b.handler(handlers[i]);
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
@@ -115,7 +126,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (gro) {
             env.put("gro", 1L);
         }
-        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped);
+        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped, handlers);
     }
 
     /**
@@ -221,14 +232,29 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     @Override
+    public void beginStep(int step) {
+        for (int i = 0; i < handlers.length; i++) {
+            foreignAtStepStart[i] = handlers[i].foreign.get();
+            errorsAtStepStart[i] = handlers[i].errors.get();
+        }
+    }
+
+    @Override
     public TransportReport endStep() {
         Map<Integer, Long> now = ProcFiles.readUdpDrops();
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long total = 0;
+        List<String> notes = new ArrayList<>();
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
-            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta));
+            long foreign = handlers[i].foreign.get() - foreignAtStepStart[i];
+            long errors = handlers[i].errors.get() - errorsAtStepStart[i];
+            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreign));
             total += delta;
+            if (errors > 0 && notes.size() < 4) {
+                notes.add("udp flow " + i + " (port " + ports[i] + "): " + errors + " receive error(s), the last: "
+                    + handlers[i].lastError);
+            }
         }
         Map<String, Long> counters = new HashMap<>();
         counters.put("udp.receiverSocketDrops", total);
@@ -236,7 +262,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (dropped > 0) {
             counters.put("udp.repliesDropped", dropped);
         }
-        return new TransportReport(counters, flows);
+        return new TransportReport(counters, flows, notes);
     }
 
     @Override
@@ -266,11 +292,12 @@ final class UdpReceiver implements ReceiverEndpoint {
     static boolean deliver(FlowReceiver flow, ByteBuf b, long arrivalNs) {
         int length = b.readableBytes();
         if (length < MessageHeader.LENGTH) {
-            return flow.onMessage(0, 0, 0, 0, length, arrivalNs);
+            return flow.onMessage(0, 0, 0, 0, 0, 0, length, arrivalNs);
         }
         int at = b.readerIndex();
         return flow.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET), b.getLong(at + MessageHeader.WORD1_OFFSET),
-            b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET), length,
+            b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+            b.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET), b.getLong(at + MessageHeader.TAG_OFFSET), length,
             arrivalNs);
     }
 
@@ -279,7 +306,14 @@ final class UdpReceiver implements ReceiverEndpoint {
         private final boolean clockPerRead;
         private final boolean echo;
         private final java.util.concurrent.atomic.LongAdder repliesDropped;
+        private final java.net.InetAddress onlyFrom;
         private final java.net.InetAddress replyOnlyTo;
+        /** Echo mode: the flow's sender, pinned at its first verified request; replies go there and only there. */
+        private InetSocketAddress sender;
+        /** Datagrams from an address other than the flow's sender: written on the receive thread only. */
+        final java.util.concurrent.atomic.AtomicLong foreign = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong errors = new java.util.concurrent.atomic.AtomicLong();
+        volatile String lastError;
         private long batchArrivalNs;
         private boolean haveBatchTime;
         private boolean repliesPending;
@@ -287,9 +321,11 @@ final class UdpReceiver implements ReceiverEndpoint {
         /**
          * @param clockPerRead one timestamp per read (recvmmsg); false reads the clock for every datagram (NIO)
          * @param echo         answer each first arrival to its source (echo mode)
+         * @param onlyFrom     the only address data is taken from (between hosts), or null for any
          */
-        Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress replyOnlyTo,
-                java.util.concurrent.atomic.LongAdder repliesDropped) {
+        Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress onlyFrom,
+                java.net.InetAddress replyOnlyTo, java.util.concurrent.atomic.LongAdder repliesDropped) {
+            this.onlyFrom = onlyFrom;
             this.replyOnlyTo = replyOnlyTo;
             this.flow = flow;
             this.clockPerRead = clockPerRead;
@@ -297,18 +333,30 @@ final class UdpReceiver implements ReceiverEndpoint {
             this.repliesDropped = repliesDropped;
         }
 
-        /** Echo mode: the request back to where it came from, kind ECHO, flushed when the read ends. */
+        /**
+         * Echo mode: the request back to the flow's sender, kind ECHO and tagged again, flushed when the read ends.
+         * A verified request from another address or port (a captured one replayed with a forged source) is not
+         * answered: the responder never sends to an address its sender did not send from.
+         */
         private void reply(ChannelHandlerContext ctx, DatagramPacket request) {
-            if (!ctx.channel().isWritable()
-                || (replyOnlyTo != null && !replyOnlyTo.equals(request.sender().getAddress()))) {
+            InetSocketAddress from = request.sender();
+            if (sender == null && (replyOnlyTo == null || replyOnlyTo.equals(from.getAddress()))) {
+                sender = from;
+            }
+            if (!ctx.channel().isWritable() || !from.equals(sender)) {
                 repliesDropped.increment();
                 return;
             }
             ByteBuf b = request.content();
-            ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, b.readerIndex(),
+            int at = b.readerIndex();
+            ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
                 b.readableBytes());
-            r.setLong(MessageHeader.WORD0_OFFSET, MessageHeader.echoOf(r.getLong(MessageHeader.WORD0_OFFSET)));
-            ctx.write(new DatagramPacket(r, request.sender()), ctx.voidPromise());
+            long w0 = MessageHeader.echoOf(r.getLong(MessageHeader.WORD0_OFFSET));
+            r.setLong(MessageHeader.WORD0_OFFSET, w0);
+            r.setLong(MessageHeader.TAG_OFFSET, flow.replyTag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
+                r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),
+                r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
+            ctx.write(new DatagramPacket(r, from), ctx.voidPromise());
             repliesPending = true;
         }
 
@@ -316,6 +364,10 @@ final class UdpReceiver implements ReceiverEndpoint {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             DatagramPacket packet = (DatagramPacket) msg;
             try {
+                if (onlyFrom != null && !onlyFrom.equals(packet.sender().getAddress())) {
+                    foreign.lazySet(foreign.get() + 1); // the rare case: from someone other than the sender
+                    return;
+                }
                 if (!haveBatchTime) {
                     batchArrivalNs = System.nanoTime();
                     haveBatchTime = clockPerRead;
@@ -337,9 +389,15 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
         }
 
+        /**
+         * A receive error (e.g. ICMP feedback) must not close the socket mid-step: it is counted and the step says
+         * so in words; the counts show its effect.
+         */
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            // A receive error (e.g. ICMP feedback) must not close the socket mid-step; the counts show the effect.
+            errors.lazySet(errors.get() + 1);
+            lastError = String.valueOf(cause.getMessage() == null ? cause.getClass().getSimpleName()
+                : cause.getMessage());
         }
     }
 }

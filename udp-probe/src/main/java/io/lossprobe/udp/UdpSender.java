@@ -271,7 +271,7 @@ final class UdpSender implements SenderEndpoint {
         }
 
         @Override
-        public int write(long word0, long word1, long sequence, long sendTimeNs) {
+        public int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag) {
             if (batch != null && (sequence != batchFirst + inBatch || word1 != batchWord1)) {
                 emit(); // a batch is one run of consecutive sequences, so a failure names exactly its messages
             }
@@ -286,8 +286,8 @@ final class UdpSender implements SenderEndpoint {
                 batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
             }
             ByteBuf b = batch;
-            b.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs)
-                .writeZero(size - MessageHeader.LENGTH);
+            b.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(intendedNs).writeLong(actualNs)
+                .writeLong(tag).writeZero(size - MessageHeader.LENGTH);
             if (++inBatch == messagesPerBuffer) {
                 emit();
             }

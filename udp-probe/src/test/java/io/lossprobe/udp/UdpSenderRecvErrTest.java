@@ -28,7 +28,8 @@ class UdpSenderRecvErrTest {
     private static UdpSender open(String recvErr) throws Exception {
         Plan plan = new Plan(List.of("udp"), 1, CLOSED_PORT, List.of(Level.parse("1k")),
             TimeUnit.MILLISECONDS.toNanos(100), 0, TimeUnit.MILLISECONDS.toNanos(100), 64, "127.0.0.1");
-        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", recvErr)));
+        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", recvErr),
+            io.lossprobe.core.wire.MessageAuth.random()));
     }
 
     @Test
@@ -50,7 +51,7 @@ class UdpSenderRecvErrTest {
             MessageWriter w = sender.writer(0);
             sender.onReplyThread(() -> {
                 for (int i = 0; i < 4; i++) {
-                    w.write(0, 0, i, 0);
+                    w.write(0, 0, i, 0, 0, 0);
                 }
                 w.flush();
             });

@@ -3,6 +3,7 @@ package io.lossprobe.core.accounting;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.result.SignedHistogram;
+import io.lossprobe.core.wire.MessageAuth;
 import io.lossprobe.core.wire.MessageHeader;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -27,6 +28,9 @@ public final class FlowReceiver {
     private final AtomicLongArray lateAfterClose;
     private final AtomicLongArray lateDuplicatesAfterClose;
     private final AtomicLong progress = new AtomicLong();
+    private final MessageAuth auth;
+    /** Arrivals that were not this run's sender's, in any step (for the transports' own foreign counts too). */
+    private final AtomicLong foreignTotal = new AtomicLong();
 
     private final SignedHistogram delay = new SignedHistogram();
     private final Histogram ipdv = Latency.newHistogram();
@@ -43,6 +47,7 @@ public final class FlowReceiver {
     private int step = -1;
     private boolean open;
     private long corrupt;
+    private long foreign;
     private long warmup;
     private long lastDelay;
     private boolean haveDelay;
@@ -54,17 +59,13 @@ public final class FlowReceiver {
     private long warmupDelays;
 
     /**
-     * @param steps number of steps in the run, so late arrivals for any closed step can be counted
-     */
-    public FlowReceiver(int flowId, int runId, int messageLength, int steps) {
-        this(flowId, runId, messageLength, steps, false);
-    }
-
-    /**
+     * @param steps   number of steps in the run, so late arrivals for any closed step can be counted
      * @param replies true for the requester's side of echo mode: the messages counted are replies
      *                ({@link MessageHeader#KIND_ECHO}) and their delay is the round trip on one clock
+     * @param auth    the run's key: a message whose tag does not verify is foreign
      */
-    public FlowReceiver(int flowId, int runId, int messageLength, int steps, boolean replies) {
+    public FlowReceiver(int flowId, int runId, int messageLength, int steps, boolean replies, MessageAuth auth) {
+        this.auth = java.util.Objects.requireNonNull(auth, "auth");
         this.dataKind = replies ? MessageHeader.KIND_ECHO : MessageHeader.KIND_DATA;
         this.flowId = flowId;
         this.runId = runId;
@@ -105,6 +106,7 @@ public final class FlowReceiver {
         this.tracker = new SequenceTracker(windowBits, failed);
         this.open = true;
         corrupt = 0;
+        foreign = 0;
         warmup = 0;
         delay.reset();
         ipdv.reset();
@@ -116,18 +118,29 @@ public final class FlowReceiver {
     }
 
     /**
-     * Accounts one message.
+     * Accounts one message: its six header words as read, the bytes delivered and the arrival time.
+     *
+     * <p>A message whose header does not parse as this run's and flow's (magic, version, run id, flow id, length)
+     * is {@code corrupt}. One that parses but whose tag does not verify under the run's key was not sent by this
+     * run's sender (forged, or modified on the way): it is {@code foreign}, never received, never answered, and
+     * it moves nothing (not the tracker's window, not the delay's baseline).
      *
      * @param length    bytes the transport actually delivered for this message
      * @param arrivalNs receive time on this host's {@link System#nanoTime()} clock
      * @return true when this was the first arrival of a message of the open step: in echo mode the transport
-     *         sends exactly these back (duplicates, late, warm-up and corrupt messages are not answered)
+     *         sends exactly these back (duplicates, late, warm-up, corrupt and foreign messages are not answered)
      */
-    public boolean onMessage(long word0, long word1, long sequence, long sendTimeNs, int length, long arrivalNs) {
+    public boolean onMessage(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs, long tag,
+                             int length, long arrivalNs) {
         if (!MessageHeader.isLossprobe(word0) || MessageHeader.runId(word1) != runId
             || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength
             || length != messageLength || sequence < 0) {
             corrupt++;
+            return false;
+        }
+        if (!auth.verify(word0, word1, sequence, sendTimeNs, actualSendNs, tag)) {
+            foreign++;
+            foreignTotal.lazySet(foreignTotal.get() + 1);
             return false;
         }
         int kind = MessageHeader.kind(word0);
@@ -203,9 +216,22 @@ public final class FlowReceiver {
         tracker.finish(wireEnd);
         closedSteps.put(step, new ClosedStep(tracker.lateClassifier(), wireEnd));
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
-            tracker.lateDuplicates(), corrupt, warmup, tracker.lossEvents(), tracker.lostInRuns(),
+            tracker.lateDuplicates(), corrupt, foreign, warmup, tracker.lossEvents(), tracker.lostInRuns(),
             tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, warmupDelays,
             warmupDelays == 0 ? 0 : warmupMinDelay);
+    }
+
+    /**
+     * The tag of the reply to a message, for the transport that sends it back: the same words with kind
+     * {@link MessageHeader#KIND_ECHO}, tagged under the run's key.
+     */
+    public long replyTag(long replyWord0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
+        return auth.tag(replyWord0, word1, sequence, sendTimeNs, actualSendNs);
+    }
+
+    /** Foreign arrivals over the run so far; safe from any thread. */
+    public long foreignSoFar() {
+        return foreignTotal.get();
     }
 
     /** Distinct messages received so far in the open step; safe from any thread. */
@@ -236,6 +262,7 @@ public final class FlowReceiver {
      * @param late           first arrivals of numbers already finalised as missing (behind the tracking window):
      *                       counted lost, and late
      * @param lateDuplicates arrivals behind the window of numbers already received
+     * @param foreign        arrivals that parsed as this run's but were not its sender's (tag not verified)
      * @param lostInRuns     sequence numbers below the wire end finalised as missing, summed over loss runs: an
      *                       independent count of loss that must equal sent - received
      * @param delay          one-way delay from the intended send time (ns), corrected by the step's clock offset
@@ -244,7 +271,8 @@ public final class FlowReceiver {
      * @param warmupMinDelayNs the smallest of them: the flow's baseline between hosts (0 when there were none)
      */
     public record Summary(int step, long received, long duplicates, long reordered, long late,
-                          long lateDuplicates, long corrupt, long warmup, long lossEvents, long lostInRuns,
+                          long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
+                          long lostInRuns,
                           LossBurst lossBurst, SignedHistogram delay, Histogram ipdv, double jitterNs,
                           long warmupDelays, long warmupMinDelayNs) {
     }

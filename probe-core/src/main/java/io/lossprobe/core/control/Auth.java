@@ -67,6 +67,22 @@ public final class Auth {
         }
     }
 
+    /**
+     * The session's key, computed by both sides after the handshake and never sent: HMAC-SHA256 over the label and
+     * both nonces, client's first. The run's data key is derived from it ({@link
+     * io.lossprobe.core.wire.MessageAuth#derive}).
+     */
+    public byte[] sessionKey(String clientNonce, String serverNonce) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            return mac.doFinal(("lossprobe-v1|session|" + clientNonce + "|" + serverNonce)
+                .getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    }
+
     /** Constant-time comparison, so the time taken tells an attacker nothing. */
     public boolean verify(String expected, String actual) {
         return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),

@@ -33,10 +33,22 @@ public final class ControlClient implements AutoCloseable {
 
     private final ControlChannel channel;
     private final int timeoutMs;
+    private final byte[] sessionKey;
 
-    private ControlClient(ControlChannel channel, int timeoutMs) {
+    private ControlClient(ControlChannel channel, int timeoutMs, byte[] sessionKey) {
         this.channel = channel;
         this.timeoutMs = timeoutMs;
+        this.sessionKey = sessionKey;
+    }
+
+    /** The server's address as this connection reaches it. */
+    public String peerAddress() {
+        return channel.remoteAddress();
+    }
+
+    /** The data key of run {@code runId} in this session: the server derives the same one. */
+    public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+        return io.lossprobe.core.wire.MessageAuth.derive(sessionKey, runId);
     }
 
     /** Connects and authenticates; the server must prove it knows the secret too. */
@@ -61,7 +73,7 @@ public final class ControlClient implements AutoCloseable {
             if (!auth.verify(auth.proof("server", clientNonce, serverNonce), serverMac)) {
                 throw new ControlProtocolException("the server could not prove it knows the secret");
             }
-            return new ControlClient(channel, timeoutMs);
+            return new ControlClient(channel, timeoutMs, auth.sessionKey(clientNonce, serverNonce));
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -134,7 +146,19 @@ public final class ControlClient implements AutoCloseable {
 
     /** Receive sides on the server, one per transport in the engine's order. */
     public ReceiveSideFactory receiveSides() {
-        return (transport, plan, runId, options) -> new Remote(transport.name(), plan.ports());
+        return new ReceiveSideFactory() {
+            @Override
+            public ReceiveSide open(io.lossprobe.core.transport.Transport transport, Plan plan, int runId,
+                                    io.lossprobe.core.wire.MessageAuth auth, Map<String, String> options)
+                throws IOException {
+                return new Remote(transport.name(), plan.ports());
+            }
+
+            @Override
+            public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+                return ControlClient.this.dataKey(runId);
+            }
+        };
     }
 
     /** Drops the connection without a goodbye, as a controller that crashes or loses its network would. */
@@ -144,7 +168,19 @@ public final class ControlClient implements AutoCloseable {
 
     /** Senders on the server, sending to this controller's address (a {@code --reverse} run). */
     public SendSideFactory sendSides() {
-        return (transport, plan, runId, options) -> new RemoteSender(transport.name(), plan.ports());
+        return new SendSideFactory() {
+            @Override
+            public SendSide open(io.lossprobe.core.transport.Transport transport, Plan plan, int runId,
+                                 io.lossprobe.core.wire.MessageAuth auth, Map<String, String> options)
+                throws IOException {
+                return new RemoteSender(transport.name(), plan.ports());
+            }
+
+            @Override
+            public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+                return ControlClient.this.dataKey(runId);
+            }
+        };
     }
 
     @Override

@@ -17,6 +17,7 @@ import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.wire.MessageAuth;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -178,6 +179,8 @@ public final class ControlServer implements AutoCloseable {
         /** Reverse runs: how much of each flow's failure ledger was shipped to the controller. */
         private int[] failuresShipped;
         private HostCounters.Sample windowSample;
+        /** Both sides' secret for this session, from the handshake; the run's data key comes from it. */
+        private byte[] sessionKey;
 
         Session(int id, ControlChannel channel) {
             this.id = id;
@@ -218,6 +221,7 @@ public final class ControlServer implements AutoCloseable {
             if (clientNonce.length() < 16 || !auth.verify(auth.proof("client", serverNonce, clientNonce), mac)) {
                 throw new ControlProtocolException("authentication failed");
             }
+            sessionKey = auth.sessionKey(clientNonce, serverNonce);
             ObjectNode welcome = ControlChannel.message("welcome");
             welcome.put("mac", auth.proof("server", clientNonce, serverNonce));
             welcome.set("limits", ControlChannel.mapper().valueToTree(limits));
@@ -409,10 +413,11 @@ public final class ControlServer implements AutoCloseable {
             }
             closeSide();
             FlowReceiver[] flows = LocalReceiveSide.newFlows(plan.ports(), runId, plan.messageSize(),
-                plan.levels().size());
-            String peer = channel.remoteAddress(); // echo replies go back to the controller, nowhere else
+                plan.levels().size(), MessageAuth.derive(sessionKey, runId));
+            // Data is taken only from the controller's address, and echo replies go back to it, nowhere else.
+            String peer = channel.remoteAddress();
             side = callValue(() -> LocalReceiveSide.open(transports.get(name),
-                new ReceiverSpec(plan, bindAddress, flows, options, plan.echo() ? peer : null)));
+                new ReceiverSpec(plan, bindAddress, flows, options, plan.echo() ? peer : null, peer)));
             ObjectNode ready = ControlChannel.message("ready");
             ready.set("environment", ControlChannel.mapper().valueToTree(side.environment()));
             channel.send(ready);
@@ -426,7 +431,7 @@ public final class ControlServer implements AutoCloseable {
             closeSender();
             String peer = channel.remoteAddress();
             sendSide = callValue(() -> LocalSendSide.open(transports.get(name),
-                new SenderSpec(plan, peer, runId, options)));
+                new SenderSpec(plan, peer, runId, options, MessageAuth.derive(sessionKey, runId))));
             ObjectNode ready = ControlChannel.message("sender-ready");
             ready.set("environment", ControlChannel.mapper().valueToTree(sendSide.environment()));
             channel.send(ready);

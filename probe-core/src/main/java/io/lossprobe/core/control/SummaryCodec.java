@@ -24,6 +24,7 @@ final class SummaryCodec {
         n.put("late", s.late());
         n.put("lateDuplicates", s.lateDuplicates());
         n.put("corrupt", s.corrupt());
+        n.put("foreign", s.foreign());
         n.put("warmup", s.warmup());
         n.put("lossEvents", s.lossEvents());
         n.put("lostInRuns", s.lostInRuns());
@@ -46,7 +47,7 @@ final class SummaryCodec {
             LossBurst burst = ControlChannel.mapper().treeToValue(f.object("lossBurst"), LossBurst.class);
             return new FlowReceiver.Summary(f.integer("step", 0, 65535), f.longValue("received", 0, max),
                 f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("late", 0, max), f.longValue("lateDuplicates", 0, max),
-                f.longValue("corrupt", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
+                f.longValue("corrupt", 0, max), f.longValue("foreign", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
                 f.longValue("lostInRuns", 0, max), burst,
                 new SignedHistogram(histogram(f.string("delay", 1 << 20)),
                     node.has("delayBelowZero") ? histogram(f.string("delayBelowZero", 1 << 20)) : null),

@@ -22,10 +22,11 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     /** Fresh per-flow accounting for a plan's flows. */
-    public static FlowReceiver[] newFlows(int flows, int runId, int messageSize, int steps) {
+    public static FlowReceiver[] newFlows(int flows, int runId, int messageSize, int steps,
+                                          io.lossprobe.core.wire.MessageAuth auth) {
         FlowReceiver[] out = new FlowReceiver[flows];
         for (int i = 0; i < flows; i++) {
-            out[i] = new FlowReceiver(i, runId, messageSize, steps);
+            out[i] = new FlowReceiver(i, runId, messageSize, steps, false, auth);
         }
         return out;
     }

@@ -36,11 +36,13 @@ public final class LocalSendSide implements SendSide {
     private final NanoClock clock;
     private final Ledger ledger;
     private final String targetHost;
+    private final io.lossprobe.core.wire.MessageAuth auth;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
 
     private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
-                          Ledger ledger, String targetHost) {
+                          Ledger ledger, String targetHost, io.lossprobe.core.wire.MessageAuth auth) {
+        this.auth = auth;
         this.endpoint = endpoint;
         this.targetHost = targetHost;
         this.plan = plan;
@@ -62,13 +64,15 @@ public final class LocalSendSide implements SendSide {
         if (plan.echo()) {
             replies = new FlowReceiver[plan.ports()];
             for (int i = 0; i < replies.length; i++) {
-                replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.levels().size(), true);
+                replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.levels().size(), true,
+                    spec.auth());
             }
         }
         Ledger ledger = new Ledger(plan.ports());
-        SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger);
+        SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger,
+            spec.auth());
         return new LocalSendSide(transport.openSender(full), plan, spec.runId(), replies, clock, ledger,
-            spec.targetHost());
+            spec.targetHost(), spec.auth());
     }
 
     /** Where the senders send to. */
@@ -99,7 +103,7 @@ public final class LocalSendSide implements SendSide {
         // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
         long warmupNs = plan.concurrency() > 0 ? 0 : plan.warmupNs();
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, plan.durationNs(),
-            SendPacing.BATCH_LIMIT, filter, failures);
+            SendPacing.BATCH_LIMIT, filter, failures, auth);
         if (plan.concurrency() > 0) {
             FlowReceiver[] r = replies;
             loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));

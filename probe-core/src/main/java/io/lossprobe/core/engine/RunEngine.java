@@ -21,6 +21,7 @@ import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.core.wire.MessageAuth;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,6 +56,8 @@ public final class RunEngine {
     private final String startedAt = Instant.now().toString();
     private volatile boolean stopRequested;
     private NanoClock clock = NanoClock.SYSTEM;
+    /** The run's message key: random in one process, derived from the control session between hosts. */
+    private MessageAuth auth;
     /** The current transport's senders' egress queue, when they run on this host. */
     private EgressQdisc egress = EgressQdisc.NONE;
     private Map<String, Long> senderEnvironment = Map.of();
@@ -86,6 +89,17 @@ public final class RunEngine {
         this.options = Map.copyOf(options);
         this.listener = listener;
         this.hooks = hooks;
+        MessageAuth remote = receiveSides.dataKey(runId);
+        this.auth = remote != null ? remote : sendSides.dataKey(runId);
+        if (this.auth == null) {
+            this.auth = MessageAuth.random();
+        }
+    }
+
+    /** Tags and checks every data message with {@code auth} (between hosts, the key both ends derive). */
+    public RunEngine withAuth(MessageAuth auth) {
+        this.auth = auth;
+        return this;
     }
 
     /** Runs on {@code clock} (a virtual clock in tests; its senders must pace on it too). */
@@ -138,8 +152,8 @@ public final class RunEngine {
 
     private void runTransport(Transport transport) throws Exception {
         int steps = plan.levels().size();
-        try (ReceiveSide receiver = receiveSides.open(transport, plan, runId, options);
-             SendSide sender = sendSides.open(transport, plan, runId, options)) {
+        try (ReceiveSide receiver = receiveSides.open(transport, plan, runId, auth, options);
+             SendSide sender = sendSides.open(transport, plan, runId, auth, options)) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
@@ -328,12 +342,16 @@ public final class RunEngine {
         for (int i = 0; i < summaries.length; i++) {
             FlowReceiver.Summary s = summaries[i];
             SendLoop.FlowSendCounts c = sendCounts[i];
-            Counts counts = new Counts(c.scheduled(), c.sent(), c.sendFailed(), c.behind(), s.received(),
-                c.sent() - s.received(), s.lostInRuns(), s.duplicates(), s.reordered(), s.late(),
-                s.lateDuplicates(), s.corrupt(), s.lossEvents());
-            checks.check(i, counts);
             Map<String, Long> perFlow = new HashMap<>(txReport.flow(i));
             perFlow.putAll(rxReport.flow(i));
+            // Foreign arrivals the transport refused before accounting (another source address, an extra
+            // connection) join those the accounting refused (a tag that does not verify).
+            Long foreignAtTransport = perFlow.remove(TransportReport.FOREIGN);
+            Counts counts = new Counts(c.scheduled(), c.sent(), c.sendFailed(), c.behind(), s.received(),
+                c.sent() - s.received(), s.lostInRuns(), s.duplicates(), s.reordered(), s.late(),
+                s.lateDuplicates(), s.corrupt(), s.foreign() + (foreignAtTransport == null ? 0 : foreignAtTransport),
+                s.lossEvents());
+            checks.check(i, counts);
             Long drops = perFlow.remove(TransportReport.SOCKET_DROPS);
             if (drops != null) {
                 socketDropsTotal = (socketDropsTotal == null ? 0 : socketDropsTotal) + drops;
@@ -373,6 +391,11 @@ public final class RunEngine {
         List<String> warnings = new ArrayList<>(txReport.notes());
         warnings.addAll(rxReport.notes());
         warnings.addAll(checks.warnings());
+        if (totals.foreign() > 0) {
+            warnings.add(totals.foreign() + " arrival(s) were not this run's sender's (a tag that does not verify "
+                + "under the run's key, or another source address): counted as foreign, never as received; someone "
+                + "else is sending to these ports");
+        }
         if (outcome.failedAfterClose() > 0) {
             warnings.add(outcome.failedAfterClose() + " message(s) of an earlier step failed to send after that "
                 + "step closed; they were counted there as sent and lost");

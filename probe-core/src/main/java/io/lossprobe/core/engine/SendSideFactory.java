@@ -15,9 +15,19 @@ public interface SendSideFactory {
 
     /** Senders in this process, paced on {@code clock} (a virtual clock in tests). */
     static SendSideFactory local(String targetHost, io.lossprobe.core.pacing.NanoClock clock) {
-        return (transport, plan, runId, options) -> LocalSendSide.open(transport,
-            new SenderSpec(plan, targetHost, runId, options), clock);
+        return (transport, plan, runId, auth, options) -> LocalSendSide.open(transport,
+            new SenderSpec(plan, targetHost, runId, options, auth), clock);
     }
 
-    SendSide open(Transport transport, Plan plan, int runId, Map<String, String> options) throws Exception;
+    /** @param auth the run's message key (a remote side uses its own, derived from the control session) */
+    SendSide open(Transport transport, Plan plan, int runId, io.lossprobe.core.wire.MessageAuth auth,
+                  Map<String, String> options) throws Exception;
+
+    /**
+     * The run's message key when this side is on another host (both ends derive it from the control session);
+     * null for a side in this process, which takes the engine's.
+     */
+    default io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+        return null;
+    }
 }

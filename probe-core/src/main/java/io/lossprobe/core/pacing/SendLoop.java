@@ -3,6 +3,7 @@ package io.lossprobe.core.pacing;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.MessageWriter;
+import io.lossprobe.core.wire.MessageAuth;
 import io.lossprobe.core.wire.MessageHeader;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +35,7 @@ public final class SendLoop {
     private final int batchLimit;
     private final SendFilter filter;
     private final FailedRanges[] failures;
+    private final MessageAuth auth;
     private final long[] word0Data;
     private final long[] word0Warmup;
     private final long word1;
@@ -69,9 +71,12 @@ public final class SendLoop {
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
      * @param batchLimit most messages one flow sends in one {@code doWork}, so no flow starves the others
      * @param failures   per flow, where the transport's late failures of this step are recorded (null: none)
+     * @param auth       the run's key: every message is tagged with it
      */
     public SendLoop(MessageWriter[] writers, int runId, int step, int messageLength, long[] flowRates,
-                    long warmupNs, long windowNs, int batchLimit, SendFilter filter, FailedRanges[] failures) {
+                    long warmupNs, long windowNs, int batchLimit, SendFilter filter, FailedRanges[] failures,
+                    MessageAuth auth) {
+        this.auth = java.util.Objects.requireNonNull(auth, "auth");
         if (writers.length != flowRates.length || (failures != null && failures.length != writers.length)) {
             throw new IllegalArgumentException("one rate and one failure ledger per writer");
         }
@@ -216,7 +221,7 @@ public final class SendLoop {
                 continue;
             }
             int outcome = counted && filter.refuse(flow, index) ? MessageWriter.REFUSED
-                : writer.write(w0, word1, wire, intended);
+                : writer.write(w0, word1, wire, intended, nowNs, auth.tag(w0, word1, wire, intended, nowNs));
             if (outcome == MessageWriter.BLOCKED) {
                 break;
             }

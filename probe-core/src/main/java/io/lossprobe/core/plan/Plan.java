@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * @param durationNs     measured window per step
  * @param warmupNs       warm-up before each window (sent, not counted)
  * @param drainNs        Tmax: how long after the window the receiver waits for stragglers
- * @param messageSize    bytes per message including the 32-byte header
+ * @param messageSize    bytes per message including the 48-byte header
  * @param bindAddress    the receivers' address (and the senders' target in the embedded run)
  * @param mode           {@code stream} (one way) or {@code echo} (the receiver sends every message back)
  * @param concurrency    echo mode only: 0 for open loop (requests on the schedule whatever the replies do), else

@@ -13,23 +13,27 @@ package io.lossprobe.core.result;
  * @param late           first arrivals after their step closed or behind the tracking window (RFC 7680); they are
  *                       part of {@code lost}
  * @param lateDuplicates duplicates that arrived that late; not part of any other count
+ * @param corrupt        arrivals whose header does not parse as this run's and flow's
+ * @param foreign        arrivals that parse but were not sent by this run's sender (their tag does not verify
+ *                       under the run's key, or they came from an address other than the sender's): never
+ *                       received, never counted anywhere else
  */
 public record Counts(long scheduled, long sent, long sendFailed, long behind, long received, long lost,
                      long lostInRuns, long duplicates, long reordered, long late, long lateDuplicates, long corrupt,
-                     long lossEvents) {
+                     long foreign, long lossEvents) {
 
-    public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     public Counts plus(Counts o) {
         return new Counts(scheduled + o.scheduled, sent + o.sent, sendFailed + o.sendFailed, behind + o.behind,
             received + o.received, lost + o.lost, lostInRuns + o.lostInRuns, duplicates + o.duplicates,
             reordered + o.reordered, late + o.late, lateDuplicates + o.lateDuplicates, corrupt + o.corrupt,
-            lossEvents + o.lossEvents);
+            foreign + o.foreign, lossEvents + o.lossEvents);
     }
 
     public Counts withLate(long newLate, long newLateDuplicates) {
         return new Counts(scheduled, sent, sendFailed, behind, received, lost, lostInRuns, duplicates, reordered,
-            newLate, newLateDuplicates, corrupt, lossEvents);
+            newLate, newLateDuplicates, corrupt, foreign, lossEvents);
     }
 
     /** Lost as a percentage of sent (0 when nothing was sent). */

@@ -18,12 +18,15 @@ public interface MessageWriter {
     int BLOCKED = 2;
 
     /**
-     * Writes one message: the four 64-bit header words (see {@link io.lossprobe.core.wire.MessageHeader}),
-     * big-endian, then padding up to the message length.
+     * Writes one message: the six 64-bit header words (see {@link io.lossprobe.core.wire.MessageHeader}),
+     * big-endian, then padding up to the message length. The tag is computed by the send loop; a transport only
+     * copies the words.
      *
+     * @param intendedNs the schedule's send time
+     * @param actualNs   when the send loop handed the message over
      * @return {@link #ACCEPTED}, {@link #REFUSED} or {@link #BLOCKED}
      */
-    int write(long word0, long word1, long sequence, long sendTimeNs);
+    int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag);
 
     /** Pushes what was written since the last flush to the network (one sendmmsg, one write, ...). */
     void flush();

@@ -12,16 +12,20 @@ import java.util.Map;
  *                   the sender), to be fed on the thread {@link SenderEndpoint#onReplyThread} runs on; null in
  *                   stream mode
  * @param failures   where the writers report accepted messages that failed to leave
+ * @param auth       the run's message key (the send loop tags every message with it; echo replies are checked)
  */
 public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
-                         io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures) {
+                         io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures,
+                         io.lossprobe.core.wire.MessageAuth auth) {
     public SenderSpec {
         options = Map.copyOf(options);
         failures = failures == null ? SendFailureListener.NONE : failures;
+        java.util.Objects.requireNonNull(auth, "a run's messages are always authenticated");
     }
 
-    public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options) {
-        this(plan, targetHost, runId, options, null, null);
+    public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
+                      io.lossprobe.core.wire.MessageAuth auth) {
+        this(plan, targetHost, runId, options, null, null, auth);
     }
 
     public String option(String key, String fallback) {

@@ -9,13 +9,18 @@ import java.util.Map;
  *
  * @param counters transport-wide counters
  * @param flows    per-flow counters by flow index; the key {@value #SOCKET_DROPS} is lifted into the flow's
- *                 {@code socketDrops} field
+ *                 {@code socketDrops} field, {@value #FOREIGN} into its {@code foreign} count
  * @param notes    events a reader must not miss, in words (e.g. "flow 3 (port 40003): connection reset by
  *                 peer"); they become the step's warnings
  */
 public record TransportReport(Map<String, Long> counters, Map<Integer, Map<String, Long>> flows,
                               java.util.List<String> notes) {
     public static final String SOCKET_DROPS = "socketDrops";
+    /**
+     * Per-flow key: arrivals the transport refused before accounting because they cannot be the flow's sender's
+     * (another source address, a connection beyond the flow's one); lifted into the flow's {@code foreign} count.
+     */
+    public static final String FOREIGN = "foreign";
     public static final TransportReport EMPTY = new TransportReport(Map.of(), Map.of());
 
     public TransportReport {

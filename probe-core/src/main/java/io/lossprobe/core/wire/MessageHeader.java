@@ -1,8 +1,8 @@
 package io.lossprobe.core.wire;
 
 /**
- * The 32-byte header at the front of every lossprobe message, encoded as four big-endian 64-bit words so
- * any transport can read and write it with four {@code getLong}/{@code putLong} calls and no allocation.
+ * The 48-byte header at the front of every lossprobe message, encoded as six big-endian 64-bit words so
+ * any transport can read and write it with six {@code getLong}/{@code putLong} calls and no allocation.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -20,23 +20,34 @@ package io.lossprobe.core.wire;
  *  |        intended send time, ns on the sender's clock           |  word 3
  *  |                                                               |
  *  +---------------------------------------------------------------+
+ *  |        actual send time: when it was handed to the transport  |  word 4
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |        tag: SipHash-2-4 of words 0-4 under the run's key       |  word 5
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
  *  |               padding up to the message length               ...
  * </pre>
  *
  * The message length is the whole message including this header; it lets a receiver reject truncated
  * datagrams and lets a stream reader frame messages. The intended send time is the pacing schedule's time,
- * not the moment the bytes left, so delays include the sender falling behind (no coordinated omission).
+ * not the moment the bytes left, so delays include the sender falling behind (no coordinated omission); the actual
+ * send time is when the send loop handed it over, so the transit alone can be told apart. The tag
+ * ({@link MessageAuth}) makes a message that was not sent by this run's sender count as foreign, never received.
  */
 public final class MessageHeader {
-    public static final int LENGTH = 32;
+    public static final int LENGTH = 48;
     public static final int MAGIC = 0x4C505242; // "LPRB"
-    public static final int VERSION = 1;
+    /** 2: the actual send time and the tag (version 1 had four words). */
+    public static final int VERSION = 2;
     public static final int MAX_MESSAGE_LENGTH = 0xFFFF;
 
     public static final int WORD0_OFFSET = 0;
     public static final int WORD1_OFFSET = 8;
     public static final int SEQUENCE_OFFSET = 16;
     public static final int SEND_TIME_OFFSET = 24;
+    public static final int ACTUAL_SEND_TIME_OFFSET = 32;
+    public static final int TAG_OFFSET = 40;
 
     /** A measured message: counted by the sequence tracker. */
     public static final int KIND_DATA = 1;

@@ -67,7 +67,7 @@ class ControlSessionCleanupTest {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, limits, Map.of("udp", transport), null)) {
             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
             client.negotiate(plan, 7, Map.of());
-            ReceiveSide side = client.receiveSides().open(transport, plan, 7, Map.of());
+            ReceiveSide side = client.receiveSides().open(transport, plan, 7, client.dataKey(7), Map.of());
             side.beginStep(0, new int[] {4096, 4096, 4096, 4096}, null);
             assertThat(side.progress()).containsExactly(0, 0, 0, 0);
             assertThat(transport.open.get()).isEqualTo(1);

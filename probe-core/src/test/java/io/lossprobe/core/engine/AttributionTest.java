@@ -16,7 +16,7 @@ class AttributionTest {
 
     private static Counts counts(long sent, long sendFailed, long received) {
         return new Counts(sent + sendFailed, sent, sendFailed, 0, received, sent - received, sent - received, 0, 0,
-            0, 0, 0, sent == received ? 0 : 1);
+            0, 0, 0, 0, sent == received ? 0 : 1);
     }
 
     @Test

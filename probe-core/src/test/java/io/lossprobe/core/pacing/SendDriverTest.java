@@ -8,13 +8,14 @@ import org.junit.jupiter.api.Test;
 
 /** When the one send driver starts the next cycle, for each pacing a transport asks for, on an injected clock. */
 class SendDriverTest {
+    private static final io.lossprobe.core.wire.MessageAuth KEY = new io.lossprobe.core.wire.MessageAuth(3, 4);
     private static final long US = 1_000L;
 
     private static final class Writer implements MessageWriter {
         boolean blocked;
 
         @Override
-        public int write(long word0, long word1, long sequence, long sendTimeNs) {
+        public int write(long word0, long word1, long sequence, long sendTimeNs, long actualNs, long tag) {
             return blocked ? BLOCKED : ACCEPTED;
         }
 
@@ -25,7 +26,7 @@ class SendDriverTest {
 
     private static SendLoop loop(Writer w, long rate) {
         SendLoop loop = new SendLoop(new MessageWriter[] {w}, 1, 0, 64, new long[] {rate}, 0, 1_000_000_000L, 64,
-            SendFilter.NONE, null);
+            SendFilter.NONE, null, KEY);
         loop.start(0);
         return loop;
     }

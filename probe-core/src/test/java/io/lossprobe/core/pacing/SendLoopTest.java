@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** The send loop driven with an injected clock and writers that record, refuse or block. */
 class SendLoopTest {
+    static final io.lossprobe.core.wire.MessageAuth KEY = new io.lossprobe.core.wire.MessageAuth(3, 4);
     private static final long MS = 1_000_000L;
 
     static final class RecordingWriter implements MessageWriter {
@@ -22,7 +23,7 @@ class SendLoopTest {
         java.util.function.IntPredicate refuseCall = call -> false;
 
         @Override
-        public int write(long word0, long word1, long sequence, long sendTimeNs) {
+        public int write(long word0, long word1, long sequence, long sendTimeNs, long actualNs, long tag) {
             if (blocked) {
                 return BLOCKED;
             }
@@ -41,7 +42,7 @@ class SendLoopTest {
     }
 
     private static SendLoop loop(RecordingWriter[] w, long[] rates, long warmupMs, long windowMs) {
-        return new SendLoop(w, 7, 3, 64, rates, warmupMs * MS, windowMs * MS, 64, SendFilter.NONE, null);
+        return new SendLoop(w, 7, 3, 64, rates, warmupMs * MS, windowMs * MS, 64, SendFilter.NONE, null, KEY);
     }
 
     private static void runToEnd(SendLoop loop, long fromMs, long toMs) {
@@ -154,7 +155,7 @@ class SendLoopTest {
         RecordingWriter w = new RecordingWriter();
         io.lossprobe.core.accounting.FailedRanges failed = new io.lossprobe.core.accounting.FailedRanges();
         SendLoop loop = new SendLoop(new RecordingWriter[] {w}, 7, 3, 64, new long[] {1000}, 0, 10 * MS, 64,
-            SendFilter.NONE, new io.lossprobe.core.accounting.FailedRanges[] {failed});
+            SendFilter.NONE, new io.lossprobe.core.accounting.FailedRanges[] {failed}, KEY);
         loop.start(0);
         runToEnd(loop, 0, 10);
         failed.add(4, 3); // the transport learned that 4, 5 and 6 never left
@@ -167,7 +168,7 @@ class SendLoopTest {
     void theSendFilterCountsAsSentAndTakesASequenceButNeverWrites() {
         RecordingWriter w = new RecordingWriter();
         SendLoop loop = new SendLoop(new RecordingWriter[] {w}, 1, 0, 64, new long[] {1000}, 0, 20 * MS, 64,
-            (flow, seq) -> seq % 5 == 0, null);
+            (flow, seq) -> seq % 5 == 0, null, KEY);
         loop.start(0);
         runToEnd(loop, 0, 20);
         assertThat(loop.counts(0).sent()).isEqualTo(20);

@@ -52,11 +52,11 @@ class UnitsTest {
             .hasMessageContaining("past port 65535");
         assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, 0, 0, s, 64, "127.0.0.1"))
             .hasMessageContaining("--duration");
-        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 31, "127.0.0.1"))
-            .hasMessageContaining("32-byte header");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 47, "127.0.0.1"))
+            .hasMessageContaining("48-byte header");
         assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, List.of(Level.of(10)), s, 0, s, 64,
             "127.0.0.1")).hasMessageContaining("one message per second per port");
-        Plan ok = new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 32, "127.0.0.1");
+        Plan ok = new Plan(List.of("udp"), 48, 40000, levels, s, 0, s, 48, "127.0.0.1");
         assertThat(ok.port(47)).isEqualTo(40047);
     }
 }

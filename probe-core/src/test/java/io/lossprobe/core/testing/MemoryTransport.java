@@ -57,6 +57,8 @@ public final class MemoryTransport implements Transport {
     private long writeCostNs;
     private SendPacing pacing = PACING;
     private Receiver receiver;
+    /** The run's key, from the sender's spec (both halves share one process and one run). */
+    private io.lossprobe.core.wire.MessageAuth runKey;
     private Sender sender;
     /** Cumulative counts, for the endpoints' window deltas and the samples. */
     private long dataAccepted;
@@ -195,6 +197,7 @@ public final class MemoryTransport implements Transport {
             throw new IllegalStateException("one memory sender at a time");
         }
         sender = new Sender(spec);
+        runKey = spec.auth();
         return sender;
     }
 
@@ -352,7 +355,9 @@ public final class MemoryTransport implements Transport {
         void reply(int flow, long word0, long word1, long seq, long sendTimeNs) {
             FlowReceiver[] replies = spec.replies();
             if (!closed && replies != null) {
-                replies[flow].onMessage(word0, word1, seq, sendTimeNs, spec.plan().messageSize(), time.nanoTime());
+                replies[flow].onMessage(word0, word1, seq, sendTimeNs, sendTimeNs,
+                    spec.auth().tag(word0, word1, seq, sendTimeNs, sendTimeNs), spec.plan().messageSize(),
+                    time.nanoTime());
             }
         }
 
@@ -375,7 +380,7 @@ public final class MemoryTransport implements Transport {
         }
 
         @Override
-        public int write(long word0, long word1, long sequence, long sendTimeNs) {
+        public int write(long word0, long word1, long sequence, long sendTimeNs, long actualNs, long tag) {
             if (sender.closed) {
                 throw new IllegalStateException("write on a closed memory sender");
             }
@@ -518,8 +523,10 @@ public final class MemoryTransport implements Transport {
             if (kind == MessageHeader.KIND_DATA) {
                 dataDelivered++;
             }
-            boolean counted = spec.flows()[flow].onMessage(word0, word1, seq, sendTimeNs, spec.plan().messageSize(),
-                now);
+            // The memory path keeps four words; a message is tagged as its sender would have tagged it, so a
+            // simulated transport bug (a sequence never sent) still passes authentication, as it would.
+            boolean counted = spec.flows()[flow].onMessage(word0, word1, seq, sendTimeNs, sendTimeNs,
+                runKey.tag(word0, word1, seq, sendTimeNs, sendTimeNs), spec.plan().messageSize(), now);
             arrivals.add(new Arrival(MessageHeader.step(word1), flow, kind, seq, now, counted));
             if (counted && spec.plan().echo()) {
                 long echo = MessageHeader.echoOf(word0);
