@@ -59,42 +59,93 @@ public final class MessageAuth {
         return v;
     }
 
-    /** The tag of a header's first five words. Allocation-free. */
+    /**
+     * The tag of a header's first five words. Allocation-free and written out round by round (a loop with a
+     * word switch measured about twice as slow): five message words and the length block, two SipRounds each,
+     * then four finalisation rounds.
+     */
     public long tag(long w0, long w1, long w2, long w3, long w4) {
         long v0 = k0 ^ 0x736f6d6570736575L;
         long v1 = k1 ^ 0x646f72616e646f6dL;
         long v2 = k0 ^ 0x6c7967656e657261L;
         long v3 = k1 ^ 0x7465646279746573L;
-        long m = w0;
-        for (int i = 0; i < 6; i++) {
-            if (i == 1) {
-                m = w1;
-            } else if (i == 2) {
-                m = w2;
-            } else if (i == 3) {
-                m = w3;
-            } else if (i == 4) {
-                m = w4;
-            } else if (i == 5) {
-                m = LENGTH_BYTE; // the final block: the message's length in bytes, in the top byte
-            }
-            v3 ^= m;
-            // Two SipRounds per message word (the "2" of SipHash-2-4).
-            for (int r = 0; r < 2; r++) {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            }
-            v0 ^= m;
-        }
+        v3 ^= w0;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= w0;
+        v3 ^= w1;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= w1;
+        v3 ^= w2;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= w2;
+        v3 ^= w3;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= w3;
+        v3 ^= w4;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= w4;
+        v3 ^= LENGTH_BYTE;
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 ^= LENGTH_BYTE;
         v2 ^= 0xff;
-        for (int r = 0; r < 4; r++) { // four finalisation rounds (the "4")
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
         return v0 ^ v1 ^ v2 ^ v3;
     }
 
