@@ -150,6 +150,53 @@ class RemoteRunTest {
         }
     }
 
+    /**
+     * Between hosts the server's receivers take data only from the controller's address: datagrams from anywhere
+     * else are refused before accounting (foreign), so a stranger sending the run's messages changes no count.
+     */
+    @Test
+    @Timeout(120)
+    void datagramsFromAnotherAddressThanTheControllersAreForeign() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            Map.of("udp", new UdpTransport()), null);
+             java.net.DatagramSocket stranger = new java.net.DatagramSocket(
+                 new java.net.InetSocketAddress("127.0.0.2", 0))) {
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong sentByStranger = new java.util.concurrent.atomic.AtomicLong();
+            Thread t = new Thread(() -> {
+                byte[] junk = new byte[64];
+                java.nio.ByteBuffer.wrap(junk).putLong(io.lossprobe.core.wire.MessageHeader.word0(
+                    io.lossprobe.core.wire.MessageHeader.KIND_DATA, 0));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!stop.get() && System.nanoTime() < deadline && sentByStranger.get() < 5_000) {
+                    try {
+                        stranger.send(new java.net.DatagramPacket(junk, 64,
+                            java.net.InetAddress.getByName("127.0.0.1"), 41900));
+                        sentByStranger.incrementAndGet();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            });
+            t.start();
+            RunResult r;
+            try {
+                r = runAgainst(server, 41900, "4k");
+            } finally {
+                stop.set(true);
+                t.join(10_000);
+            }
+            long foreign = 0;
+            for (StepResult s : r.steps()) {
+                assertThat(s.counts().lost()).isEqualTo(s.socketDrops());
+                assertThat(s.counts().corrupt()).as("never parsed: refused by address first").isZero();
+                foreign += s.flows().get(0).counts().foreign();
+            }
+            assertThat(foreign).isPositive().isLessThanOrEqualTo(sentByStranger.get());
+        }
+    }
+
     private static RunResult call(ControlServer server, int basePort, String level) {
         try {
             return runAgainst(server, basePort, level);

@@ -124,4 +124,70 @@ class UdpSystemTest extends TransportContractTest {
         assertThat(flow0.counts().received()).isEqualTo(flow0.counts().sent() - flow0.counts().lost());
         assertThat(flow0.counts().duplicates()).isZero();
     }
+
+    private static byte[] message(int kind, int runId, int step, long seq, long sendNs, long tag) {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        b.putLong(MessageHeader.word0(kind, 0)).putLong(MessageHeader.word1(runId, step, 64)).putLong(seq)
+            .putLong(sendNs).putLong(sendNs).putLong(tag);
+        return b.array();
+    }
+
+    /**
+     * Someone who has seen one datagram knows the run id. Before the tag, one forged datagram with sequence 2^62
+     * made a loss-free flow report 4,182 of 6,000 lost; forged upcoming sequences hid real loss; a forged warm-up
+     * moved the delay baseline. Now every one of them is foreign: the counts stay exactly what the sockets saw,
+     * and the step says someone else is sending. A genuine message changed in one word fails its tag too; a
+     * genuine one replayed unchanged is a duplicate, as the network's would be.
+     */
+    @Test
+    @Timeout(120)
+    void forgedAndAlteredDatagramsAreForeignAndLeaveTheCountsExact() throws Exception {
+        int runId = 0x1234;
+        io.lossprobe.core.wire.MessageAuth key = io.lossprobe.core.wire.MessageAuth.random();
+        Plan plan = plan(4, List.of(Level.parse("8k")), 1000);
+        int[] calls = {0};
+        RunResult result = run(plan, new StepHooks() {
+            @Override
+            public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
+                throws Exception {
+                if (calls[0]++ > 0) {
+                    return;
+                }
+                try (DatagramSocket s = new DatagramSocket()) {
+                    InetAddress lo = InetAddress.getByName(LOOPBACK);
+                    java.util.function.Consumer<byte[]> send = bytes -> {
+                        try {
+                            s.send(new DatagramPacket(bytes, bytes.length, lo, basePort()));
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    };
+                    long now = System.nanoTime();
+                    send.accept(message(MessageHeader.KIND_DATA, runId, step, 1L << 62, now, 42));   // huge seq
+                    for (long seq = 1_000; seq < 1_100; seq++) {                                    // upcoming
+                        send.accept(message(MessageHeader.KIND_DATA, runId, step, seq, now, seq * 31));
+                    }
+                    send.accept(message(MessageHeader.KIND_WARMUP, runId, step, 0, now - 60_000_000_000L, 7));
+                    long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, 0);
+                    long w1 = MessageHeader.word1(runId, step, 64);
+                    long genuine = key.tag(w0, w1, 3, now, now);
+                    send.accept(message(MessageHeader.KIND_DATA, runId, step, 4, now, genuine)); // altered seq
+                    send.accept(message(MessageHeader.KIND_DATA, runId, step, 3, now, genuine)); // replayed
+                }
+            }
+        }, runId, key);
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        FlowResult flow0 = step.flows().get(0);
+        assertThat(flow0.counts().foreign()).isEqualTo(1 + 100 + 1 + 1);
+        assertThat(flow0.counts().lost()).isEqualTo(flow0.socketDrops());
+        assertThat(flow0.counts().duplicates()).isLessThanOrEqualTo(1);
+        assertThat(step.counts().lost()).isEqualTo(step.socketDrops());
+        assertThat(step.warnings()).anyMatch(w -> w.contains("foreign"));
+        for (FlowResult f : step.flows()) {
+            if (f.flow() != 0) {
+                assertThat(f.counts().foreign()).isZero();
+            }
+        }
+    }
 }

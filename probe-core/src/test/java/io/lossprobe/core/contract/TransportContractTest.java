@@ -56,6 +56,13 @@ public abstract class TransportContractTest {
         return engine.run();
     }
 
+    /** A run with a known run id and key, for tests that make messages of their own (forged or genuine). */
+    protected RunResult run(Plan plan, StepHooks hooks, int runId, io.lossprobe.core.wire.MessageAuth key)
+        throws Exception {
+        return new RunEngine(plan, Map.of(transport().name(), transport()), options(), new RunListener() {
+        }, hooks, io.lossprobe.core.engine.ReceiveSideFactory.LOCAL, LOOPBACK, runId).withAuth(key).run();
+    }
+
     /**
      * The identities that must hold for every flow and step, and the step totals equal the flows' sums; then the
      * checks that can fail: the receiver's loss runs hold exactly the lost messages, a loss event exactly when
