@@ -30,6 +30,9 @@ final class StepTable {
         if (c.corrupt() > 0) {
             flags += (flags.isEmpty() ? "" : ",") + "corrupt=" + c.corrupt();
         }
+        if (c.foreign() > 0) {
+            flags += (flags.isEmpty() ? "" : ",") + "foreign=" + c.foreign();
+        }
         if (r.delay().uncertaintyNs() != null) {
             // Between hosts: p50/p99 are one-way delays corrected by the estimated clock offset, true to this.
             flags += (flags.isEmpty() ? "" : ",") + "clock+-" + nanos(r.delay().uncertaintyNs());
