@@ -6,16 +6,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 
-/** Reads and writes result files. Writes are atomic (a temporary file, then a rename), so a reader never sees half. */
+/** Reads and writes result files. Writes go through {@link OutputFiles}: a reader never sees half of one. */
 public final class ResultFiles {
     private static final ObjectMapper MAPPER = new ObjectMapper()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    /** A running file's status as the mapper writes it, and the same length saying failed (JSON allows the space). */
+    private static final byte[] RUNNING = "\"status\" : \"running\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FAILED = "\"status\" : \"failed\" ".getBytes(StandardCharsets.US_ASCII);
 
     private ResultFiles() {
     }
@@ -28,30 +35,56 @@ public final class ResultFiles {
         writeAtomically(file, MAPPER.writeValueAsBytes(result));
     }
 
-    /**
-     * Writes by a temporary file in the same directory and a rename, so a reader (node_exporter's textfile
-     * collector, a web server, a nightly job) never sees half of it. The temporary name starts with a dot and ends
-     * in {@code .tmp}, which the textfile collector ignores. The file is made world-readable (0644): readers often
-     * run as another user.
-     */
+    /** Writes {@code bytes} to {@code file} with {@link OutputFiles#write}: atomic, links not followed, devices kept. */
     public static void writeAtomically(Path file, byte[] bytes) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
-        try {
-            Files.write(tmp, bytes);
-            try {
-                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-            } catch (UnsupportedOperationException e) {
-                // Not a POSIX file system: keep the default permissions.
-            }
-            try {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
+        OutputFiles.write(file, bytes);
+    }
+
+    /**
+     * Marks a results file {@code failed} when a full disk leaves no room to rewrite it: overwrites its status
+     * {@code "running"} in place with {@code "failed" } (the same length, so no block is allocated on ext4, xfs or
+     * tmpfs), provided the file still holds exactly {@code lastWritten}, the bytes written there last.
+     *
+     * @return whether the file now says {@code failed}
+     */
+    public static boolean markFailedInPlace(Path file, byte[] lastWritten) throws IOException {
+        int at = indexOf(lastWritten, RUNNING);
+        if (at < 0 || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
         }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS)) {
+            if (ch.size() != lastWritten.length) {
+                return false;
+            }
+            ByteBuffer onDisk = ByteBuffer.allocate(RUNNING.length);
+            int read = 0;
+            while (onDisk.hasRemaining() && read >= 0) {
+                read = ch.read(onDisk, at + onDisk.position());
+            }
+            if (!Arrays.equals(onDisk.array(), RUNNING)) {
+                return false;
+            }
+            ByteBuffer failed = ByteBuffer.wrap(FAILED);
+            while (failed.hasRemaining()) {
+                ch.write(failed, at + failed.position());
+            }
+            ch.force(false);
+            return true;
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /**

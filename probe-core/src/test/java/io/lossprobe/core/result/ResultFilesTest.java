@@ -30,6 +30,13 @@ class ResultFilesTest {
         }
         """;
 
+    /** A small result (no steps) with the given status. */
+    static RunResult minimal(String status) throws java.io.IOException {
+        RunResult r = ResultFiles.mapper().readValue(OLD_FILE, RunResult.class);
+        return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), status, null,
+            r.environment(), r.plan(), r.steps());
+    }
+
     @Test
     void anOldFileWithoutTransportSettingsReadsWithAnEmptyMap(@TempDir Path dir) throws Exception {
         RunResult r = ResultFiles.read(Files.writeString(dir.resolve("old.json"), OLD_FILE));
