@@ -9,6 +9,7 @@ import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.plan.Units;
+import io.lossprobe.core.result.OutputFiles;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
@@ -16,7 +17,6 @@ import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -181,6 +181,10 @@ public final class RunCommand implements Callable<Integer> {
         Inputs.requireWritable(spec.commandLine(), out, "results to");
         Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
         Inputs.requireWritable(spec.commandLine(), junit, "--junit");
+        if (hlog && sink.stream()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--hlog writes its logs beside the results: "
+                + "give -o a file, not the device " + out);
+        }
         ControlClient remote = null;
         RunEngine engine;
         if (target != null) {
@@ -198,7 +202,15 @@ public final class RunCommand implements Callable<Integer> {
         } else {
             engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
         }
-        sink.writeInitial(engine.snapshot("running", null));
+        sink.onWriteFailure(engine::requestStop);
+        try {
+            sink.writeInitial(engine.snapshot("running", null));
+        } catch (RuntimeException e) {
+            if (remote != null) {
+                remote.close();
+            }
+            throw e;
+        }
 
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -217,6 +229,13 @@ public final class RunCommand implements Callable<Integer> {
         stdout.flush();
         try {
             RunResult result = engine.run();
+            if (sink.writeFailure() != null) {
+                stderr.println("lossprobe: " + result.steps().size() + " step(s) measured; "
+                    + (sink.resultsWritten() ? out + " holds them, status failed"
+                    : sink.fileStatus() == null ? "nothing written to " + out
+                    : out + " holds fewer, status " + sink.fileStatus()));
+                return 1;
+            }
             if ("interrupted".equals(result.status())) {
                 stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
                     + out);
@@ -296,17 +315,32 @@ public final class RunCommand implements Callable<Integer> {
         return Units.parseBytes(text, what);
     }
 
-    /** Prints rows and progress, and rewrites the results file after every step. */
+    /**
+     * Prints rows and progress, and rewrites the results file after every step (a device or FIFO, a stream, gets the
+     * final result once). The first write that fails (a full disk) stops the run: what could not be saved is not
+     * worth measuring on, and the file must not be left saying {@code running}. From then on the results are
+     * written with status {@code failed} and the error; when even that does not fit, the file already written is
+     * marked {@code failed} in place.
+     */
     static final class Output implements RunListener {
         private final Path file;
         private final PrintWriter out;
         private final PrintWriter err;
         private final boolean progress;
         private final boolean hlog;
+        private final boolean stream;
         private final boolean terminal = System.console() != null;
         private long lastProgressNs;
         private boolean progressShown;
-        private IOException writeFailure;
+        private Runnable onWriteFailure = () -> { };
+        /** The first output that could not be written, and why: one line. */
+        private String writeFailure;
+        /** The bytes last written to {@code file}, for marking it failed in place. */
+        private byte[] lastWritten;
+        /** Whether {@code file} now holds the run as it stands (false after a write failed). */
+        private boolean upToDate;
+        /** The status the results file now says, null before the first write. */
+        private String fileStatus;
 
         Output(Path file, PrintWriter out, PrintWriter err, boolean progress, boolean hlog) {
             this.hlog = hlog;
@@ -314,13 +348,47 @@ public final class RunCommand implements Callable<Integer> {
             this.out = out;
             this.err = err;
             this.progress = progress;
+            this.stream = OutputFiles.isStream(file);
         }
 
+        /** Called (once, on the engine's thread) when an output cannot be written: stops the run. */
+        void onWriteFailure(Runnable action) {
+            this.onWriteFailure = action;
+        }
+
+        /** The first write failure as one line, or null when every output was written. */
+        String writeFailure() {
+            return writeFailure;
+        }
+
+        /** Whether the results file holds the final result. */
+        boolean resultsWritten() {
+            return upToDate;
+        }
+
+        /** The status the results file now says (null when nothing was written: a stream, or the first write). */
+        String fileStatus() {
+            return fileStatus;
+        }
+
+        boolean stream() {
+            return stream;
+        }
+
+        /**
+         * The first write, before any traffic. A path that cannot be written is bad usage (exit 2); a full disk
+         * is a runtime failure (exit 1). A stream is written once, at the end.
+         */
         void writeInitial(RunResult initial) {
+            if (stream) {
+                return;
+            }
             try {
-                ResultFiles.write(file, initial);
+                write(initial);
+            } catch (java.nio.file.AccessDeniedException | java.nio.file.NoSuchFileException e) {
+                throw new IllegalArgumentException("cannot write results to " + file + ": " + reason(e));
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot write results to " + file + ": " + e.getMessage());
+                throw new IllegalStateException("cannot write results to " + file + ": " + reason(e));
             }
         }
 
@@ -357,7 +425,8 @@ public final class RunCommand implements Callable<Integer> {
             String base = file.getFileName().toString().replaceFirst("\\.json$", "");
             Path log = file.toAbsolutePath().resolveSibling(base + "." + transport + ".step" + step + "." + kind
                 + ".hlog");
-            try (java.io.PrintStream ps = new java.io.PrintStream(Files.newOutputStream(log), false,
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            try (java.io.PrintStream ps = new java.io.PrintStream(bytes, false,
                 java.nio.charset.StandardCharsets.UTF_8)) {
                 org.HdrHistogram.HistogramLogWriter w = new org.HdrHistogram.HistogramLogWriter(ps);
                 // HdrHistogram logs hold no values below zero: a one-way delay between hosts that has some (within
@@ -374,8 +443,12 @@ public final class RunCommand implements Callable<Integer> {
                 histogram.setStartTimeStamp(startEpochMs);
                 histogram.setEndTimeStamp(endEpochMs);
                 w.outputIntervalHistogram(histogram);
+            }
+            // The log's name is predictable from the results': written like them, a link planted there is replaced.
+            try {
+                OutputFiles.write(log, bytes.toByteArray());
             } catch (IOException e) {
-                err.println("lossprobe: cannot write " + log + ": " + e.getMessage());
+                failed("cannot write " + log + ": " + reason(e));
             }
         }
 
@@ -394,15 +467,60 @@ public final class RunCommand implements Callable<Integer> {
 
         @Override
         public void resultsUpdated(RunResult partial) {
-            try {
-                ResultFiles.write(file, partial);
-            } catch (IOException e) {
-                if (writeFailure == null) {
-                    err.println("lossprobe: cannot write " + file + ": " + e.getMessage());
-                    err.flush();
-                }
-                writeFailure = e;
+            if (stream && "running".equals(partial.status())) {
+                return; // a stream cannot be rewritten: it gets the final result
             }
+            RunResult result = writeFailure == null ? partial
+                : new RunResult(partial.schemaVersion(), partial.tool(), partial.startedAt(), partial.finishedAt(),
+                    "failed", writeFailure, partial.environment(), partial.plan(), partial.steps());
+            try {
+                write(result);
+            } catch (IOException e) {
+                failed("cannot write results to " + file + ": " + reason(e));
+            }
+        }
+
+        private void write(RunResult result) throws IOException {
+            byte[] bytes = ResultFiles.mapper().writeValueAsBytes(result);
+            upToDate = false;
+            OutputFiles.write(file, bytes);
+            lastWritten = bytes;
+            upToDate = true;
+            fileStatus = result.status();
+        }
+
+        /** The first failure is printed, stops the run, and marks the results file failed if nothing else can. */
+        private void failed(String line) {
+            if (writeFailure != null) {
+                return;
+            }
+            writeFailure = line;
+            closeProgress();
+            err.println("lossprobe: " + line);
+            err.flush();
+            onWriteFailure.run();
+            if (stream || lastWritten == null) {
+                return;
+            }
+            // Needs no space: the file keeps the steps it had and says failed. The engine's final snapshot, written
+            // as failed with this line, replaces it if there is room by then.
+            try {
+                if (ResultFiles.markFailedInPlace(file, lastWritten)) {
+                    lastWritten = null;
+                    fileStatus = "failed";
+                }
+            } catch (IOException e) {
+                err.println("lossprobe: cannot mark " + file + " failed: " + reason(e));
+                err.flush();
+            }
+        }
+
+        /** An I/O failure's reason as the system states it ("No space left on device"), or its type. */
+        private static String reason(IOException e) {
+            if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+                return fse.getReason();
+            }
+            return LossprobeCommand.describe(e);
         }
 
         void closeProgress() {

@@ -7,9 +7,13 @@ import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.testing.Scratch;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -173,5 +177,126 @@ class RunCommandTest {
             }
         }
         assertThat(r.steps().get(0).counts().scheduled()).isEqualTo(2100);
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(60)
+    void aDeviceNodeAsTheOutputIsWrittenThroughNeverReplaced(@TempDir Path dir) throws Exception {
+        Path devNull = Scratch.characterDevice(dir.resolve("null"), 1, 3);
+        Path devFull = Scratch.characterDevice(dir.resolve("full"), 1, 7);
+        long nullNumber = Scratch.deviceNumber(devNull);
+        long fullNumber = Scratch.deviceNumber(devFull);
+
+        Outcome ok = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45700", "--levels", "1k",
+            "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devNull.toString());
+        assertThat(ok.exit()).as(ok.err()).isZero();
+        assertThat(ok.out()).contains("results written to " + devNull);
+
+        Outcome full = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45700", "--levels", "1k",
+            "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devFull.toString());
+        assertThat(full.exit()).as(full.err()).isEqualTo(1);
+        assertThat(full.err()).contains("cannot write results to " + devFull + ": No space left on device")
+            .doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(full.out()).doesNotContain("results written");
+
+        assertThat(Scratch.isCharacterDevice(devNull)).isTrue();
+        assertThat(Scratch.deviceNumber(devNull)).isEqualTo(nullNumber);
+        assertThat(Scratch.isCharacterDevice(devFull)).isTrue();
+        assertThat(Scratch.deviceNumber(devFull)).isEqualTo(fullNumber);
+        try (var listing = Files.list(dir)) {
+            assertThat(listing.toList()).containsExactlyInAnyOrder(devNull, devFull);
+        }
+        assertThat(execute("run", "--hlog", "-o", devNull.toString()).err()).contains("give -o a file");
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(60)
+    void aDiskThatFillsDuringTheRunStopsItWithExitOneAndTheFileSaysFailed(@TempDir Path dir) throws Exception {
+        try (Scratch.Tmpfs fs = Scratch.tmpfs(dir, 256 * 1024)) {
+            Path file = fs.dir().resolve("r.json");
+            // The disk fills once the first results are written: during the first step's long warm-up.
+            CompletableFuture<Long> filled = CompletableFuture.supplyAsync(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!Files.exists(file) && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                try {
+                    return fs.fill();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45710", "--levels",
+                "1k,1k,1k", "--duration", "200ms", "--warmup", "2s", "--drain", "100ms", "--quiet",
+                "-o", file.toString());
+            assertThat(filled.get(20, TimeUnit.SECONDS)).isPositive();
+
+            assertThat(o.exit()).as(o.err()).isEqualTo(1);
+            assertThat(o.err()).contains("cannot write results to " + file + ": No space left on device")
+                .contains("1 step(s) measured").doesNotContain("Exception");
+            assertThat(o.out()).doesNotContain("results written");
+            RunResult r = ResultFiles.read(file);
+            assertThat(r.status()).isEqualTo("failed");
+            try (var listing = Files.list(fs.dir())) {
+                assertThat(listing.map(p -> p.getFileName().toString()).toList())
+                    .containsExactlyInAnyOrder("r.json", "filler");
+            }
+        }
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(60)
+    void histogramLogsReplaceALinkPlantedAtTheirPredictableNames(@TempDir Path dir) throws Exception {
+        Path victim = Files.writeString(dir.resolve("victim"), "precious");
+        Path planted = Files.createSymbolicLink(dir.resolve("r.udp.step0.delay.hlog"), victim);
+        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45720", "--levels", "1k",
+            "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "--hlog",
+            "-o", dir.resolve("r.json").toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(victim).hasContent("precious");
+        assertThat(Files.isSymbolicLink(planted)).isFalse();
+        assertThat(Files.readString(planted)).contains("lossprobe udp step 0 delay");
+    }
+
+    @Test
+    void afterAFailedWriteTheResultsSayFailedAndWhyOnceThereIsRoomAgain(@TempDir Path dir) throws Exception {
+        RunResult running = ResultFiles.mapper().readValue("""
+            {"schemaVersion": 2, "tool": "lossprobe", "startedAt": "2026-11-30T23:00:00Z", "status": "running",
+             "plan": {"transports": ["udp"], "ports": 1, "basePort": 40000, "levels": ["1k"], "durationNs": 1,
+                      "warmupNs": 0, "drainNs": 0, "messageSize": 64, "bindAddress": "127.0.0.1"},
+             "steps": []}
+            """, RunResult.class);
+        RunResult complete = new RunResult(running.schemaVersion(), running.tool(), running.startedAt(),
+            "2026-11-30T23:00:05Z", "complete", null, null, running.plan(), running.steps());
+        try (Scratch.Tmpfs fs = Scratch.tmpfs(dir, 64 * 1024)) {
+            Path file = fs.dir().resolve("r.json");
+            StringWriter err = new StringWriter();
+            RunCommand.Output output = new RunCommand.Output(file, new PrintWriter(new StringWriter()),
+                new PrintWriter(err, true), false, false);
+            java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
+            output.onWriteFailure(stops::incrementAndGet);
+            output.writeInitial(running);
+            fs.fill();
+
+            output.resultsUpdated(running);
+            assertThat(stops.get()).isOne();
+            assertThat(output.writeFailure()).isEqualTo("cannot write results to " + file
+                + ": No space left on device");
+            assertThat(err.toString().strip().lines()).containsExactly("lossprobe: " + output.writeFailure());
+            assertThat(ResultFiles.read(file).status()).isEqualTo("failed");
+            assertThat(ResultFiles.read(file).error()).isNull(); // no room for it: the status alone, in place
+
+            fs.drain();
+            output.resultsUpdated(complete);
+            RunResult last = ResultFiles.read(file);
+            assertThat(last.status()).isEqualTo("failed");
+            assertThat(last.error()).isEqualTo(output.writeFailure());
+            assertThat(last.finishedAt()).isEqualTo(complete.finishedAt());
+            assertThat(output.resultsWritten()).isTrue();
+            assertThat(stops.get()).isOne();
+        }
     }
 }
