@@ -280,10 +280,10 @@ public final class RunCommand implements Callable<Integer> {
         Map<String, String> options = new HashMap<>(transportOptions);
         options.put("udp.io", udpIo);
         if (rcvbuf != null) {
-            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
+            options.put("rcvbuf", Long.toString(socketBuffer(rcvbuf, "--rcvbuf")));
         }
         if (sndbuf != null) {
-            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
+            options.put("sndbuf", Long.toString(socketBuffer(sndbuf, "--sndbuf")));
         }
         return options;
     }
@@ -313,6 +313,16 @@ public final class RunCommand implements Callable<Integer> {
 
     private static long bytes(String text, String what) {
         return Units.parseBytes(text, what);
+    }
+
+    /** SO_RCVBUF and SO_SNDBUF take an int: a larger request would wrap in the kernel call. */
+    private static long socketBuffer(String text, String what) {
+        long size = bytes(text, what);
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(what + " is too large: '" + text + "' (at most " + Integer.MAX_VALUE
+                + " bytes)");
+        }
+        return size;
     }
 
     /**

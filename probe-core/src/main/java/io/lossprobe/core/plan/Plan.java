@@ -35,6 +35,8 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int MAX_CONCURRENCY = 65_536;
     /** Steps are numbered in the header's 16-bit step field ({@code MessageHeader.step}): 0 to 65,535. */
     public static final int MAX_LEVELS = 1 << 16;
+    /** The longest warm-up, window or drain. */
+    public static final long MAX_PHASE_NS = TimeUnit.HOURS.toNanos(24);
 
     /** A one-way (stream) plan. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -90,11 +92,18 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         if (durationNs <= 0) {
             throw new IllegalArgumentException("--duration must be greater than 0");
         }
-        if (durationNs > TimeUnit.HOURS.toNanos(24)) {
+        if (durationNs > MAX_PHASE_NS) {
             throw new IllegalArgumentException("--duration must be at most 24h");
         }
         if (warmupNs < 0 || drainNs < 0) {
             throw new IllegalArgumentException("--warmup and --drain must not be negative");
+        }
+        // Bounded so that no deadline (start + warm-up + window + drain) can overflow.
+        if (warmupNs > MAX_PHASE_NS) {
+            throw new IllegalArgumentException("--warmup must be at most 24h");
+        }
+        if (drainNs > MAX_PHASE_NS) {
+            throw new IllegalArgumentException("--drain must be at most 24h");
         }
         if (messageSize < io.lossprobe.core.wire.MessageHeader.LENGTH) {
             throw new IllegalArgumentException("--size " + messageSize + " is below the "

@@ -1,6 +1,7 @@
 package io.lossprobe.core.plan;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -26,13 +27,21 @@ public final class Units {
             }
         }
         String number = scale == 1 ? s : s.substring(0, s.length() - 1);
+        BigDecimal value;
         try {
-            BigDecimal value = new BigDecimal(number).multiply(BigDecimal.valueOf(scale));
-            if (value.signum() <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
-            }
+            value = new BigDecimal(number).multiply(BigDecimal.valueOf(scale));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
+        }
+        if (value.signum() <= 0) {
+            throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
+        }
+        if (value.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(what + " is too large: '" + text + "'");
+        }
+        try {
             return value.longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
+        } catch (ArithmeticException e) {
             throw new IllegalArgumentException(what + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
         }
     }
@@ -51,16 +60,28 @@ public final class Units {
                 break;
             }
         }
+        BigDecimal ns;
         try {
-            BigDecimal ns = new BigDecimal(number).multiply(scale);
-            if (ns.signum() < 0) {
-                throw new IllegalArgumentException(what + " must not be negative: '" + text + "'");
-            }
-            return ns.longValue();
+            ns = new BigDecimal(number).multiply(scale);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(what + " is not a duration like 500ms, 5s or 2m: '" + text + "'");
         }
+        if (ns.signum() < 0) {
+            throw new IllegalArgumentException(what + " must not be negative: '" + text + "'");
+        }
+        // Compared before any rounding: a value past 2^63 ns (292 years) once wrapped to a tiny one
+        // (18446744073709551617ns ran a 1 ns step), and rounding 1e999999999 would build a billion digits.
+        if (ns.compareTo(MAX_NS) > 0) {
+            throw new IllegalArgumentException(what + " is too long: '" + text + "'");
+        }
+        if (ns.compareTo(BigDecimal.ONE) < 0) {
+            return ns.compareTo(HALF) >= 0 ? 1 : 0;
+        }
+        return ns.setScale(0, RoundingMode.HALF_UP).longValueExact();
     }
+
+    private static final BigDecimal MAX_NS = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal HALF = new BigDecimal("0.5");
 
     /** A size in bytes with an optional binary suffix KiB or MiB (K and M are read the same way). */
     public static long parseBytes(String text, String what) {
@@ -77,11 +98,22 @@ public final class Units {
         } else if (lower.endsWith("b")) {
             number = s.substring(0, s.length() - 1);
         }
+        long value;
         try {
-            return Math.multiplyExact(Long.parseLong(number.trim()), scale);
-        } catch (NumberFormatException | ArithmeticException e) {
+            value = Long.parseLong(number.trim());
+        } catch (NumberFormatException e) {
+            if (number.trim().matches("[0-9]+")) {
+                throw new IllegalArgumentException(what + " is too large: '" + text + "'");
+            }
             throw new IllegalArgumentException(what + " is not a size like 64, 1KiB or 4MiB: '" + text + "'");
         }
+        if (value <= 0) {
+            throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
+        }
+        if (value > Long.MAX_VALUE / scale) {
+            throw new IllegalArgumentException(what + " is too large: '" + text + "'");
+        }
+        return value * scale;
     }
 
     private static String trimmed(String text, String what) {

@@ -26,6 +26,8 @@ class UnitsTest {
         assertThatThrownBy(() -> Level.parse("-5k")).hasMessageContaining("positive");
         assertThatThrownBy(() -> Level.parse("1.5")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Level.parse("")).hasMessageContaining("empty");
+        assertThatThrownBy(() -> Level.parse("9223372036854776k")).hasMessageContaining("too large");
+        assertThatThrownBy(() -> Level.parse("1e999999999G")).hasMessageContaining("too large");
     }
 
     @Test
@@ -40,6 +42,39 @@ class UnitsTest {
         assertThat(Units.parseBytes("1KiB", "s")).isEqualTo(1024);
         assertThat(Units.parseBytes("4MiB", "s")).isEqualTo(4 << 20);
         assertThatThrownBy(() -> Units.parseBytes("big", "--size")).hasMessageStartingWith("--size");
+    }
+
+    @Test
+    void durationsAndSizesRefuseOverflowInsteadOfWrapping() {
+        // 2^64 + 1 ns once became 1 ns: a step too short to lose anything passed a loss-only policy.
+        assertThatThrownBy(() -> Units.parseDurationNs("18446744073709551617ns", "--duration"))
+            .hasMessage("--duration is too long: '18446744073709551617ns'");
+        assertThatThrownBy(() -> Units.parseDurationNs("9223372036854775808ns", "d")).hasMessageContaining("too long");
+        assertThatThrownBy(() -> Units.parseDurationNs("1e999999999h", "d")).hasMessageContaining("too long");
+        assertThat(Units.parseDurationNs("9223372036854775807ns", "d")).isEqualTo(Long.MAX_VALUE);
+        assertThat(Units.parseDurationNs("1e-999999999s", "d")).isZero();
+        assertThat(Units.parseDurationNs("1.5ns", "d")).isEqualTo(2);
+        assertThat(Units.parseDurationNs("0.5us", "d")).isEqualTo(500);
+
+        assertThatThrownBy(() -> Units.parseBytes("9223372036854775808", "--size")).hasMessageContaining("too large");
+        assertThatThrownBy(() -> Units.parseBytes("9007199254740992KiB", "--size")).hasMessageContaining("too large");
+        assertThat(Units.parseBytes("9007199254740991KiB", "s")).isEqualTo(9007199254740991L * 1024);
+        assertThatThrownBy(() -> Units.parseBytes("-1", "--size")).hasMessageContaining("must be positive");
+        assertThatThrownBy(() -> Units.parseBytes("0", "--size")).hasMessageContaining("must be positive");
+        assertThatThrownBy(() -> Units.parseBytes("1.5KiB", "--size")).hasMessageContaining("not a size");
+    }
+
+    @Test
+    void planBoundsEveryPhaseSoNoDeadlineOverflows() {
+        List<Level> levels = List.of(Level.parse("30k"));
+        long s = 1_000_000_000L;
+        long day = Plan.MAX_PHASE_NS;
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, s, day + 1, s, 64, "127.0.0.1"))
+            .hasMessageContaining("--warmup must be at most 24h");
+        assertThatThrownBy(() -> new Plan(List.of("udp"), 48, 40000, levels, s, 0, Long.MAX_VALUE, 64, "127.0.0.1"))
+            .hasMessageContaining("--drain must be at most 24h");
+        Plan longest = new Plan(List.of("udp"), 48, 40000, levels, day, day, day, 64, "127.0.0.1");
+        assertThat(longest.warmupNs() + longest.durationNs() + longest.drainNs()).isLessThan(Long.MAX_VALUE / 2);
     }
 
     @Test
