@@ -49,18 +49,28 @@ final class AeronDriver implements AutoCloseable {
     }
 
     static AeronDriver start(AeronOptions options, Consumer<MediaDriver.Context> customizer) {
+        return start(options, customizer, baseDirectory());
+    }
+
+    /** As {@link #start(AeronOptions, Consumer)} with the embedded driver's directory under {@code base}. */
+    static AeronDriver start(AeronOptions options, Consumer<MediaDriver.Context> customizer, File base) {
         if (options.aeronDir() != null) {
             Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(options.aeronDir()));
             return new AeronDriver(null, aeron, options.aeronDir(), null, options);
         }
-        String dir = new File(baseDirectory(), DIR_PREFIX + ProcessHandle.current().pid() + "-"
-            + SEQUENCE.incrementAndGet()).getAbsolutePath();
+        DriverLeftovers.clean(base.toPath());
+        String dir = createDirectory(base);
         DatagramCounts datagrams = new DatagramCounts();
         MediaDriver.Context ctx = new MediaDriver.Context()
             .aeronDirectoryName(dir)
-            .dirDeleteOnStart(true)
+            .dirDeleteOnStart(false) // created empty just now, by us
             .dirDeleteOnShutdown(true)
             .warnIfDirectoryExists(false)
+            // Every term buffer's pages are taken when its log is created, where the driver checks the free
+            // space first: a /dev/shm too small fails the endpoint's opening with a message. Sparse (Aeron's
+            // default), the pages were taken as the terms first filled, and a full /dev/shm faulted (SIGBUS)
+            // inside the driver's and the sender's threads mid-step.
+            .termBufferSparseFile(false)
             .threadingMode(options.threading())
             .mtuLength(options.mtuBytes())
             .publicationTermBufferLength(options.termLengthBytes())
@@ -69,19 +79,73 @@ final class AeronDriver implements AutoCloseable {
             .receiveChannelEndpointSupplier(datagrams::newReceiveEndpoint);
         idleStrategies(ctx, options.threading());
         customizer.accept(ctx);
-        MediaDriver driver = MediaDriver.launchEmbedded(ctx);
+        long freeBytes = base.getUsableSpace();
+        MediaDriver driver = null;
         Aeron aeron = null;
         try {
+            driver = MediaDriver.launchEmbedded(ctx);
             aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
             return new AeronDriver(driver, aeron, driver.aeronDirectoryName(), datagrams, options);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InternalError e) {
             CloseHelper.quietCloseAll(aeron, driver);
+            IoUtil.delete(new File(dir), true);
+            if (e instanceof InternalError) {
+                // The JVM's word for SIGBUS on a mapped file: the driver's files did not fit.
+                throw new IllegalStateException(noRoom(base, freeBytes));
+            }
             throw e;
         }
     }
 
+    /**
+     * A new directory under {@code base} (world-writable /dev/shm) named {@code lossprobe-aeron-<pid>-<n>-<random>}.
+     * mkdir fails on anything already at the name, a planted link included; and the random part means nobody can
+     * plant one in the moment before. With a predictable name, a link planted there would have been taken for the
+     * driver's directory and deleted through on shutdown (Agrona's delete follows links), as root anywhere.
+     */
+    private static String createDirectory(File base) {
+        byte[] random = new byte[4];
+        for (int attempt = 0; ; attempt++) {
+            java.util.concurrent.ThreadLocalRandom.current().nextBytes(random);
+            java.nio.file.Path dir = base.toPath().resolve(DIR_PREFIX + ProcessHandle.current().pid() + "-"
+                + SEQUENCE.incrementAndGet() + "-" + java.util.HexFormat.of().formatHex(random));
+            try {
+                return java.nio.file.Files.createDirectory(dir).toAbsolutePath().toString();
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (attempt >= 16) {
+                    throw new IllegalStateException("cannot create a directory for the Aeron media driver in " + base
+                        + ": every name tried is taken");
+                }
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("cannot create a directory for the Aeron media driver in " + base
+                    + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** One line for a driver directory that does not fit in {@code base}, which had {@code freeBytes} free. */
+    static String noRoom(File base, long freeBytes) {
+        return "no room for the Aeron media driver's files in " + base + " (" + (freeBytes >> 20)
+            + " MiB free): free some, or attach to a running driver with -X aeron.dir=DIR";
+    }
+
+    /**
+     * The driver refused a term buffer's log for want of space (it checks before creating each): one line that
+     * says what a run needs, instead of Aeron's "insufficient usable storage ... errorCodeValue=12".
+     */
+    RuntimeException noRoomForTerms(io.aeron.exceptions.RegistrationException e) {
+        if (e.errorCode() != io.aeron.ErrorCode.STORAGE_SPACE) {
+            return e;
+        }
+        File dir = new File(directory);
+        return new IllegalStateException("no room for the Aeron term buffers in " + dir.getParent() + " ("
+            + (dir.getUsableSpace() >> 20) + " MiB free; each flow's log takes 3 x aeron.termLength = "
+            + ((3L * options.termLengthBytes()) >> 10) + " KiB at each end): free some, or lower -X aeron.termLength "
+            + "or --ports");
+    }
+
     /** /dev/shm keeps the term buffers in memory; elsewhere they would be written back to disk. */
-    private static File baseDirectory() {
+    static File baseDirectory() {
         File shm = new File("/dev/shm");
         return shm.isDirectory() && shm.canWrite() ? shm : new File(System.getProperty("java.io.tmpdir"));
     }

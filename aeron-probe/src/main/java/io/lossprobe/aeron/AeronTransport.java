@@ -69,6 +69,10 @@ public final class AeronTransport implements Transport {
         AeronDriver driver = acquire(options);
         try {
             return opener.open(driver);
+        } catch (io.aeron.exceptions.RegistrationException e) {
+            RuntimeException said = driver.noRoomForTerms(e); // while the driver's directory is there to measure
+            release(driver);
+            throw said;
         } catch (Exception | Error e) {
             release(driver);
             throw e;
