@@ -2,6 +2,8 @@ package io.lossprobe.udp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.ProcFiles;
+import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.TransportReport;
@@ -51,15 +53,15 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final java.util.concurrent.atomic.LongAdder repliesDropped;
     private final Handler[] handlers;
     private final long[] foreignAtStepStart;
-    private final long[] errorsAtStepStart;
+    private final LoopErrors errors;
 
     private UdpReceiver(EventLoopGroup group, int threads, List<Channel> channels, int[] ports,
                         Map<String, Long> environment, java.util.concurrent.atomic.LongAdder repliesDropped,
-                        Handler[] handlers) {
+                        Handler[] handlers, LoopErrors errors) {
         this.repliesDropped = repliesDropped;
         this.handlers = handlers;
+        this.errors = errors;
         this.foreignAtStepStart = new long[handlers.length];
-        this.errorsAtStepStart = new long[handlers.length];
         this.group = group;
         this.loops = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
@@ -82,6 +84,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         int[] ports = new int[spec.flows().length];
         java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
         Handler[] handlers = new Handler[spec.flows().length];
+        LoopErrors errors = LoopErrors.perFlow("receive", "udp", spec.plan().basePort(), spec.flows().length);
         // Between hosts data is taken only from the controller's address; anything else is foreign, never counted
         // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
@@ -99,7 +102,8 @@ final class UdpReceiver implements ReceiverEndpoint {
                     // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
                     b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
                 }
-                handlers[i] = new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped);
+                handlers[i] = new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped,
+                    errors, i);
                 if (io == NettyIo.EPOLL) {
                     configureEpollReads(b, size, gro);
                 } else {
@@ -126,7 +130,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (gro) {
             env.put("gro", 1L);
         }
-        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped, handlers);
+        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped, handlers, errors);
     }
 
     /**
@@ -235,8 +239,8 @@ final class UdpReceiver implements ReceiverEndpoint {
     public void beginStep(int step) {
         for (int i = 0; i < handlers.length; i++) {
             foreignAtStepStart[i] = handlers[i].foreign.get();
-            errorsAtStepStart[i] = handlers[i].errors.get();
         }
+        errors.beginStep();
     }
 
     @Override
@@ -244,17 +248,12 @@ final class UdpReceiver implements ReceiverEndpoint {
         Map<Integer, Long> now = ProcFiles.readUdpDrops();
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long total = 0;
-        List<String> notes = new ArrayList<>();
+        List<String> notes = errors.notes();
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             long foreign = handlers[i].foreign.get() - foreignAtStepStart[i];
-            long errors = handlers[i].errors.get() - errorsAtStepStart[i];
             flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreign));
             total += delta;
-            if (errors > 0 && notes.size() < 4) {
-                notes.add("udp flow " + i + " (port " + ports[i] + "): " + errors + " receive error(s), the last: "
-                    + handlers[i].lastError);
-            }
         }
         Map<String, Long> counters = new HashMap<>();
         counters.put("udp.receiverSocketDrops", total);
@@ -270,12 +269,10 @@ final class UdpReceiver implements ReceiverEndpoint {
         return environment;
     }
 
+    /** Bounded: a receive loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
-        for (Channel c : channels) {
-            c.close().syncUninterruptibly();
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 
     /**
@@ -312,8 +309,8 @@ final class UdpReceiver implements ReceiverEndpoint {
         private InetSocketAddress sender;
         /** Datagrams from an address other than the flow's sender: written on the receive thread only. */
         final java.util.concurrent.atomic.AtomicLong foreign = new java.util.concurrent.atomic.AtomicLong();
-        final java.util.concurrent.atomic.AtomicLong errors = new java.util.concurrent.atomic.AtomicLong();
-        volatile String lastError;
+        private final LoopErrors errors;
+        private final int flowIndex;
         private long batchArrivalNs;
         private boolean haveBatchTime;
         private boolean repliesPending;
@@ -324,7 +321,10 @@ final class UdpReceiver implements ReceiverEndpoint {
          * @param onlyFrom     the only address data is taken from (between hosts), or null for any
          */
         Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress onlyFrom,
-                java.net.InetAddress replyOnlyTo, java.util.concurrent.atomic.LongAdder repliesDropped) {
+                java.net.InetAddress replyOnlyTo, java.util.concurrent.atomic.LongAdder repliesDropped,
+                LoopErrors errors, int flowIndex) {
+            this.errors = errors;
+            this.flowIndex = flowIndex;
             this.onlyFrom = onlyFrom;
             this.replyOnlyTo = replyOnlyTo;
             this.flow = flow;
@@ -395,9 +395,7 @@ final class UdpReceiver implements ReceiverEndpoint {
          */
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.lazySet(errors.get() + 1);
-            lastError = String.valueOf(cause.getMessage() == null ? cause.getClass().getSimpleName()
-                : cause.getMessage());
+            errors.record(flowIndex, cause);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.transport.SendPacing;
@@ -50,13 +52,15 @@ final class UdpSender implements SenderEndpoint {
     private final EventLoop loop;
     private final List<Channel> channels;
     private final Writer[] writers;
+    private final LoopErrors errors;
     private final Map<String, Long> environment;
     private final long minCycleNs;
     private long purgesAtLastStep;
 
-    private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, Map<String, Long> env,
-                      long minCycleNs) {
+    private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, LoopErrors errors,
+                      Map<String, Long> env, long minCycleNs) {
         this.group = group;
+        this.errors = errors;
         this.minCycleNs = minCycleNs;
         this.loop = group.next();
         this.channels = channels;
@@ -75,9 +79,11 @@ final class UdpSender implements SenderEndpoint {
         EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
+        LoopErrors errors = LoopErrors.perFlow("sender socket", "udp", spec.plan().basePort(), flows);
         try {
             for (int i = 0; i < flows; i++) {
-                Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures(), recvErr);
+                Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures(), recvErr,
+                    errors);
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_SNDBUF, sndbuf)
@@ -110,7 +116,7 @@ final class UdpSender implements SenderEndpoint {
             channels.get(0).config()).getSendBufferSize());
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
         long minCycleNs = spec.replies() != null ? 0 : Long.getLong("lossprobe.udp.minCycleNs", DEFAULT_MIN_CYCLE_NS);
-        return new UdpSender(group, channels, writers, env, minCycleNs);
+        return new UdpSender(group, channels, writers, errors, env, minCycleNs);
     }
 
     /**
@@ -152,12 +158,24 @@ final class UdpSender implements SenderEndpoint {
     }
 
     @Override
+    public void beginStep(int step) {
+        errors.beginStep();
+    }
+
+    @Override
     public TransportReport endStep() {
         long purges = errorQueuePurges();
         long delta = purges - purgesAtLastStep;
         purgesAtLastStep = purges;
-        return delta == 0 ? TransportReport.EMPTY
-            : new TransportReport(Map.of("udp.senderErrorQueuePurges", delta), Map.of());
+        Map<String, Long> counters = new HashMap<>();
+        if (delta > 0) {
+            counters.put("udp.senderErrorQueuePurges", delta);
+        }
+        long socketErrors = errors.sinceStepStart();
+        if (socketErrors > 0) {
+            counters.put("udp.senderSocketErrors", socketErrors);
+        }
+        return counters.isEmpty() ? TransportReport.EMPTY : new TransportReport(counters, Map.of(), errors.notes());
     }
 
     /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
@@ -207,12 +225,10 @@ final class UdpSender implements SenderEndpoint {
         loop.submit(action).get(30, TimeUnit.SECONDS);
     }
 
+    /** Bounded: a send loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
-        for (Channel c : channels) {
-            c.close().syncUninterruptibly();
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 
     /**
@@ -249,6 +265,7 @@ final class UdpSender implements SenderEndpoint {
         private long batchWord1;
         private boolean batchIsData;
         private final boolean recvErr;
+        private final LoopErrors errors;
         private int readsSinceWakeUp;
         /** Written on the event loop, read by the engine after a step. */
         private volatile long errorQueuePurges;
@@ -257,8 +274,10 @@ final class UdpSender implements SenderEndpoint {
          * @param messagesPerBuffer messages per GSO send; 1 sends one datagram per write (no GSO)
          * @param recvErr           IP_RECVERR is on for this flow's socket
          */
-        Writer(int flow, int size, int messagesPerBuffer, SendFailureListener failures, boolean recvErr) {
+        Writer(int flow, int size, int messagesPerBuffer, SendFailureListener failures, boolean recvErr,
+               LoopErrors errors) {
             this.flow = flow;
+            this.errors = errors;
             this.size = size;
             this.messagesPerBuffer = messagesPerBuffer;
             this.failures = failures;
@@ -324,10 +343,14 @@ final class UdpSender implements SenderEndpoint {
             }
         }
 
+        /**
+         * Not a send failure: those fail their write's promise. Counting anything else as one (an ICMP error
+         * surfacing on a read, say) would move a message that was sent, and maybe received, to sendFailed. It is
+         * counted as the flow's socket error and the step says so in words.
+         */
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            // Not a send failure: those fail their write's promise. Counting anything else here (an ICMP error
-            // surfacing on a read, say) would move a message that was sent, and maybe received, to sendFailed.
+            errors.record(flow, cause);
         }
 
         /** Echo mode: the flow's replies, which arrive on this connected socket. */
