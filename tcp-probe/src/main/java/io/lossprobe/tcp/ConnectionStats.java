@@ -22,6 +22,8 @@ final class ConnectionStats {
     long refused;
     /** Connections closed after hearing nothing for the idle timeout. */
     long idleCloses;
+    /** Told of each connection's I/O error as it is counted in {@link #errors}, for the step's notes. */
+    java.util.function.Consumer<Throwable> onError = cause -> { };
 
     void reset() {
         accepted = 0;

@@ -150,6 +150,7 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // A reset or other I/O error ends this connection only; the flow's counts show what it cost.
         stats.errors++;
+        stats.onError.accept(cause);
         ctx.close();
     }
 

@@ -1,6 +1,8 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.TransportReport;
@@ -31,6 +33,7 @@ final class TcpReceiver implements ReceiverEndpoint {
     static final String TRUNCATED_BYTES = "tcp.rx.truncatedBytes";
     static final String CONNECTIONS_REFUSED = "tcp.rx.connectionsRefused";
     static final String IDLE_CLOSES = "tcp.rx.idleCloses";
+    static final String ACCEPT_ERRORS = "tcp.rx.acceptErrors";
 
     private final EventLoopGroup group;
     private final List<Channel> listeners;
@@ -38,22 +41,30 @@ final class TcpReceiver implements ReceiverEndpoint {
     private final List<List<Channel>> connections;
     private final ConnectionStats[] stats;
     private final Map<String, Long> environment = new HashMap<>();
+    /** Connections' I/O errors and failed accepts, per flow, in words for the step's notes. */
+    private final LoopErrors connectionErrors;
+    private final LoopErrors acceptErrors;
     private volatile boolean paused;
 
-    private TcpReceiver(EventLoopGroup group, int flows) {
+    private TcpReceiver(EventLoopGroup group, int flows, int basePort) {
         this.group = group;
+        this.connectionErrors = LoopErrors.perFlow("connection", "tcp", basePort, flows);
+        this.acceptErrors = LoopErrors.perFlow("accept", "tcp", basePort, flows);
         this.listeners = new ArrayList<>(flows);
         this.connections = new ArrayList<>(flows);
         this.stats = new ConnectionStats[flows];
         for (int i = 0; i < flows; i++) {
             connections.add(new ArrayList<>(1));
             stats[i] = new ConnectionStats();
+            int flow = i;
+            stats[i].onError = cause -> connectionErrors.record(flow, cause);
         }
     }
 
     static TcpReceiver open(ReceiverSpec spec, TcpSettings settings) throws Exception {
         int flows = spec.flows().length;
-        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows);
+        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows,
+            spec.plan().basePort());
         try {
             for (int i = 0; i < flows; i++) {
                 receiver.listen(spec, settings, i);
@@ -89,6 +100,7 @@ final class TcpReceiver implements ReceiverEndpoint {
         ServerBootstrap b = new ServerBootstrap().group(group, group).channel(settings.io().serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 16)
+            .handler(new AcceptBackoff(acceptErrors, flow))
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
@@ -159,10 +171,19 @@ final class TcpReceiver implements ReceiverEndpoint {
         });
     }
 
+    /** Counts since the last report; connection errors and failed accepts are said in words too. */
     @Override
     public TransportReport endStep() throws Exception {
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         Map<String, Long> totals = new HashMap<>();
+        List<String> notes = new ArrayList<>(connectionErrors.notes());
+        notes.addAll(acceptErrors.notes());
+        long accepts = acceptErrors.sinceStepStart();
+        if (accepts > 0) {
+            totals.put(ACCEPT_ERRORS, accepts);
+        }
+        connectionErrors.beginStep();
+        acceptErrors.beginStep();
         onReceiveThread(() -> {
             for (int i = 0; i < stats.length; i++) {
                 ConnectionStats s = stats[i];
@@ -184,7 +205,7 @@ final class TcpReceiver implements ReceiverEndpoint {
                 s.reset();
             }
         });
-        return new TransportReport(totals, flows);
+        return new TransportReport(totals, flows, notes);
     }
 
     /**
@@ -200,6 +221,16 @@ final class TcpReceiver implements ReceiverEndpoint {
         });
     }
 
+    /** The one event loop every listener and connection runs on (for tests). */
+    java.util.concurrent.Executor loop() {
+        return group.next();
+    }
+
+    /** Failed accepts so far (for tests; safe from any thread). */
+    LoopErrors acceptErrors() {
+        return acceptErrors;
+    }
+
     /** Live connections of {@code flow} (for tests and checks). */
     int connections(int flow) throws Exception {
         int[] n = new int[1];
@@ -212,11 +243,9 @@ final class TcpReceiver implements ReceiverEndpoint {
         return environment;
     }
 
+    /** Bounded: a receive loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
-        for (Channel c : listeners) {
-            c.close().syncUninterruptibly();
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        Closing.closeAll(listeners, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 }

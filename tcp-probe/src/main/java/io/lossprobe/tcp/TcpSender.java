@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
@@ -231,21 +232,20 @@ final class TcpSender implements SenderEndpoint {
         return onLoop(writers[flow]::channel);
     }
 
+    /**
+     * Tells every writer the close is ours (not a failure) and closes the connections on the loop, then stops the
+     * loop; bounded (see {@link Closing}): a loop that died or hangs must not hang the run's end. The group's
+     * shutdown closes whatever is left.
+     */
     @Override
     public void close() {
-        try {
-            onLoop(() -> {
-                for (FlowWriter w : writers) {
-                    w.closing();
-                    if (w.channel() != null) {
-                        w.channel().close();
-                    }
+        Closing.closeAll(java.util.List.of(loop), l -> l.submit(() -> {
+            for (FlowWriter w : writers) {
+                w.closing();
+                if (w.channel() != null) {
+                    w.channel().close();
                 }
-                return null;
-            });
-        } catch (Exception e) {
-            // Shutting down: the group's shutdown closes whatever is left.
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            }
+        }), () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 }
