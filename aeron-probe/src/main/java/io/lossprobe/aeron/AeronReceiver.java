@@ -4,6 +4,7 @@ import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Subscription;
+import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.TransportReport;
@@ -69,8 +70,8 @@ final class AeronReceiver implements ReceiverEndpoint {
         this.frameLength = BitUtil.align(io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH + messageSize,
             io.aeron.logbuffer.FrameDescriptor.FRAME_ALIGNMENT);
         this.unfragmented = messageSize <= driver.options().mtuBytes() - io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH;
-        this.runner = new AgentRunner(AeronDriver.networkIdle(), Throwable::printStackTrace, null, poller);
-        AgentRunner.startOnThread(runner);
+        this.runner = new AgentRunner(AeronDriver.networkIdle(), poller::onError, null, poller);
+        ReceivePoller.start(runner);
     }
 
     static AeronReceiver open(ReceiverSpec spec, AeronDriver driver, Consumer<AeronDriver> release) {
@@ -159,6 +160,7 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     @Override
     public void beginStep(int step) throws Exception {
+        poller.errors().beginStep();
         if (repliers != null) {
             replyCountsAtStart = replyCounts();
         }
@@ -270,7 +272,12 @@ final class AeronReceiver implements ReceiverEndpoint {
         if (driver.datagrams() != null && driver.datagrams().countingReceives()) {
             totals.put("aeron.datagramsReceived", driver.datagrams().received() - datagramsAtStart);
         }
-        return new TransportReport(totals, flows);
+        return new TransportReport(totals, flows, poller.errors().notes());
+    }
+
+    /** The receiving agent (for tests). */
+    ReceivePoller poller() {
+        return poller;
     }
 
     /** The driver and client this receiver uses; for tests that read the driver's counters. */
@@ -292,7 +299,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         }
         closed = true;
         try {
-            CloseHelper.closeAll(runner);
+            ReceivePoller.close(runner, Closing.deadline()); // bounded: a stuck thread must not hang the run's end
         } finally {
             CloseHelper.quietCloseAll(subscriptions);
             if (replyPublications != null) {

@@ -3,12 +3,14 @@ package io.lossprobe.aeron;
 import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
+import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.TransportReport;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -115,9 +117,8 @@ final class AeronSender implements SenderEndpoint {
                 awaitReplyStreams(replySubscriptions, spec, driver.options().connectTimeoutMs());
                 replyPoller = new ReceivePoller(ReceivePoller.REPLY_ROLE_NAME, replySubscriptions, spec.replies(),
                     null);
-                replyRunner = new AgentRunner(AeronDriver.networkIdle(), Throwable::printStackTrace, null,
-                    replyPoller);
-                AgentRunner.startOnThread(replyRunner);
+                replyRunner = new AgentRunner(AeronDriver.networkIdle(), replyPoller::onError, null, replyPoller);
+                ReceivePoller.start(replyRunner);
             }
             return new AeronSender(driver, release, publications, writers, replySubscriptions, replyPoller,
                 replyRunner);
@@ -221,6 +222,9 @@ final class AeronSender implements SenderEndpoint {
         }
         acceptedAtStart = accepted();
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().sent();
+        if (replyPoller != null) {
+            replyPoller.errors().beginStep();
+        }
         if (replySubscriptions != null) {
             replyNaksAtStart = replyNaks();
             replyLossBytesAtStart = replyLossBytes();
@@ -327,7 +331,7 @@ final class AeronSender implements SenderEndpoint {
         if (driver.datagrams() != null && driver.datagrams().countingSends()) {
             totals.put("aeron.datagramsSent", driver.datagrams().sent() - datagramsAtStart);
         }
-        return new TransportReport(totals, flows);
+        return new TransportReport(totals, flows, replyPoller == null ? List.of() : replyPoller.errors().notes());
     }
 
     @Override
@@ -341,22 +345,20 @@ final class AeronSender implements SenderEndpoint {
             return;
         }
         closed = true;
+        // Bounded, and never thrown past the caller: a send thread stuck in a cycle must neither hang the run's
+        // end nor fail a run whose steps are all measured. It is a daemon, left to the process's exit.
+        long deadline = Closing.deadline();
         thread.shutdownNow();
-        boolean stopped;
         try {
-            stopped = thread.awaitTermination(10, TimeUnit.SECONDS);
+            thread.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            stopped = false;
         }
-        CloseHelper.quietCloseAll(replyRunner);
+        ReceivePoller.close(replyRunner, deadline);
         CloseHelper.quietCloseAll(publications);
         if (replySubscriptions != null) {
             CloseHelper.quietCloseAll(replySubscriptions);
         }
         release.accept(driver);
-        if (!stopped) {
-            throw new IllegalStateException(THREAD_NAME + " did not stop within 10 s");
-        }
     }
 }

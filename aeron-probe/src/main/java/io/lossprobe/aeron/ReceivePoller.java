@@ -5,12 +5,14 @@ import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.wire.MessageHeader;
 import java.nio.ByteOrder;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
@@ -35,8 +37,12 @@ final class ReceivePoller implements Agent {
     private final Subscription[] subscriptions;
     private final FragmentHandler[] handlers;
     private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(64);
+    /** What the agent's runner caught, for the step's notes: never printed. */
+    private final LoopErrors errors;
     private volatile boolean paused;
     private volatile Thread thread;
+    /** The Error that ended the agent's thread (its runner rethrows Errors after handling them), or null. */
+    private volatile Throwable fatal;
 
     ReceivePoller(Subscription[] subscriptions, FlowReceiver[] flows) {
         this(ROLE_NAME, subscriptions, flows, null);
@@ -48,6 +54,7 @@ final class ReceivePoller implements Agent {
      */
     ReceivePoller(String roleName, Subscription[] subscriptions, FlowReceiver[] flows, EchoReplier[] repliers) {
         this.roleName = roleName;
+        this.errors = new LoopErrors("handler", "aeron " + roleName + " thread");
         this.subscriptions = subscriptions;
         this.handlers = new FragmentHandler[subscriptions.length];
         for (int i = 0; i < subscriptions.length; i++) {
@@ -84,6 +91,22 @@ final class ReceivePoller implements Agent {
     }
 
     /**
+     * The agent runner's error handler: an exception thrown in a cycle (a handler's, a subscription's) is counted
+     * and kept for the step's notes, and the agent goes on; an Error ends the thread (the runner rethrows it), and
+     * every later command fails at once saying so.
+     */
+    void onError(Throwable cause) {
+        errors.record(0, cause);
+        if (cause instanceof Error) {
+            fatal = cause;
+        }
+    }
+
+    LoopErrors errors() {
+        return errors;
+    }
+
+    /**
      * Runs {@code action} on the agent's thread between messages and waits for it (at once when called from that
      * thread). The agent must be running.
      */
@@ -95,12 +118,78 @@ final class ReceivePoller implements Agent {
         FutureTask<Void> task = new FutureTask<>(action, null);
         long deadline = System.nanoTime() + COMMAND_TIMEOUT_NS;
         while (!offer(task)) {
+            failIfDead();
             if (System.nanoTime() >= deadline) {
                 throw new IllegalStateException("the Aeron " + roleName + " thread did not take a command within 30 s");
             }
             Thread.onSpinWait();
         }
-        task.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        while (true) {
+            failIfDead();
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("the Aeron " + roleName + " thread did not run a command within 30 s");
+            }
+            try {
+                task.get(Math.min(left, DEAD_CHECK_NS), TimeUnit.NANOSECONDS);
+                return;
+            } catch (java.util.concurrent.TimeoutException e) {
+                // look again whether the thread is still there
+            }
+        }
+    }
+
+    private static final long DEAD_CHECK_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private void failIfDead() {
+        Throwable f = fatal;
+        Thread t = thread;
+        if (f != null || (t != null && !t.isAlive())) {
+            throw new IllegalStateException("the Aeron " + roleName + " thread died"
+                + (f == null ? "" : ": " + LoopErrors.describe(f)));
+        }
+    }
+
+    /**
+     * Closes {@code runner} waiting at most until {@code deadlineNs}: Agrona's own close retries without end while
+     * the agent's thread does not stop (stuck in a handler), printing as it goes. A thread still stuck then is
+     * left to the process's exit.
+     */
+    static void close(AgentRunner runner, long deadlineNs) {
+        if (runner == null) {
+            return;
+        }
+        try {
+            runner.close(CLOSE_RETRY_MS, stuck -> {
+                if (System.nanoTime() >= deadlineNs) {
+                    throw new GaveUp();
+                }
+            });
+        } catch (GaveUp e) {
+            // Bounded, as promised: nothing more to do for a thread that does not stop.
+        }
+    }
+
+    private static final int CLOSE_RETRY_MS = 100;
+
+    /**
+     * Starts {@code runner} on a daemon thread whose uncaught Error is not printed: the runner handed it to
+     * {@link #onError} first, which keeps it for the step's notes and the next command's failure.
+     */
+    static void start(AgentRunner runner) {
+        AgentRunner.startOnThread(runner, r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { });
+            return t;
+        });
+    }
+
+    /** Ends Agrona's close retries once the deadline passed. */
+    private static final class GaveUp extends RuntimeException {
+        GaveUp() {
+            super(null, null, false, false);
+        }
     }
 
     /** Queues {@code command} for the agent's thread; false when the queue is full. */
