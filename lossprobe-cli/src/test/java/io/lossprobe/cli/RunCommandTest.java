@@ -10,6 +10,7 @@ import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.testing.Scratch;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -307,5 +308,27 @@ class RunCommandTest {
             assertThat(output.resultsWritten()).isTrue();
             assertThat(stops.get()).isOne();
         }
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(60)
+    void standardOutputAsTheResultsGetsTheFinalResultOnceAfterTheTable(@TempDir Path dir) throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(javaBin, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
+            System.getProperty("java.class.path"), Main.class.getName(), "run", "--transport", "udp", "--ports", "2",
+            "--base-port", "45730", "--levels", "1k,1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms",
+            "--quiet", "-o", "/dev/stdout").redirectError(dir.resolve("err.txt").toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(Files.readString(dir.resolve("err.txt"))).isZero();
+        int json = out.indexOf("{");
+        assertThat(json).as(out).isPositive();
+        assertThat(out.substring(0, json)).contains("proto", "udp ");
+        String document = out.substring(json, out.lastIndexOf('}') + 1);
+        RunResult r = ResultFiles.mapper().readValue(document, RunResult.class);
+        assertThat(r.status()).isEqualTo("complete");
+        assertThat(r.steps()).hasSize(2);
+        assertThat(out.split("\"schemaVersion\"", -1)).as("written once").hasSize(2);
     }
 }

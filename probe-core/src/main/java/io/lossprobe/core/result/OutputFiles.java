@@ -7,14 +7,19 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -24,12 +29,17 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>What is at the path decides how:
  * <ul>
- *   <li>nothing, a regular file or a symbolic link: a new file is written beside it (a fresh random name, created
- *       exclusively, links not followed), flushed to disk, and renamed over the path. A link at the path is
- *       replaced, never written through, so {@code ln -s /etc/passwd /tmp/r.udp.step0.delay.hlog} gets nothing.</li>
- *   <li>a device, a FIFO or a socket ({@code /dev/null}, {@code /dev/stdout} into a pipe): written through, never
- *       renamed over (as root a rename would put a plain file where {@code /dev/null} was). Such a target is a
- *       stream: see {@link #isStream}.</li>
+ *   <li>nothing, a regular file, or a symbolic link to a regular file or to nothing: a new file is written beside
+ *       it (a fresh random name, created exclusively, links not followed), flushed to disk, and renamed over the
+ *       path. A link at the path is replaced, never written through, so {@code ln -s /etc/passwd
+ *       /tmp/r.udp.step0.delay.hlog} gets nothing.</li>
+ *   <li>a device, a FIFO or a socket ({@code /dev/null}): written through (appending), never renamed over (as root
+ *       a rename would put a plain file where {@code /dev/null} was). Such a target is a stream: see
+ *       {@link #isStream}.</li>
+ *   <li>the process's own output by name ({@code /dev/stdout}, {@code /dev/stderr}, {@code /dev/fd/1},
+ *       {@code /proc/self/fd/2}, ...): links, followed on purpose, written through like a device.</li>
+ *   <li>a symbolic link to anything else (a device, a FIFO, a directory): refused. Followed, a link planted at a
+ *       predictable name and pointing at {@code /dev/sda} would have had JSON written over a disk.</li>
  *   <li>a directory: refused.</li>
  * </ul>
  * Every failure (a full disk, a device that says "no space" like {@code /dev/full}) is an {@link IOException};
@@ -43,28 +53,62 @@ public final class OutputFiles {
 
     /** Writes {@code bytes} to {@code file} as the class comment says. */
     public static void write(Path file, byte[] bytes) throws IOException {
+        if (isOwnOutput(file)) {
+            writeThrough(file, bytes);
+            return;
+        }
         BasicFileAttributes existing = attributesOf(file);
         if (existing != null && existing.isDirectory()) {
             throw new IOException(file + " is a directory");
         }
-        if (existing != null && !existing.isRegularFile() && !existing.isSymbolicLink()) {
-            writeThrough(file, bytes);
+        if (existing != null && existing.isOther()) {
+            writeThrough(file, bytes, LinkOption.NOFOLLOW_LINKS);
             return;
+        }
+        if (existing != null && existing.isSymbolicLink()) {
+            BasicFileAttributes target = targetOf(file);
+            if (target != null && !target.isRegularFile()) {
+                throw new IOException(file + " is a link to something that is not a regular file: name a device "
+                    + "itself, not a link to it");
+            }
         }
         writeByRename(file, bytes);
     }
 
     /**
-     * Whether {@code file} is a device, FIFO or socket: something that is written through and cannot be rewritten
-     * in place (a caller that rewrites a file as it goes writes a stream once, at the end). Links are not followed:
-     * a link to {@code /dev/null} is a link, and is replaced.
+     * Whether {@code file} is a device, FIFO or socket, or this process's own output by name: something that is
+     * written through and cannot be rewritten in place (a caller that rewrites a file as it goes writes a stream
+     * once, at the end). Other links are not followed: a link is not a stream.
      */
     public static boolean isStream(Path file) {
+        if (isOwnOutput(file)) {
+            return true;
+        }
         try {
             BasicFileAttributes a = attributesOf(file);
             return a != null && a.isOther();
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /** The names of this process's standard output and error, which are links on Linux (to /proc/self/fd/N). */
+    private static final Set<Path> OWN_OUTPUT = Set.of(Path.of("/dev/stdout"),
+        Path.of("/dev/stderr"), Path.of("/dev/fd/1"), Path.of("/dev/fd/2"), Path.of("/proc/self/fd/1"),
+        Path.of("/proc/self/fd/2"));
+
+    private static boolean isOwnOutput(Path file) {
+        return OWN_OUTPUT.contains(file.toAbsolutePath().normalize());
+    }
+
+    /** What a link points at (followed), or null when it points at nothing. */
+    private static BasicFileAttributes targetOf(Path link) throws IOException {
+        try {
+            return Files.readAttributes(link, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (FileSystemException e) {
+            return null; // a loop or a too-long chain: nothing to write through; the link itself is replaced
         }
     }
 
@@ -78,11 +122,15 @@ public final class OutputFiles {
     }
 
     /**
-     * No O_CREAT, so a device that vanished is an error rather than a new file; O_NOFOLLOW, so a link swapped in
-     * since the check is refused (ELOOP), not followed.
+     * No O_CREAT, so a device that vanished is an error rather than a new file; with O_NOFOLLOW, a link swapped in
+     * since the check is refused (ELOOP), not followed. O_APPEND: standard output redirected to a file keeps what
+     * is already there.
      */
-    private static void writeThrough(Path file, byte[] bytes) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+    private static void writeThrough(Path file, byte[] bytes, OpenOption... extra) throws IOException {
+        Set<OpenOption> options = new HashSet<>(List.of(
+            StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+        options.addAll(List.of(extra));
+        try (FileChannel ch = FileChannel.open(file, options)) {
             writeFully(ch, bytes);
         }
     }

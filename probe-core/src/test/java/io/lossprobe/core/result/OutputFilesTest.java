@@ -126,4 +126,29 @@ class OutputFilesTest {
             assertThat(ResultFiles.markFailedInPlace(file, first)).isFalse();
         }
     }
+
+    @Test
+    void aLinkToADeviceOrADirectoryIsRefusedAndNothingMoves(@TempDir Path dir) throws Exception {
+        Path node = Scratch.characterDevice(dir.resolve("null"), 1, 3);
+        long rdev = Scratch.deviceNumber(node);
+        Path toDevice = Files.createSymbolicLink(dir.resolve("lossprobe-20261201-000000.json"), node);
+        Path toDir = Files.createSymbolicLink(dir.resolve("r.json"), Files.createDirectory(dir.resolve("d")));
+
+        assertThatThrownBy(() -> OutputFiles.write(toDevice, JSON)).isInstanceOf(IOException.class)
+            .hasMessageContaining("is a link to something that is not a regular file");
+        assertThatThrownBy(() -> OutputFiles.write(toDir, JSON)).isInstanceOf(IOException.class);
+
+        assertThat(Files.isSymbolicLink(toDevice)).isTrue();
+        assertThat(Files.isSymbolicLink(toDir)).isTrue();
+        assertThat(Scratch.isCharacterDevice(node)).isTrue();
+        assertThat(Scratch.deviceNumber(node)).isEqualTo(rdev);
+        assertThat(OutputFiles.isStream(toDevice)).as("a link is never a stream").isFalse();
+    }
+
+    @Test
+    void theProcessesOwnOutputByNameIsAStream() {
+        for (String name : List.of("/dev/stdout", "/dev/stderr", "/dev/fd/1", "/proc/self/fd/2")) {
+            assertThat(OutputFiles.isStream(Path.of(name))).as(name).isTrue();
+        }
+    }
 }
