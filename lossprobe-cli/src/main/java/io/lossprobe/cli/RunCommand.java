@@ -395,6 +395,8 @@ public final class RunCommand implements Callable<Integer> {
             }
             try {
                 write(initial);
+            } catch (OutputFiles.Refused e) {
+                throw new IllegalArgumentException("cannot write results: " + e.getMessage());
             } catch (java.nio.file.AccessDeniedException | java.nio.file.NoSuchFileException e) {
                 throw new IllegalArgumentException("cannot write results to " + file + ": " + reason(e));
             } catch (IOException e) {

@@ -218,6 +218,13 @@ class RunCommandTest {
             assertThat(listing.toList()).containsExactlyInAnyOrder(devNull, devFull);
         }
         assertThat(execute("run", "--hlog", "-o", devNull.toString()).err()).contains("give -o a file");
+        Path link = Files.createSymbolicLink(dir.resolve("link.json"), devNull);
+        Outcome refused = execute("run", "--transport", "udp", "-o", link.toString());
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err().strip()).isEqualTo("lossprobe: cannot write results: " + link
+            + " is a link to something that is not a regular file: name a device itself, not a link to it");
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Scratch.deviceNumber(devNull)).isEqualTo(nullNumber);
     }
 
     @Test

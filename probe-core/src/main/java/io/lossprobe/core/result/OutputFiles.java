@@ -48,6 +48,13 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class OutputFiles {
     private static final String TMP_SUFFIX = ".tmp";
 
+    /** What is at the path is not written to on principle (a directory, a link to a device): bad usage. */
+    public static final class Refused extends IOException {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
     private OutputFiles() {
     }
 
@@ -59,7 +66,7 @@ public final class OutputFiles {
         }
         BasicFileAttributes existing = attributesOf(file);
         if (existing != null && existing.isDirectory()) {
-            throw new IOException(file + " is a directory");
+            throw new Refused(file + " is a directory");
         }
         if (existing != null && existing.isOther()) {
             writeThrough(file, bytes, LinkOption.NOFOLLOW_LINKS);
@@ -68,7 +75,7 @@ public final class OutputFiles {
         if (existing != null && existing.isSymbolicLink()) {
             BasicFileAttributes target = targetOf(file);
             if (target != null && !target.isRegularFile()) {
-                throw new IOException(file + " is a link to something that is not a regular file: name a device "
+                throw new Refused(file + " is a link to something that is not a regular file: name a device "
                     + "itself, not a link to it");
             }
         }
