@@ -334,6 +334,7 @@ public final class RunEngine {
         Counts totals = Counts.ZERO;
         List<LossBurst> bursts = new ArrayList<>();
         Histogram ipdv = Latency.newHistogram();
+        SignedHistogram transit = new SignedHistogram();
         double jitterSum = 0;
         int jitterFlows = 0;
         Long socketDropsTotal = null;
@@ -365,11 +366,13 @@ public final class RunEngine {
             }
             Long baseline = baselines == null ? null : baselines.add(s);
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
+                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()),
+                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
                 Latency.of(s.ipdv()), perFlow, flowEcho));
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
+            transit.add(s.transit());
             if (s.received() >= 2) { // RFC 3550 jitter needs two arrivals; a silent flow has none to average
                 jitterSum += s.jitterNs();
                 jitterFlows++;
@@ -420,6 +423,7 @@ public final class RunEngine {
             totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
             Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()),
+            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()),
             baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
             baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
             round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
