@@ -29,8 +29,6 @@ public final class FlowReceiver {
     private final AtomicLongArray lateDuplicatesAfterClose;
     private final AtomicLong progress = new AtomicLong();
     private final MessageAuth auth;
-    /** Arrivals that were not this run's sender's, in any step (for the transports' own foreign counts too). */
-    private final AtomicLong foreignTotal = new AtomicLong();
 
     private final SignedHistogram delay = new SignedHistogram();
     /** Arrival minus the actual send time: the path and the stacks, without the sender's lag. */
@@ -143,7 +141,6 @@ public final class FlowReceiver {
         }
         if (!auth.verify(word0, word1, sequence, sendTimeNs, actualSendNs, tag)) {
             foreign++;
-            foreignTotal.lazySet(foreignTotal.get() + 1);
             return false;
         }
         int kind = MessageHeader.kind(word0);
@@ -231,11 +228,6 @@ public final class FlowReceiver {
      */
     public long replyTag(long replyWord0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         return auth.tag(replyWord0, word1, sequence, sendTimeNs, actualSendNs);
-    }
-
-    /** Foreign arrivals over the run so far; safe from any thread. */
-    public long foreignSoFar() {
-        return foreignTotal.get();
     }
 
     /** Distinct messages received so far in the open step; safe from any thread. */

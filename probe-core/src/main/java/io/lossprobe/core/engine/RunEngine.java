@@ -246,7 +246,7 @@ public final class RunEngine {
         SignedHistogram delay = merged(receipt.flows());
         SignedHistogram rtt = replies == null ? null : merged(replies);
         StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
-            after, clocks, egressDrops);
+            after, clocks, egressDrops, failures);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -323,7 +323,7 @@ public final class RunEngine {
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, SignedHistogram delay,
                                  SignedHistogram rtt, WindowSample windowSample, HostCounters.Sample after,
-                                 Clocks clocks, long egressQdiscDrops) {
+                                 Clocks clocks, long egressQdiscDrops, FailedRanges[] failures) {
         HostCounters.Sample before = windowSample.host();
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
@@ -398,6 +398,14 @@ public final class RunEngine {
             warnings.add(totals.foreign() + " arrival(s) were not this run's sender's (a tag that does not verify "
                 + "under the run's key, or another source address): counted as foreign, never as received; someone "
                 + "else is sending to these ports");
+        }
+        long unrecorded = 0;
+        for (FailedRanges f : failures) {
+            unrecorded += f.unrecorded();
+        }
+        if (unrecorded > 0) {
+            warnings.add(unrecorded + " message(s) reported as failed after being sent could not be recorded (out "
+                + "of order, or past " + FailedRanges.MAX_RANGES + " ranges a flow): they count as sent and lost");
         }
         if (outcome.failedAfterClose() > 0) {
             warnings.add(outcome.failedAfterClose() + " message(s) of an earlier step failed to send after that "
