@@ -23,7 +23,8 @@ class ComparisonTest {
         assertThat(c.rows().get(0).regressed()).isFalse();
         assertThat(c.rows().get(1).regressions()).extracting(Comparison.Regression::metric)
             .containsExactly("lossPercent", "achievedRate", "p99DelayMs");
-        assertThat(c.table()).contains("REGRESSION").contains("udp").contains("50k");
+        assertThat(new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text()).contains("REGRESSION")
+            .contains("udp").contains("50k");
     }
 
     @Test
@@ -38,7 +39,7 @@ class ComparisonTest {
     void aStepWithoutDelayShowsADashForItsP99() {
         LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
         LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, Fixtures::noDelay));
-        String row50k = Comparison.of(a, b, Comparison.Tolerance.DEFAULT).table().lines()
+        String row50k = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text().lines()
             .filter(l -> l.contains("50k")).findFirst().orElseThrow();
         String[] f = row50k.trim().split("\\s+");
         // proto level loss%A loss%B delta achA achB delta% p99A p99B delta% verdict
