@@ -163,7 +163,7 @@ final class ChartParts {
     /**
      * A value axis: logarithmic when the positive values span two decades or more, with zeros (when
      * {@code zerosPossible}) on a floor a decade below the smallest positive value, named in the label. Otherwise
-     * linear; a {@code count} axis starts at zero and never goes below it (when every value is zero it runs 0 to 1).
+     * linear; a {@code count} axis has no tick below zero (when every value is zero it runs 0 to 1).
      */
     static ValueAxis valueAxis(String label, List<Double> values, boolean zerosPossible, boolean count) {
         double minPos = Double.MAX_VALUE;
@@ -200,12 +200,13 @@ final class ChartParts {
             axis.setRangeType(RangeType.POSITIVE);
             axis.setAutoRangeIncludesZero(true);
         }
-        if (max <= 0 && !negative) {
-            axis.setRange(0, 1);
-        } else if (!negative) {
-            axis.setRange(0, max * 1.08);
-            axis.setTickUnit(new NumberTickUnit(niceStep(max / 6), new java.text.DecimalFormat("0.#########",
-                java.text.DecimalFormatSymbols.getInstance(Locale.ROOT))));
+        // A count starts at zero; the range starts a hair below it so a line of zeros is drawn whole above the
+        // axis line instead of half hidden in it (no tick goes below zero: ticks fall on multiples of the step).
+        if (!negative) {
+            double top = max <= 0 ? 1 : max * 1.08;
+            axis.setRange(-top * 0.02, top);
+            // The first tick is computed as ceil(lower / step) * step: -0.0, printed "-0" by any NumberFormat.
+            axis.setTickUnit(new NumberTickUnit(niceStep(top / 7), new LabelFormat(v -> plain(v == 0 ? 0 : v))));
         }
         return axis;
     }
@@ -272,6 +273,11 @@ final class ChartParts {
     static String plain(double v) {
         return new java.text.DecimalFormat("0.#########", java.text.DecimalFormatSymbols.getInstance(Locale.ROOT))
             .format(v);
+    }
+
+    /** {@code text} cut to {@code max} characters with an ellipsis: labels drawn in a plot must fit it. */
+    static String shorten(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max - 1) + "\u2026";
     }
 
     /** Two significant digits, no exponent: 0.0017, 0.35, 25. */

@@ -190,12 +190,11 @@ final class DelayCharts {
         x.setTickUnit(new NumberTickUnit(1));
         x.setNumberFormatOverride(new ChartParts.LabelFormat(DelayCharts::percentileLabel));
         x.setMinorTickMarksVisible(false);
-        List<Double> ys = lines.yValues();
-        NumberAxis y = new NumberAxis(what + " (ms)");
-        boolean negative = ys.stream().anyMatch(v -> v < 0);
-        y.setAutoRangeIncludesZero(!negative);
+        // Linear as HdrHistogram's plotter draws it, unless the levels' delays span two decades: then a log axis
+        // keeps the fast levels from lying flat on zero under the slow one.
+        ValueAxis y = delayAxis(what + " (ms)", lines.yValues());
         XYPlot plot = ChartParts.plot(x, y);
-        lines.addTo(plot, 0, Double.NaN);
+        lines.addTo(plot, 0, ChartParts.floor(y));
         JFreeChart chart = ChartParts.chart(transport + ": " + what + " by percentile, per level", plot, true);
         if (anySummary) {
             ChartParts.note(chart, (anyFull ? "Some levels " : "Drawn ")
@@ -268,7 +267,11 @@ final class DelayCharts {
             offsetS += endS;
         }
         time.setRange(0, Math.max(offsetS, 1e-3));
-        plot.add(sub(rates, ChartParts.valueAxis("messages/s", rates.yValues(), false, true), starts, true), 2);
+        ValueAxis rateAxis = ChartParts.valueAxis("messages/s", rates.yValues(), false, true);
+        if (rateAxis instanceof NumberAxis n) {
+            n.setNumberFormatOverride(new ReportCharts.RateFormat());
+        }
+        plot.add(sub(rates, rateAxis, starts, true), 2);
         plot.add(sub(loss, ChartParts.valueAxis("loss %", loss.yValues(), true, true), starts, false), 1);
         if (!delay.isEmpty()) {
             plot.add(sub(delay, DelayCharts.delayAxis("delay (ms)", delay.yValues()), starts, false), 2);

@@ -47,12 +47,12 @@ final class HistoryCharts {
 
     /**
      * One metric of one level over the runs' start times: a line per transport (per transport and target when
-     * the runs went to several targets); a red cross on every point whose check failed, a red line at every run
-     * that did not complete.
+     * the runs went to several targets); a red cross on every point whose check failed a limit {@code marks}
+     * accepts (by the limit's name), a red line at every run that did not complete.
      */
     ChartParts.Figure trend(String id, String title, String yLabel, String level, List<LoadedResult> runs,
                             Map<LoadedResult, CheckReport> checks, ToDoubleFunction<StepMetrics> metric,
-                            boolean lossLike) {
+                            boolean lossLike, java.util.function.Predicate<String> marks) {
         Set<String> targets = new LinkedHashSet<>();
         runs.forEach(r -> targets.add(RunLabels.of(r.run()).target()));
         List<String> targetList = new ArrayList<>(targets);
@@ -92,7 +92,8 @@ final class HistoryCharts {
                 lines.add(handle, t, v, tip);
                 if (check != null) {
                     String failures = check.failures().stream()
-                        .filter(e -> e.transport().equals(m.transport()) && e.level().equals(m.level()))
+                        .filter(e -> e.transport().equals(m.transport()) && e.level().equals(m.level())
+                            && marks.test(e.metric()))
                         .map(CheckReport.Evaluation::message).collect(Collectors.joining("\n"));
                     if (!failures.isEmpty()) {
                         lines.add(failed, t, v, "check failed, run of " + r.startedAt() + ":\n" + failures);
@@ -124,7 +125,7 @@ final class HistoryCharts {
         Map<String, List<StepMetrics>> byB = ReportCharts.byTransport(b);
         for (String t : transports) {
             Color c = palette.transport(t);
-            int sa = lines.series("A " + t, Palette.shade(c, 3), Palette.dash(1, 2f), true);
+            int sa = lines.series("A " + t, Palette.shade(c, 2), Palette.dash(1, 2f), true);
             int sb = lines.series("B " + t, c, ChartParts.LINE, true);
             for (StepMetrics m : byA.getOrDefault(t, List.of())) {
                 lines.add(sa, m.offeredRate(), m.lossPercent(), "A " + ReportCharts.lossTip(m));

@@ -201,13 +201,19 @@ public final class HtmlReport {
             sb.append("<div class=\"grid\">\n");
             int i = 0;
             for (String level : HistoryCharts.levels(results)) {
+                // Delay limits are marked on the p99 chart, every other limit (loss, rate, repairs) on the loss chart.
                 figure(history.trend("trend-loss-" + i, "Loss at " + level + " over time", "loss % of sent", level,
-                    results, checks, StepMetrics::lossPercent, true));
+                    results, checks, StepMetrics::lossPercent, true, metric -> !isDelayLimit(metric)));
                 figure(history.trend("trend-p99-" + i, "p99 delay at " + level + " over time",
-                    "p99 one-way delay (ms)", level, results, checks, StepMetrics::p99DelayMs, false));
+                    "p99 one-way delay (ms)", level, results, checks, StepMetrics::p99DelayMs, false,
+                    Page::isDelayLimit));
                 i++;
             }
             sb.append("</div>\n");
+        }
+
+        private static boolean isDelayLimit(String metric) {
+            return metric.toLowerCase(java.util.Locale.ROOT).contains("p99");
         }
 
         private void delaySection() {

@@ -34,8 +34,10 @@ final class LevelAxis extends LogAxis {
         if (!ticks.isEmpty()) {
             double lo = ticks.get(0);
             double hi = ticks.get(ticks.size() - 1);
-            // A margin of a fifth of a decade each side keeps the end points and their labels inside the plot.
-            double margin = Math.pow(10, Math.max(0.2, 0.06 * Math.log10(hi / lo)));
+            // A margin each side keeps the end points and their labels inside the plot: 6 % of the span, a fifth
+            // of a decade around a single level.
+            double span = Math.log10(hi / lo);
+            double margin = Math.pow(10, span > 0 ? Math.max(0.01, 0.06 * span) : 0.2);
             setRange(lo / margin, hi * margin);
         }
     }

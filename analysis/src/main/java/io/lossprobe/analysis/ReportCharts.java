@@ -54,22 +54,31 @@ final class ReportCharts {
             }
         }
         ValueAxis y = ChartParts.valueAxis("loss % of sent", lines.yValues(), true, true);
-        XYPlot plot = ChartParts.plot(levelAxis("offered rate (messages/s)", steps), y);
+        LevelAxis x = levelAxis("offered rate (messages/s)", steps);
+        XYPlot plot = ChartParts.plot(x, y);
         lines.addTo(plot, 0, ChartParts.floor(y));
         int k = 0;
+        double middle = Math.sqrt(x.getLowerBound() * x.getUpperBound());
         for (RunExtras.Search s : searches) {
             ValueMarker m = new ValueMarker(s.rate(), palette.transport(s.transport()), Palette.dash(1, 1.6f));
-            m.setLabel(s.transport() + " " + s.criterion() + " " + RateFormat.compact(s.rate()));
+            m.setLabel(ChartParts.shorten(s.transport() + " " + s.criterion(), 24) + " "
+                + RateFormat.compact(s.rate()));
             m.setLabelFont(ChartParts.NOTE);
             m.setLabelPaint(palette.transport(s.transport()));
-            m.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
-            m.setLabelTextAnchor(TextAnchor.TOP_LEFT);
-            m.setLabelOffset(new RectangleInsets(4 + 15 * k++, 4, 2, 2));
+            // Right of the line in the left half, left of it in the right half: the label stays in the plot.
+            boolean right = s.rate() < middle;
+            m.setLabelAnchor(right ? RectangleAnchor.TOP_RIGHT : RectangleAnchor.TOP_LEFT);
+            m.setLabelTextAnchor(right ? TextAnchor.TOP_LEFT : TextAnchor.TOP_RIGHT);
+            m.setLabelOffset(new RectangleInsets(4 + 15 * k++, 4, 2, 4));
             plot.addDomainMarker(m);
         }
         JFreeChart chart = ChartParts.chart("Loss against offered rate", plot, true);
-        if (lines.yValues().stream().allMatch(v -> v == 0)) {
-            ChartParts.note(chart, "No loss at any level.");
+        List<String> clean = byTransport(steps).entrySet().stream()
+            .filter(e -> e.getValue().stream().allMatch(m -> m.lost() == 0)).map(Map.Entry::getKey).toList();
+        if (!clean.isEmpty()) {
+            // Lines of zero loss lie on one another at the bottom: say which they are.
+            ChartParts.note(chart, clean.size() == byTransport(steps).size() ? "No loss at any level."
+                : "No loss at any level: " + ChartParts.shorten(String.join(", ", clean), 80) + ".");
         }
         return new ChartParts.Figure(id, "loss-curve", chart, WIDE, WIDE_HEIGHT, true);
     }
