@@ -87,7 +87,8 @@ public final class ComparisonReport {
         out.add("");
         out.addAll(wrap("verdict: " + verdict(), "  "));
         List<String> fitted = new ArrayList<>();
-        out.forEach(l -> fitted.addAll(wrap(l, "    ")));
+        // A terminal obeys control characters: none from a result file reaches it.
+        out.forEach(l -> fitted.addAll(wrap(l.replaceAll("\\p{Cntrl}", "?"), "    ")));
         return String.join("\n", fitted) + "\n";
     }
 

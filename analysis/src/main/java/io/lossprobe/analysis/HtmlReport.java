@@ -258,8 +258,16 @@ public final class HtmlReport {
                     }
                 }
                 if (!ds.isEmpty()) {
-                    figure(delays.percentiles("percentiles-" + kind + "-" + i, e.getKey(), what, ds,
-                        ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT));
+                    ChartParts.Figure f = delays.percentiles("percentiles-" + kind + "-" + i, e.getKey(), what, ds,
+                        ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT);
+                    double bound = kind.equals("delay") ? e.getValue().stream().map(StepMetrics::of)
+                        .mapToDouble(StepMetrics::delayUncertaintyMs).filter(v -> !Double.isNaN(v)).max()
+                        .orElse(Double.NaN) : Double.NaN;
+                    if (!Double.isNaN(bound)) {
+                        ChartParts.note(f.chart(), "Between hosts: every value is true to +-" + ChartParts.ms(bound)
+                            + " (the clock offset's bound)");
+                    }
+                    figure(f);
                 }
                 i++;
             }

@@ -46,4 +46,14 @@ class ComparisonTest {
         assertThat(f[8]).matches("\\d+\\.\\d{3}");
         assertThat(f[9]).isEqualTo("-");
     }
+
+    @Test
+    void textReachesNoControlCharacterToTheTerminal() {
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, s -> s.put("transport",
+            "udp\u001b[2J\u001b[31m")));
+        String text = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text();
+        assertThat(text).doesNotContain("\u001b").contains("udp?[");
+        assertThat(text.lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(100));
+    }
 }

@@ -123,7 +123,8 @@ class HtmlReportTest {
         String page = HtmlReport.render(List.of(r), m -> { });
         assertThat(page).contains("between this host and <b>server.example</b> (forward)")
             .contains("(+-0.052 ms clock bound)")
-            .contains("Between hosts: every value is true to +-0.052 ms");
+            .contains("Between hosts: every value is true to +-0.052 ms (the clock offset&apos;s bound, grey around p50)")
+            .contains("Between hosts: every value is true to +-0.052 ms (the clock offset&apos;s bound)</text>");
         assertThat(SummaryTable.of(List.of(r)).csv()).contains("delay_uncertainty_ms").contains(",0.052,");
     }
 
