@@ -7,6 +7,7 @@ import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.Policy;
 import io.lossprobe.analysis.PolicyCheck;
 import io.lossprobe.analysis.PrometheusTextfile;
+import io.lossprobe.analysis.RunLabels;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -42,6 +43,11 @@ public final class CheckCommand implements Callable<Integer> {
             + "for node_exporter's textfile collector; name it *.prom.")
     Path prometheus;
 
+    @Option(names = "--target-label", paramLabel = "HOST",
+        description = "The textfile's target label. Default: from the result (the --target host of a forward run, "
+            + "'local' for a run on one host, 'remote' for a --reverse run, whose file does not name the server).")
+    String targetLabel;
+
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write the outcome as JUnit XML.")
     Path junit;
 
@@ -53,6 +59,8 @@ public final class CheckCommand implements Callable<Integer> {
         CommandLine cl = spec.commandLine();
         Inputs.requireWritable(cl, prometheus, "--prometheus");
         Inputs.requireWritable(cl, junit, "--junit");
+        Inputs.requireNotInput(cl, prometheus, java.util.List.of(resultFile, policyFile));
+        Inputs.requireNotInput(cl, junit, java.util.List.of(resultFile, policyFile));
         Policy policy;
         try {
             policy = Policy.read(policyFile);
@@ -71,7 +79,8 @@ public final class CheckCommand implements Callable<Integer> {
         }
         CheckReport report = new PolicyCheck(policy).check(run, baseline);
         if (prometheus != null) {
-            PrometheusTextfile.write(prometheus, report);
+            PrometheusTextfile.write(prometheus, run, RunLabels.of(run.run()).withTarget(targetLabel),
+                Optional.of(report));
         }
         if (junit != null) {
             JUnitXml.write(junit, report);

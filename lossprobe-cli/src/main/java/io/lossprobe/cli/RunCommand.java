@@ -134,7 +134,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--baseline", paramLabel = "FILE", description = "With --policy: baseline result to compare with.")
     Path baseline;
 
-    @Option(names = "--prometheus", paramLabel = "FILE", description = "With --policy: write a Prometheus textfile.")
+    @Option(names = "--prometheus", paramLabel = "FILE",
+        description = "Write the run's numbers (and with --policy the check) as a Prometheus textfile, atomically; "
+            + "also when the run fails or is interrupted.")
     Path prometheus;
 
     @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
@@ -151,9 +153,8 @@ public final class RunCommand implements Callable<Integer> {
         if (reverse && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--mode echo does not go with --reverse");
         }
-        if (policy == null && (baseline != null || prometheus != null || junit != null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--baseline, --prometheus and --junit go with --policy");
+        if (policy == null && (baseline != null || junit != null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
         }
         if (policy != null) {
             try {
@@ -216,15 +217,28 @@ public final class RunCommand implements Callable<Integer> {
         stdout.println(StepTable.header());
         stdout.flush();
         try {
-            RunResult result = engine.run();
+            RunResult result;
+            try {
+                result = engine.run();
+            } catch (Exception e) {
+                textfileOfFailedRun(out, stderr);
+                throw e;
+            }
             if ("interrupted".equals(result.status())) {
                 stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
                     + out);
+                textfileOfFailedRun(out, stderr);
                 return 130;
             }
             stdout.println("results written to " + out);
             stdout.flush();
-            return policy == null ? 0 : checkInline(out);
+            if (policy != null) {
+                return checkInline(out);
+            }
+            if (prometheus != null) {
+                writeTextfile(out);
+            }
+            return 0;
         } finally {
             if (remote != null) {
                 remote.close();
@@ -239,6 +253,34 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The textfile without a check: the run's numbers, labelled with the target as typed. */
+    private void writeTextfile(Path results) throws IOException {
+        try {
+            io.lossprobe.analysis.LoadedResult loaded = io.lossprobe.analysis.LoadedResult.read(results);
+            io.lossprobe.analysis.PrometheusTextfile.write(prometheus, loaded,
+                io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), java.util.Optional.empty());
+        } catch (io.lossprobe.analysis.InputException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** A run that failed or was interrupted still updates the textfile, so its status shows; best effort. */
+    private void textfileOfFailedRun(Path results, PrintWriter stderr) {
+        if (prometheus == null || !Files.isRegularFile(results)) {
+            return;
+        }
+        try {
+            writeTextfile(results);
+        } catch (IOException | RuntimeException e) {
+            stderr.println("lossprobe: cannot write " + prometheus + ": " + e.getMessage());
+        }
+    }
+
+    /** The host of --target as typed, for the textfile's target label; null for a run on this host. */
+    private String targetLabel() {
+        return target == null ? null : HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
+    }
+
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
     private int checkInline(Path results) {
         List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
@@ -247,6 +289,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (prometheus != null) {
             args.addAll(List.of("--prometheus", prometheus.toString()));
+            if (target != null) {
+                args.addAll(List.of("--target-label", targetLabel()));
+            }
         }
         if (junit != null) {
             args.addAll(List.of("--junit", junit.toString()));
