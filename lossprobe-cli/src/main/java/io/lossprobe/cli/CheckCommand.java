@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe check}: a run against a policy's thresholds and an optional baseline; exit 1 when one fails. */
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Checks a result against a policy: per transport and level, max loss %, min achieved rate, "
+    description = {"Checks a result against a policy: per transport and level, max loss %%, min achieved rate, "
         + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
         "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
     footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "

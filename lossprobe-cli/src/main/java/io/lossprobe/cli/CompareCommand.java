@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe compare A B}: two runs side by side per transport and level, regressions flagged. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Shows two runs side by side per transport and level: loss %, achieved rate and p99 delay, "
+    description = {"Shows two runs side by side per transport and level: loss %%, achieved rate and p99 delay, "
         + "with deltas. A row is a REGRESSION when B's loss rose, its achieved rate fell or its p99 rose beyond "
         + "the tolerances."},
     footer = {"", "Exit codes: 0 ok (regressions are printed), 1 regression with --fail-on-regression, "
@@ -28,7 +28,7 @@ public final class CompareCommand implements Callable<Integer> {
     Path b;
 
     @Option(names = "--loss-tolerance", defaultValue = "0.1", paramLabel = "POINTS",
-        description = "Loss % may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
+        description = "Loss %% may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
     double lossPoints;
 
     @Option(names = "--achieved-tolerance", defaultValue = "5", paramLabel = "PERCENT",

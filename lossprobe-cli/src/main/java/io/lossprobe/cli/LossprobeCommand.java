@@ -24,7 +24,8 @@ public final class LossprobeCommand implements Runnable {
         CommandLine cl = new CommandLine(new LossprobeCommand());
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("lossprobe: " + ex.getMessage());
+            err.println("lossprobe: " + (ex instanceof CommandLine.UnmatchedArgumentException u
+                ? Suggestions.describe(u) : ex.getMessage()));
             err.flush();
             return 2;
         });
