@@ -30,7 +30,8 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
     Path policyFile;
 
-    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check.")
+    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check, or a mesh file "
+        + "(every pair is checked; one that did not run fails).")
     Path resultFile;
 
     @Option(names = "--baseline", paramLabel = "FILE",
@@ -58,6 +59,9 @@ public final class CheckCommand implements Callable<Integer> {
             policy = Policy.read(policyFile);
         } catch (InputException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
+            return MeshOutputs.check(cl, policy, resultFile, baselineFile, prometheus, junit, quiet);
         }
         LoadedResult run = Inputs.read(cl, resultFile);
         Optional<LoadedResult> baseline = Optional.empty();

@@ -24,7 +24,8 @@ public final class ReportCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run.")
+    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run, or the "
+        + "mesh file(s) of lossprobe mesh (drawn as source-by-destination matrices).")
     List<Path> files;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -47,6 +48,9 @@ public final class ReportCommand implements Callable<Integer> {
         }
         Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;
         Inputs.requireWritable(cl, out, "report");
+        if (MeshOutputs.isMesh(files)) {
+            return MeshOutputs.report(cl, files, fmt, out, quiet);
+        }
         PrintWriter err = cl.getErr();
         long t0 = System.nanoTime();
         Consumer<String> progress = quiet ? m -> { } : m -> {
