@@ -486,7 +486,7 @@ public final class MeshCommand implements Callable<Integer> {
     }
 
     private static String minutes(long ms) {
-        if (ms < 120_000) {
+        if (ms < 60_000) {
             return String.format(Locale.ROOT, "%.1fs", ms / 1e3);
         }
         if (ms < 7_200_000) {
