@@ -144,8 +144,9 @@ public final class MeshCommand implements Callable<Integer> {
         + "$" + Auth.SECRET_ENV + ").")
     Path secretFile;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Results, rewritten after every round. "
-        + "Default: lossprobe-mesh-YYYYMMDD-HHMMSS.json (with the source's name when one source runs here).")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Results, rewritten after every round; "
+        + "a directory gets the default name in it. Default: lossprobe-mesh-[SOURCE-]YYYYMMDD-HHMMSS.json (UTC; "
+        + "SOURCE when one source runs here).")
     Path output;
 
     @Option(names = "--flows", description = "Keep each pair's per-flow results (by default only the steps' "
@@ -172,13 +173,8 @@ public final class MeshCommand implements Callable<Integer> {
     private final Clock clock = Clock.systemUTC();
     private final Set<RunEngine> running = ConcurrentHashMap.newKeySet();
     private volatile boolean interrupted;
-    /** Stops a pair that runs past its slot (see {@link #runPair}). */
-    private final java.util.concurrent.ScheduledExecutorService slotEnds =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "lossprobe-mesh-slot-end");
-            t.setDaemon(true);
-            return t;
-        });
+    /** Stops a pair that runs past its slot (see {@link #runPair}); made when the mesh runs. */
+    private java.util.concurrent.ScheduledExecutorService slotEnds;
 
     @Override
     public Integer call() throws Exception {
@@ -239,9 +235,11 @@ public final class MeshCommand implements Callable<Integer> {
         Auth auth = Auth.load(secretFile);
         int connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE,
             Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
-        Path file = output != null ? output : Path.of("lossprobe-mesh-" + (local.size() == 1
+        String defaultName = "lossprobe-mesh-" + (local.size() == 1
             ? local.iterator().next().replaceAll("[^A-Za-z0-9_.-]", "_") + "-" : "")
-            + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
+            + LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json";
+        Path file = output == null ? Path.of(defaultName)
+            : java.nio.file.Files.isDirectory(output) ? output.resolve(defaultName) : output;
         Inputs.requireWritable(cl, file, "results to");
         Inputs.requireWritable(cl, prometheus, "--prometheus");
         Inputs.requireWritable(cl, junit, "--junit");
@@ -280,6 +278,11 @@ public final class MeshCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         boolean stopped;
         long t0 = System.nanoTime();
+        slotEnds = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "lossprobe-mesh-slot-end");
+            t.setDaemon(true);
+            return t;
+        });
         try {
             RunEngine.prewarm(); // while the first round is still ahead
             runner.run((p, slotStart) -> runPair(p, slotStart, slotStart == null ? null
@@ -290,6 +293,7 @@ public final class MeshCommand implements Callable<Integer> {
                 });
             stopped = interrupted;
         } finally {
+            slotEnds.shutdownNow();
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
