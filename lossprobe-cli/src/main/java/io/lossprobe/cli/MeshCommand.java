@@ -157,8 +157,8 @@ public final class MeshCommand implements Callable<Integer> {
         + "against this policy (as 'lossprobe check'); exit 1 if a limit fails or a pair did not run.")
     Path policy;
 
-    @Option(names = "--prometheus", paramLabel = "FILE", description = "With --policy: write a Prometheus textfile "
-        + "with source and target labels.")
+    @Option(names = "--prometheus", paramLabel = "FILE", description = "Write this host's pairs as a Prometheus "
+        + "textfile (lossprobe_mesh_*, labels source and target; with --policy also whether each pair held it).")
     Path prometheus;
 
     @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
@@ -179,8 +179,8 @@ public final class MeshCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
-        if (policy == null && (prometheus != null || junit != null)) {
-            throw new CommandLine.ParameterException(cl, "--prometheus and --junit go with --policy");
+        if (policy == null && junit != null) {
+            throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }
         if (policy != null) {
             try {
@@ -316,7 +316,13 @@ public final class MeshCommand implements Callable<Integer> {
             cl.getErr().println("lossprobe: mesh interrupted; the finished pairs are in " + file);
             return 130;
         }
-        return policy == null ? 0 : checkInline(file);
+        if (policy != null) {
+            return checkInline(file);
+        }
+        if (prometheus != null) {
+            io.lossprobe.analysis.MeshPrometheus.write(prometheus, MeshFiles.read(file), java.util.Optional.empty());
+        }
+        return 0;
     }
 
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
