@@ -227,6 +227,12 @@ public final class MeshCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "none of the hosts is this host, so no pair has its source "
                 + "here: run the mesh on a source host, or name the sources to run here with --as-source");
         }
+        if (start != null && clock.instant().isAfter(start.plusMillis(rounds.size() * slotMs))) {
+            throw new CommandLine.ParameterException(cl, "--start-at " + startAt + " is over: a mesh from " + start
+                + " ended at " + start.plusMillis(rounds.size() * slotMs) + " (a time of day means its nearest "
+                + "occurrence; give an instant ahead, e.g. " + clock.instant().plusSeconds(300)
+                .truncatedTo(java.time.temporal.ChronoUnit.MINUTES) + ")");
+        }
         if (start == null && !sourcesElsewhere.isEmpty()) {
             throw new CommandLine.ParameterException(cl, "pairs from " + String.join(", ", sourcesElsewhere)
                 + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
