@@ -50,9 +50,11 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "mesh", mixinStandardHelpOptions = true, sortOptions = false,
     subcommands = {MeshMergeCommand.class},
-    description = {"Probes pairs of hosts with one plan, so a bad link, switch port or host stands out in a "
-        + "source-by-destination matrix ('lossprobe report', 'lossprobe check' and Prometheus metrics read the "
-        + "results). Every host runs 'lossprobe serve' with the shared secret.",
+    description = {"Probes many pairs of hosts with one plan, so a bad link, switch port or host stands out in a "
+        + "source-by-destination matrix.",
+        "",
+        "'lossprobe report', 'lossprobe check' and Prometheus metrics read the results. Every host runs "
+            + "'lossprobe serve' with the shared secret.",
         "",
         "Host list: --hosts-file (lines 'NAME ADDRESS[:PORT]' or 'ADDRESS[:PORT]', # comments), --host, or "
             + "--hosts-dns (every address of a DNS name, e.g. a Kubernetes headless Service).",
