@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nightly lossprobe: a modest run, the policy check, a Prometheus textfile and a report over the history.
 #
-#   scripts/nightly.sh                         # uses the defaults below
+#   scripts/nightly.sh                         # uses the defaults below (bin/lossprobe-nightly in the archive)
 #   LOSSPROBE_HOME=/var/lib/lossprobe POLICY=/etc/lossprobe/policy.json scripts/nightly.sh
 #
 # Layout under $LOSSPROBE_HOME:

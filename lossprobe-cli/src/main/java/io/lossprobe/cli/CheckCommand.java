@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe check}: a run against a policy's thresholds and an optional baseline; exit 1 when one fails. */
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Checks a result against a policy: per transport and level, max loss %, min achieved rate, "
+    description = {"Checks a result against a policy: per transport and level, max loss %%, min achieved rate, "
         + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
         "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
     footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "
@@ -31,7 +31,8 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
     Path policyFile;
 
-    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check.")
+    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check, or a mesh file "
+        + "(every pair is checked; one that did not run fails).")
     Path resultFile;
 
     @Option(names = "--baseline", paramLabel = "FILE",
@@ -66,6 +67,9 @@ public final class CheckCommand implements Callable<Integer> {
             policy = Policy.read(policyFile);
         } catch (InputException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
+            return MeshOutputs.check(cl, policy, resultFile, baselineFile, prometheus, junit, quiet);
         }
         LoadedResult run = Inputs.read(cl, resultFile);
         Optional<LoadedResult> baseline = Optional.empty();

@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe compare A B}: two runs side by side per transport and level, regressions flagged. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Shows two runs side by side per transport and level: loss %, achieved rate and p99 delay, "
+    description = {"Shows two runs side by side per transport and level: loss %%, achieved rate and p99 delay, "
         + "with deltas and a verdict. A row is a REGRESSION when B's loss rose, its achieved rate fell or its p99 "
         + "rose beyond the tolerances. Warns loudly when the plans differ (ports, sizes, durations, transports, "
         + "levels, options, hosts).",
@@ -40,7 +40,7 @@ public final class CompareCommand implements Callable<Integer> {
     Path output;
 
     @Option(names = "--loss-tolerance", defaultValue = "0.1", paramLabel = "POINTS",
-        description = "Loss % may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
+        description = "Loss %% may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
     double lossPoints;
 
     @Option(names = "--achieved-tolerance", defaultValue = "5", paramLabel = "PERCENT",

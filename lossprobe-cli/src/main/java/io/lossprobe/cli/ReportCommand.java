@@ -27,7 +27,8 @@ public final class ReportCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run.")
+    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run, or the "
+        + "mesh file(s) of lossprobe mesh (drawn as source-by-destination matrices).")
     List<Path> files;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -56,6 +57,9 @@ public final class ReportCommand implements Callable<Integer> {
         Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;
         Inputs.requireWritable(cl, out, "report");
         Inputs.requireNotInput(cl, out, files);
+        if (MeshOutputs.isMesh(files)) {
+            return MeshOutputs.report(cl, files, fmt, out, quiet);
+        }
         Optional<Policy> policy = Optional.empty();
         if (policyFile != null) {
             try {

@@ -2,13 +2,10 @@ package io.lossprobe.cli;
 
 import io.lossprobe.core.control.Auth;
 import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
-import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
@@ -21,9 +18,6 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
-
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -46,36 +40,8 @@ public final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--transport", split = ",", paramLabel = "NAME",
-        description = "Transports to run, in order (udp,tcp,aeron). Default: all available.")
-    List<String> transports;
-
-    @Option(names = "--ports", defaultValue = "48", paramLabel = "N", description = "Flows (port pairs). Default: ${DEFAULT-VALUE}.")
-    int ports;
-
-    @Option(names = "--base-port", defaultValue = "40000", paramLabel = "PORT",
-        description = "First port; flow i uses base-port + i. Default: ${DEFAULT-VALUE}.")
-    int basePort;
-
-    @Option(names = "--levels", defaultValue = "30k,100k,1M", paramLabel = "RATES",
-        description = "Target rates in messages/s over all flows, comma-separated: 30k, 2.5M, max. Default: ${DEFAULT-VALUE}.")
-    String levels;
-
-    @Option(names = "--duration", defaultValue = "3s", paramLabel = "TIME",
-        description = "Measured window per step (500ms, 5s, 2m). Default: ${DEFAULT-VALUE}.")
-    String duration;
-
-    @Option(names = "--warmup", defaultValue = "1s", paramLabel = "TIME",
-        description = "Warm-up before each window, sent but not counted. Default: ${DEFAULT-VALUE}.")
-    String warmup;
-
-    @Option(names = "--drain", defaultValue = "1s", paramLabel = "TIME",
-        description = "Tmax: how long to wait for stragglers after the window; later arrivals are late. Default: ${DEFAULT-VALUE}.")
-    String drain;
-
-    @Option(names = "--size", defaultValue = "64", paramLabel = "BYTES",
-        description = "Message size including the 48-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
-    String size;
+    @CommandLine.Mixin
+    PlanOptions planOptions;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
         description = "Results JSON, rewritten after every step. Default: lossprobe-YYYYMMDD-HHMMSS.json.")
@@ -98,20 +64,6 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDR",
         description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE}.")
     String bind;
-
-    @Option(names = "--rcvbuf", paramLabel = "BYTES", description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
-    String rcvbuf;
-
-    @Option(names = "--sndbuf", paramLabel = "BYTES", description = "Send socket buffer to request (capped by net.core.wmem_max). Default: 4MiB.")
-    String sndbuf;
-
-    @Option(names = "--udp-io", defaultValue = "auto", paramLabel = "IO",
-        description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
-    String udpIo;
-
-    @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
-        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ...")
-    Map<String, String> transportOptions = new LinkedHashMap<>();
 
     @Option(names = "--target", paramLabel = "HOST[:PORT]",
         description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
@@ -163,7 +115,7 @@ public final class RunCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
-        Map<String, String> options = transportOptionsInEffect();
+        Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
         for (String t : plan.transports()) {
@@ -182,20 +134,17 @@ public final class RunCommand implements Callable<Integer> {
         Inputs.requireWritable(spec.commandLine(), out, "results to");
         Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
         Inputs.requireWritable(spec.commandLine(), junit, "--junit");
-        ControlClient remote = null;
+        RemoteRun remote = null;
         RunEngine engine;
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
-            Auth auth = Auth.load(secretFile);
-            int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
-            remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
-            remote.negotiate(plan, runId, options);
-            // --reverse: this host's receivers take data only from the server's address.
-            engine = reverse
-                ? new RunEngine(plan, available, options, sink, StepHooks.NONE,
-                    ReceiveSideFactory.local(remote.peerAddress()), remote.sendSides(), runId)
-                : new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
-                    runId);
+            try {
+                remote = RemoteRun.open(hp, Auth.load(secretFile), plan, options, available, reverse, sink,
+                    RemoteRun.CONNECT_TIMEOUT_MS);
+            } catch (java.net.UnknownHostException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            engine = remote.engine();
         } else {
             engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
         }
@@ -211,9 +160,9 @@ public final class RunCommand implements Callable<Integer> {
             }
         }, "lossprobe-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        stdout.printf("lossprobe: %s over %d ports from %s:%d, levels %s, %s per step; results -> %s%n",
-            String.join(",", plan.transports()), plan.ports(), plan.bindAddress(), plan.basePort(),
-            levels, duration, out);
+        stdout.printf("lossprobe: %s over %d ports from %s, levels %s, %s per step; results -> %s%n",
+            String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
+            planOptions.levels, planOptions.duration, out);
         stdout.println(StepTable.header());
         stdout.flush();
         try {
@@ -301,44 +250,14 @@ public final class RunCommand implements Callable<Integer> {
         return check.execute(args.toArray(String[]::new));
     }
 
-    /** The -X options plus those the transport flags stand for (--udp-io, --rcvbuf, --sndbuf). */
-    private Map<String, String> transportOptionsInEffect() {
-        Map<String, String> options = new HashMap<>(transportOptions);
-        options.put("udp.io", udpIo);
-        if (rcvbuf != null) {
-            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
-        }
-        if (sndbuf != null) {
-            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
-        }
-        return options;
-    }
-
     private Plan buildPlan(Map<String, String> options) {
-        List<Level> parsed = new ArrayList<>();
-        for (String l : levels.split(",")) {
-            parsed.add(Level.parse(l.trim()));
-        }
-        long sizeBytes = bytes(size, "--size");
-        List<String> chosen = transports == null || transports.isEmpty()
-            ? new ArrayList<>(Transports.available().keySet()) : dedupe(transports);
         String receivers = bind;
         if (target != null && !reverse) {
             receivers = HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
         } else if (reverse && !spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
             receivers = "0.0.0.0"; // the server sends to this host's address as it sees it
         }
-        return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
-            Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options);
-    }
-
-    private static List<String> dedupe(List<String> names) {
-        return new ArrayList<>(new java.util.LinkedHashSet<>(names.stream().map(String::trim).toList()));
-    }
-
-    private static long bytes(String text, String what) {
-        return Units.parseBytes(text, what);
+        return planOptions.plan(receivers, mode, concurrency, options);
     }
 
     /** Prints rows and progress, and rewrites the results file after every step. */
