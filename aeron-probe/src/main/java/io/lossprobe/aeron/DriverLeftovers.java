@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * to this user.
  */
 final class DriverLeftovers {
-    private static final Pattern NAME = Pattern.compile(Pattern.quote(AeronDriver.DIR_PREFIX) + "(\\d+)-\\d+(-[0-9a-f]+)?");
+    private static final Pattern NAME =
+        Pattern.compile(Pattern.quote(AeronDriver.DIR_PREFIX) + "(\\d+)-\\d+(-[0-9a-f]+)?");
     /** Aeron's own default: a driver whose heartbeat is older than this is dead. */
     private static final long DRIVER_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(10);
 

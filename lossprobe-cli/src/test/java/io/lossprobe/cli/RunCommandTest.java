@@ -132,10 +132,37 @@ class RunCommandTest {
         assertThat(dir.resolve("echo.tcp.step0.delay.hlog")).exists();
         Path html = dir.resolve("echo.html");
         assertThat(execute("report", file.toString(), "-o", html.toString()).exit()).isZero();
-        assertThat(java.nio.file.Files.readString(html)).contains("id=\"chart-rtt\"", "Round trip against TPS");
+        assertThat(java.nio.file.Files.readString(html)).contains("id=\"rtt-0\"", "tcp: round trip against TPS",
+            "id=\"percentiles-rtt-0\"")
+            // the percentile plot is drawn from the step's HdrHistogram log, not the summary
+            .doesNotContain("run with --hlog for the full curve");
         assertThat(execute("run", "--mode", "echo", "--reverse", "--target", "x").err())
             .contains("does not go with --reverse");
         assertThat(execute("run", "--concurrency", "5").err()).contains("--concurrency goes with --mode echo");
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(120)
+    void anEchoRunWritesAPromtoolCleanTextfileWithoutAPolicy(@TempDir Path dir) throws Exception {
+        Path prom = dir.resolve("m.prom");
+        Outcome o = execute("run", "--transport", "udp", "--mode", "echo", "--levels", "2k", "--ports", "2",
+            "--base-port", "45700", "--duration", "300ms", "--warmup", "100ms", "--drain", "200ms", "--quiet",
+            "-o", dir.resolve("e.json").toString(), "--prometheus", prom.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isZero();
+        String text = java.nio.file.Files.readString(prom);
+        assertThat(text).contains("lossprobe_last_run_round_trip_seconds{direction=\"forward\",level=\"2k\","
+                + "mode=\"echo\",percentile=\"99\",size_bytes=\"64\",target=\"local\",transport=\"udp\"}")
+            .contains("lossprobe_last_run_transactions_per_second{")
+            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"echo\",size_bytes=\"64\","
+                + "status=\"complete\",target=\"local\"} 1.0")
+            .doesNotContain("lossprobe_last_check");
+        java.nio.file.Path promtool = java.nio.file.Path.of("/usr/bin/promtool");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(promtool), "no promtool");
+        Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectInput(prom.toFile())
+            .redirectErrorStream(true).start();
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes())).isZero();
     }
 
     @Test
@@ -198,12 +225,12 @@ class RunCommandTest {
         long nullNumber = Scratch.deviceNumber(devNull);
         long fullNumber = Scratch.deviceNumber(devFull);
 
-        Outcome ok = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45700", "--levels", "1k",
+        Outcome ok = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45800", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devNull.toString());
         assertThat(ok.exit()).as(ok.err()).isZero();
         assertThat(ok.out()).contains("results written to " + devNull);
 
-        Outcome full = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45700", "--levels", "1k",
+        Outcome full = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45800", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devFull.toString());
         assertThat(full.exit()).as(full.err()).isEqualTo(1);
         assertThat(full.err()).contains("cannot write results to " + devFull + ": No space left on device")
@@ -245,7 +272,7 @@ class RunCommandTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45710", "--levels",
+            Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45810", "--levels",
                 "1k,1k,1k", "--duration", "200ms", "--warmup", "2s", "--drain", "100ms", "--quiet",
                 "-o", file.toString());
             assertThat(filled.get(20, TimeUnit.SECONDS)).isPositive();
@@ -269,7 +296,7 @@ class RunCommandTest {
     void histogramLogsReplaceALinkPlantedAtTheirPredictableNames(@TempDir Path dir) throws Exception {
         Path victim = Files.writeString(dir.resolve("victim"), "precious");
         Path planted = Files.createSymbolicLink(dir.resolve("r.udp.step0.delay.hlog"), victim);
-        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45720", "--levels", "1k",
+        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45820", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "--hlog",
             "-o", dir.resolve("r.json").toString());
         assertThat(o.exit()).as(o.err()).isZero();
@@ -324,7 +351,7 @@ class RunCommandTest {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(javaBin, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
             System.getProperty("java.class.path"), Main.class.getName(), "run", "--transport", "udp", "--ports", "2",
-            "--base-port", "45730", "--levels", "1k,1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms",
+            "--base-port", "45830", "--levels", "1k,1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms",
             "--quiet", "-o", "/dev/stdout").redirectError(dir.resolve("err.txt").toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();

@@ -33,6 +33,10 @@ final class SummaryCodec {
         if (s.delay().magnitudesBelowZero() != null) {
             n.put("delayBelowZero", histogram(s.delay().magnitudesBelowZero()));
         }
+        n.put("transit", histogram(s.transit().atOrAboveZero()));
+        if (s.transit().magnitudesBelowZero() != null) {
+            n.put("transitBelowZero", histogram(s.transit().magnitudesBelowZero()));
+        }
         n.put("ipdv", histogram(s.ipdv()));
         n.put("jitterNs", s.jitterNs());
         n.put("warmupDelays", s.warmupDelays());
@@ -49,13 +53,17 @@ final class SummaryCodec {
                 f.longValue("duplicates", 0, max), f.longValue("reordered", 0, max), f.longValue("late", 0, max), f.longValue("lateDuplicates", 0, max),
                 f.longValue("corrupt", 0, max), f.longValue("foreign", 0, max), f.longValue("warmup", 0, max), f.longValue("lossEvents", 0, max),
                 f.longValue("lostInRuns", 0, max), burst,
-                new SignedHistogram(histogram(f.string("delay", 1 << 20)),
-                    node.has("delayBelowZero") ? histogram(f.string("delayBelowZero", 1 << 20)) : null),
+                signed(f, node, "delay"), signed(f, node, "transit"),
                 histogram(f.string("ipdv", 1 << 20)), node.path("jitterNs").asDouble(),
                 f.longValue("warmupDelays", 0, max), f.longValue("warmupMinDelayNs", Long.MIN_VALUE, max));
         } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
             throw new ControlProtocolException("bad flow summary: " + e.getMessage());
         }
+    }
+
+    private static SignedHistogram signed(Fields f, JsonNode node, String name) throws ControlProtocolException {
+        return new SignedHistogram(histogram(f.string(name, 1 << 20)),
+            node.has(name + "BelowZero") ? histogram(f.string(name + "BelowZero", 1 << 20)) : null);
     }
 
     private static String histogram(Histogram h) {
