@@ -225,12 +225,12 @@ class RunCommandTest {
         long nullNumber = Scratch.deviceNumber(devNull);
         long fullNumber = Scratch.deviceNumber(devFull);
 
-        Outcome ok = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45800", "--levels", "1k",
+        Outcome ok = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "46900", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devNull.toString());
         assertThat(ok.exit()).as(ok.err()).isZero();
         assertThat(ok.out()).contains("results written to " + devNull);
 
-        Outcome full = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45800", "--levels", "1k",
+        Outcome full = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "46900", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", devFull.toString());
         assertThat(full.exit()).as(full.err()).isEqualTo(1);
         assertThat(full.err()).contains("cannot write results to " + devFull + ": No space left on device")
@@ -272,7 +272,7 @@ class RunCommandTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45810", "--levels",
+            Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "46910", "--levels",
                 "1k,1k,1k", "--duration", "200ms", "--warmup", "2s", "--drain", "100ms", "--quiet",
                 "-o", file.toString());
             assertThat(filled.get(20, TimeUnit.SECONDS)).isPositive();
@@ -296,7 +296,7 @@ class RunCommandTest {
     void histogramLogsReplaceALinkPlantedAtTheirPredictableNames(@TempDir Path dir) throws Exception {
         Path victim = Files.writeString(dir.resolve("victim"), "precious");
         Path planted = Files.createSymbolicLink(dir.resolve("r.udp.step0.delay.hlog"), victim);
-        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "45820", "--levels", "1k",
+        Outcome o = execute("run", "--transport", "udp", "--ports", "2", "--base-port", "46920", "--levels", "1k",
             "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "--quiet", "--hlog",
             "-o", dir.resolve("r.json").toString());
         assertThat(o.exit()).as(o.err()).isZero();
@@ -351,7 +351,7 @@ class RunCommandTest {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(javaBin, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
             System.getProperty("java.class.path"), Main.class.getName(), "run", "--transport", "udp", "--ports", "2",
-            "--base-port", "45830", "--levels", "1k,1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms",
+            "--base-port", "46930", "--levels", "1k,1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms",
             "--quiet", "-o", "/dev/stdout").redirectError(dir.resolve("err.txt").toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(50, TimeUnit.SECONDS)).isTrue();
