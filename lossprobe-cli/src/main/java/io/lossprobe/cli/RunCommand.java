@@ -1,7 +1,7 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
 import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;

@@ -1,9 +1,9 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transports;

@@ -2,10 +2,10 @@ package io.lossprobe.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import io.lossprobe.core.result.ClockOffset;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -343,6 +343,71 @@ class ControlServerHostileInputTest {
             assertThat(System.nanoTime()).as("session released in time").isLessThan(deadline);
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
+    }
+
+    /** Records the spec a receiver is opened with, then refuses to open: no socket is bound. */
+    static final class RecordingTransport implements Transport {
+        final java.util.concurrent.atomic.AtomicReference<ReceiverSpec> opened =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+        @Override
+        public String name() {
+            return "udp";
+        }
+
+        @Override
+        public ReceiverEndpoint openReceiver(ReceiverSpec spec) {
+            opened.set(spec);
+            throw new UnsupportedOperationException("recorded, not opened");
+        }
+
+        @Override
+        public SenderEndpoint openSender(SenderSpec spec) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private static ObjectNode planMessage(Plan plan, Map<String, String> options) {
+        ObjectNode msg = ControlChannel.message("plan");
+        msg.put("runId", 1);
+        msg.set("plan", ControlChannel.mapper().valueToTree(plan));
+        ObjectNode opts = msg.putObject("options");
+        options.forEach(opts::put);
+        return msg;
+    }
+
+    @Test
+    void transportOptionsInThePlanAreIgnoredOnlyTheFilteredOptionsApply() throws IOException {
+        RecordingTransport udp = new RecordingTransport();
+        try (ControlServer recording = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, Map.of("udp", udp), null);
+             ControlClient client = ControlClient.connect("127.0.0.1", recording.port(), AUTH, 5_000)) {
+            Map<String, String> hostile = Map.of("aeron.dir", "/etc", "evil.key", "1", "rcvbuf", "9".repeat(1_000_000),
+                "udp.io", "nio");
+            client.request(planMessage(plan(20700).withTransportOptions(hostile),
+                Map.of("udp.io", "epoll", "aeron.dir", "/etc")), "plan-ok");
+            ObjectNode open = ControlChannel.message("open");
+            open.put("transport", "udp");
+            assertThatThrownBy(() -> client.request(open, "ready")).hasMessageContaining("recorded, not opened");
+            ReceiverSpec spec = udp.opened.get();
+            assertThat(spec).isNotNull();
+            assertThat(spec.options()).isEqualTo(Map.of("udp.io", "epoll"));
+            assertThat(spec.plan().transportOptions().keySet()).containsExactly("udp.io");
+            assertThat(spec.plan().transportOptions()).containsEntry("udp.io", "epoll");
+        }
+    }
+
+    @Test
+    void transportOptionsThatAreNotStringsAreRefusedCleanly() throws IOException {
+        String[] bad = {"{\"udp.io\":{\"nested\":1}}", "{\"udp.io\":null}", "[\"udp.io\"]"};
+        for (String options : bad) {
+            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+                ObjectNode msg = planMessage(plan(20800), Map.of());
+                ((ObjectNode) msg.get("plan")).set("transportOptions", ControlChannel.mapper().readTree(options));
+                assertThatThrownBy(() -> client.request(msg, "plan-ok")).as(options)
+                    .hasMessageContaining("bad plan");
+            }
+        }
+        assertServerStillServes(20800);
     }
 
     private static JsonNode read(DataInputStream in) throws IOException {

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

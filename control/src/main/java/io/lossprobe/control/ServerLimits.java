@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import java.io.IOException;
 

@@ -1,4 +1,4 @@
-package io.lossprobe.core.control;
+package io.lossprobe.control;
 
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.plan.Level;
@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   mvn -B -o -q -DskipTests package &amp;&amp; mvn -B -o -q test-compile -pl probe-core
  *   java -cp probe-core/target/classes:probe-core/target/test-classes:lossprobe-cli/target/lossprobe.jar \
- *       io.lossprobe.core.control.ClockOffsetMeasure 50 16 16 16     # runs, then exchanges per batch
+ *       io.lossprobe.control.ClockOffsetMeasure 50 16 16 16     # runs, then exchanges per batch
  * </pre>
  */
 final class ClockOffsetMeasure {
