@@ -1,9 +1,6 @@
 package io.lossprobe.control;
 
-import io.lossprobe.core.result.ClockOffset;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.engine.ReceiveSide;
@@ -12,33 +9,48 @@ import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.SendSideFactory;
 import io.lossprobe.core.pacing.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
-import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.result.Cpu;
+import io.lossprobe.core.result.ClockOffset;
+import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportOptions;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.core.transport.Transports;
+import io.lossprobe.core.wire.MessageAuth;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The controller's end of the control channel ({@code lossprobe run --target HOST}): authenticates, negotiates
- * the plan, and gives the engine a {@link ReceiveSide} per transport whose receivers run on the server.
+ * The controller's end of the control channel ({@code lossprobe run --target HOST}): checks the server's proof
+ * before giving its own, negotiates the plan, and gives the engine a {@link ReceiveSide} (or, reversed, a
+ * {@link SendSide}) per transport whose receivers (senders) run on the server. Every frame after the handshake is
+ * MACed both ways; one that fails its check ends the run with a clear error.
  */
 public final class ControlClient implements AutoCloseable {
     public static final int DEFAULT_PORT = 7400;
+    /** Largest frame from the server: a step result for 4,096 flows fits with room to spare. */
+    static final int MAX_REPLY_BYTES = 8 << 20;
+    /** Write timeout on the control connection: a server that stops reading ends the run, not hangs it. */
+    static final int WRITE_TIMEOUT_MS = 10_000;
 
-    private final ControlChannel channel;
+    private final FrameChannel channel;
     private final int timeoutMs;
     private final byte[] sessionKey;
+    private final ServerLimits serverLimits;
 
-    private ControlClient(ControlChannel channel, int timeoutMs, byte[] sessionKey) {
+    private ControlClient(FrameChannel channel, int timeoutMs, byte[] sessionKey, ServerLimits serverLimits) {
         this.channel = channel;
         this.timeoutMs = timeoutMs;
         this.sessionKey = sessionKey;
+        this.serverLimits = serverLimits;
     }
 
     /** The server's address as this connection reaches it. */
@@ -46,13 +58,22 @@ public final class ControlClient implements AutoCloseable {
         return channel.remoteAddress();
     }
 
-    /** The data key of run {@code runId} in this session: the server derives the same one. */
-    public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
-        return io.lossprobe.core.wire.MessageAuth.derive(sessionKey, runId);
+    /** What the server accepts, as it said when it admitted this session. */
+    public ServerLimits serverLimits() {
+        return serverLimits;
     }
 
-    /** Connects and authenticates; the server must prove it knows the secret too. */
+    /** The data key of run {@code runId} in this session: the server derives the same one. */
+    public MessageAuth dataKey(int runId) {
+        return MessageAuth.derive(sessionKey, runId);
+    }
+
+    /**
+     * Connects and authenticates within {@code timeoutMs}: the server must prove it knows the secret before this
+     * side proves anything.
+     */
     public static ControlClient connect(String host, int port, Auth auth, int timeoutMs) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         Socket socket = new Socket();
         try {
             socket.connect(new InetSocketAddress(host, port), timeoutMs);
@@ -60,41 +81,96 @@ public final class ControlClient implements AutoCloseable {
             socket.close();
             throw new IOException("cannot reach lossprobe serve at " + host + ":" + port + ": " + e.getMessage(), e);
         }
-        ControlChannel channel = new ControlChannel(socket, ControlChannel.DEFAULT_MAX_MESSAGE_BYTES);
+        FrameChannel channel = new FrameChannel(socket, WRITE_TIMEOUT_MS);
         try {
-            channel.send(ControlChannel.message("hello"));
-            String serverNonce = new Fields(channel.receive("challenge", timeoutMs)).string("nonce", 128);
             String clientNonce = Auth.nonce();
-            ObjectNode answer = ControlChannel.message("auth");
-            answer.put("nonce", clientNonce);
-            answer.put("mac", auth.proof("client", serverNonce, clientNonce));
-            channel.send(answer);
-            String serverMac = new Fields(channel.receive("welcome", timeoutMs)).string("mac", 128);
-            if (!auth.verify(auth.proof("server", clientNonce, serverNonce), serverMac)) {
-                throw new ControlProtocolException("the server could not prove it knows the secret");
+            channel.send(Codec.encode(new Request.Hello(Codec.VERSION, clientNonce)));
+            Reply first = handshakeReply(channel.receive(ControlServer.PRE_AUTH_MAX_BYTES, deadline));
+            if (!(first instanceof Reply.Challenge challenge)) {
+                throw new ControlProtocolException("expected 'challenge', got '" + Codec.typeOf(first) + "'");
             }
-            return new ControlClient(channel, timeoutMs, auth.sessionKey(clientNonce, serverNonce));
+            if (!Auth.verify(auth.serverProof(clientNonce, challenge.nonce()), challenge.proof())) {
+                throw new ControlProtocolException("the server at " + host + ":" + port
+                    + " could not prove it knows the secret (another secret there, or not a lossprobe serve); "
+                    + "nothing was sent to it");
+            }
+            channel.send(Codec.encode(new Request.Authenticate(auth.clientProof(clientNonce, challenge.nonce()))));
+            byte[] key = auth.sessionKey(clientNonce, challenge.nonce());
+            channel.authenticate(Auth.frameKey(key, "client"), Auth.frameKey(key, "server"));
+            Reply admitted;
+            try {
+                admitted = Codec.reply(channel.receive(MAX_REPLY_BYTES, deadline));
+            } catch (FrameChannel.BadMac e) {
+                // A server that refused our proof answers in clear: it cannot know the key we check with.
+                throw new ControlProtocolException("server refused: " + clearFailure(e.frame, e));
+            }
+            if (admitted instanceof Reply.Failure f) {
+                throw new ControlProtocolException("server: " + f.message());
+            }
+            if (!(admitted instanceof Reply.Welcome welcome)) {
+                throw new ControlProtocolException("expected 'welcome', got '" + Codec.typeOf(admitted) + "'");
+            }
+            return new ControlClient(channel, timeoutMs, key, welcome.limits());
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
     }
 
-    /** Sends the plan; returns the address the server's receivers are bound to. */
+    /** The server's first reply; another protocol version is told apart from a broken message. */
+    private static Reply handshakeReply(byte[] frame) throws ControlProtocolException {
+        JsonNode node = Codec.tree(frame);
+        JsonNode version = node.get("version");
+        if (version != null && version.isIntegralNumber() && version.asInt() != Codec.VERSION) {
+            JsonNode message = node.get("message");
+            throw new ControlProtocolException("the server speaks control protocol " + version.asInt()
+                + ", this controller " + Codec.VERSION + ": run the same lossprobe version on both hosts"
+                + (message != null && message.isTextual() ? " (server: " + PeerText.clean(message.asText()) + ")"
+                : ""));
+        }
+        Reply reply = Codec.read(node, Reply.class);
+        if (reply instanceof Reply.Failure f) {
+            throw new ControlProtocolException("server: " + f.message());
+        }
+        return reply;
+    }
+
+    /** The text of a clear error frame, or the MAC failure itself when the frame is not one. */
+    private static String clearFailure(byte[] frame, ControlProtocolException macFailure)
+        throws ControlProtocolException {
+        Reply reply;
+        try {
+            reply = Codec.reply(frame);
+        } catch (ControlProtocolException notClear) {
+            throw macFailure;
+        }
+        if (reply instanceof Reply.Failure f) {
+            return f.message();
+        }
+        throw macFailure;
+    }
+
+    /**
+     * Sends the plan with the options every transport of it declares as applying on a server ({@code options}
+     * filtered by {@code transports}' declarations); returns the address the server's receivers are bound to.
+     */
+    public String negotiate(Plan plan, int runId, Map<String, String> options, Collection<Transport> transports)
+        throws IOException {
+        Map<String, String> forServer = TransportOptions.forServer(options, transports);
+        return request(new Request.PlanRequest(runId, plan.withTransportOptions(forServer)), Reply.PlanOk.class)
+            .bindAddress();
+    }
+
+    /** {@link #negotiate(Plan, int, Map, Collection)} with the plan's transports found on the class path. */
     public String negotiate(Plan plan, int runId, Map<String, String> options) throws IOException {
-        ObjectNode msg = ControlChannel.message("plan");
-        msg.put("runId", runId);
-        ObjectNode wirePlan = ControlChannel.mapper().valueToTree(plan);
-        // Options travel filtered in "options" below; an older server refuses a plan with a field it does not know.
-        wirePlan.remove("transportOptions");
-        msg.set("plan", wirePlan);
-        ObjectNode opts = msg.putObject("options");
-        options.forEach((k, v) -> {
-            if (ControlServer.REMOTE_OPTIONS.contains(k)) {
-                opts.put(k, v);
+        Map<String, Transport> available = Transports.available();
+        List<Transport> used = new ArrayList<>();
+        for (String name : plan.transports()) {
+            if (available.containsKey(name)) {
+                used.add(available.get(name));
             }
-        });
-        return new Fields(request(msg, "plan-ok")).string("bindAddress", 256);
+        }
+        return negotiate(plan, runId, options, used);
     }
 
     /** Clock exchanges made once, before the first estimate, and discarded. */
@@ -125,37 +201,48 @@ public final class ControlClient implements AutoCloseable {
 
     /** One exchange; synchronized like {@link #request}, so no other request runs between t1 and t4. */
     private synchronized ClockSync.Stamps clockExchange(int seq) throws IOException {
-        ObjectNode msg = ControlChannel.message("clock");
-        msg.put("seq", seq);
+        byte[] msg = Codec.encode(new Request.Clock(seq));
         long t1 = System.nanoTime();
         channel.send(msg);
-        JsonNode reply = channel.receive("clock", timeoutMs);
+        Reply reply = Codec.reply(channel.receive(MAX_REPLY_BYTES,
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)));
         long t4 = System.nanoTime();
-        Fields f = new Fields(reply);
-        if (f.integer("seq", 0, Integer.MAX_VALUE) != seq) {
+        Reply.ClockReply c = expect(reply, Reply.ClockReply.class);
+        if (c.seq() != seq) {
             throw new ControlProtocolException("clock reply for another request");
         }
-        return new ClockSync.Stamps(t1, f.longValue("t2", Long.MIN_VALUE, Long.MAX_VALUE),
-            f.longValue("t3", Long.MIN_VALUE, Long.MAX_VALUE), t4);
+        return new ClockSync.Stamps(t1, c.t2(), c.t3(), t4);
     }
 
-    synchronized JsonNode request(ObjectNode msg, String expected) throws IOException {
-        channel.send(msg);
-        return channel.receive(expected, timeoutMs);
+    /** One request and its reply, which must be of type {@code expected}; the server's error is an exception. */
+    synchronized <R extends Reply> R request(Request msg, Class<R> expected) throws IOException {
+        channel.send(Codec.encode(msg));
+        return expect(Codec.reply(channel.receive(MAX_REPLY_BYTES,
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs))), expected);
+    }
+
+    private static <R extends Reply> R expect(Reply reply, Class<R> expected) throws ControlProtocolException {
+        if (reply instanceof Reply.Failure f) {
+            throw new ControlProtocolException("server: " + f.message());
+        }
+        if (!expected.isInstance(reply)) {
+            throw new ControlProtocolException("expected '" + expected.getSimpleName() + "', got '"
+                + Codec.typeOf(reply) + "'");
+        }
+        return expected.cast(reply);
     }
 
     /** Receive sides on the server, one per transport in the engine's order. */
     public ReceiveSideFactory receiveSides() {
         return new ReceiveSideFactory() {
             @Override
-            public ReceiveSide open(io.lossprobe.core.transport.Transport transport, Plan plan, int runId,
-                                    io.lossprobe.core.wire.MessageAuth auth, Map<String, String> options)
-                throws IOException {
+            public ReceiveSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
+                                    Map<String, String> options) throws IOException {
                 return new Remote(transport.name(), plan.ports());
             }
 
             @Override
-            public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+            public MessageAuth dataKey(int runId) {
                 return ControlClient.this.dataKey(runId);
             }
         };
@@ -170,14 +257,13 @@ public final class ControlClient implements AutoCloseable {
     public SendSideFactory sendSides() {
         return new SendSideFactory() {
             @Override
-            public SendSide open(io.lossprobe.core.transport.Transport transport, Plan plan, int runId,
-                                 io.lossprobe.core.wire.MessageAuth auth, Map<String, String> options)
-                throws IOException {
+            public SendSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
+                                 Map<String, String> options) throws IOException {
                 return new RemoteSender(transport.name(), plan.ports());
             }
 
             @Override
-            public io.lossprobe.core.wire.MessageAuth dataKey(int runId) {
+            public MessageAuth dataKey(int runId) {
                 return ControlClient.this.dataKey(runId);
             }
         };
@@ -186,18 +272,39 @@ public final class ControlClient implements AutoCloseable {
     @Override
     public void close() {
         try {
-            channel.send(ControlChannel.message("bye"));
+            channel.send(Codec.encode(new Request.Bye()));
         } catch (IOException e) {
             // Closing anyway.
         }
         channel.close();
     }
 
+    private static FailedRanges[] freshLedger(int flows) {
+        FailedRanges[] out = new FailedRanges[flows];
+        for (int i = 0; i < flows; i++) {
+            out[i] = new FailedRanges();
+        }
+        return out;
+    }
+
+    private static Map<String, Long> remote(Map<String, Long> environment) {
+        Map<String, Long> out = new HashMap<>();
+        environment.forEach((k, v) -> out.put("remote." + k, v));
+        return out;
+    }
+
+    private static long[] ofLength(long[] values, int flows, String what) throws ControlProtocolException {
+        if (values.length != flows) {
+            throw new ControlProtocolException(what + " for " + values.length + " flows, not " + flows);
+        }
+        return values;
+    }
+
     /** One transport's senders on the server. */
     private final class RemoteSender implements SendSide {
         private static final long POLL_NS = 5_000_000;
         private final int flows;
-        private final Map<String, Long> environment = new HashMap<>();
+        private final Map<String, Long> environment;
         private FailedRanges[] failures;
         private long warmupNs;
         private long sent;
@@ -207,10 +314,8 @@ public final class ControlClient implements AutoCloseable {
         RemoteSender(String transport, int flows) throws IOException {
             this.flows = flows;
             this.failures = freshLedger(flows);
-            ObjectNode open = ControlChannel.message("open-sender");
-            open.put("transport", transport);
-            request(open, "sender-ready").path("environment").fields()
-                .forEachRemaining(e -> environment.put("remote." + e.getKey(), e.getValue().asLong()));
+            this.environment = remote(request(new Request.OpenSender(transport), Reply.SenderReady.class)
+                .environment());
         }
 
         @Override
@@ -226,9 +331,7 @@ public final class ControlClient implements AutoCloseable {
             failures = freshLedger(flows);
             sent = 0;
             sentPerFlow = null;
-            ObjectNode msg = ControlChannel.message("send-begin");
-            msg.put("step", step);
-            warmupNs = new Fields(request(msg, "send-ready")).longValue("warmupNs", 0, Long.MAX_VALUE);
+            warmupNs = request(new Request.SendBegin(step), Reply.SendReady.class).warmupNs();
         }
 
         @Override
@@ -248,24 +351,27 @@ public final class ControlClient implements AutoCloseable {
         @Override
         public long start() throws IOException {
             long before = System.nanoTime();
-            request(ControlChannel.message("send-start"), "ok");
+            request(new Request.SendStart(), Reply.Ok.class);
             return before + warmupNs;
         }
 
         @Override
         public void beginWindow() throws IOException {
-            request(ControlChannel.message("send-window"), "ok");
+            request(new Request.SendWindow(), Reply.Ok.class);
         }
 
         @Override
         public boolean awaitDone(long timeoutNs) throws IOException {
             long deadline = System.nanoTime() + timeoutNs;
             while (true) {
-                JsonNode p = request(ControlChannel.message("send-progress"), "send-progress");
-                sent = p.path("sent").asLong();
-                FailedRangesCodec.decodeInto(p, "failed", failures);
-                if (p.path("done").asBoolean()) {
-                    sentPerFlow = new Fields(p).longs("sentPerFlow", flows, 0, Long.MAX_VALUE);
+                Reply.Sent p = request(new Request.SendProgress(), Reply.Sent.class);
+                sent = p.sent();
+                FailedRangesCodec.decodeInto(p.failed(), failures);
+                if (p.done()) {
+                    if (p.sentPerFlow() == null) {
+                        throw new ControlProtocolException("send progress done without per-flow counts");
+                    }
+                    sentPerFlow = ofLength(p.sentPerFlow(), flows, "sent");
                     return true;
                 }
                 long left = deadline - System.nanoTime();
@@ -288,63 +394,41 @@ public final class ControlClient implements AutoCloseable {
 
         @Override
         public void abort() throws IOException {
-            request(ControlChannel.message("send-abort"), "ok");
+            request(new Request.SendAbort(), Reply.Ok.class);
         }
 
         @Override
         public Outcome finish() throws IOException {
-            JsonNode r = request(ControlChannel.message("send-result"), "send-result");
-            FailedRangesCodec.decodeInto(r, "failed", failures);
-            JsonNode counts = r.path("counts");
-            if (!counts.isArray() || counts.size() != flows) {
+            Reply.SendOutcome r = request(new Request.SendResult(), Reply.SendOutcome.class);
+            FailedRangesCodec.decodeInto(r.failed(), failures);
+            if (r.counts().length != flows) {
                 throw new ControlProtocolException("send result without " + flows + " flows");
             }
             SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
             for (int i = 0; i < flows; i++) {
-                JsonNode c = counts.get(i);
-                out[i] = new SendLoop.FlowSendCounts(c.path(0).asLong(), c.path(1).asLong(), c.path(2).asLong(),
-                    c.path(3).asLong());
+                long[] c = r.counts()[i];
+                out[i] = new SendLoop.FlowSendCounts(c[0], c[1], c[2], c[3]);
             }
-            Latency lag;
-            try {
-                lag = ControlChannel.mapper().treeToValue(r.path("lag"), Latency.class);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new ControlProtocolException("bad lag: " + e.getOriginalMessage());
-            }
-            Map<Integer, Map<String, Long>> perFlow = new HashMap<>();
-            r.path("flowCounters").fields().forEachRemaining(e ->
-                perFlow.put(Integer.parseInt(e.getKey()), longs(e.getValue())));
-            return new Outcome(out, r.path("windowNs").asLong(), lag,
-                new TransportReport(longs(r.path("counters")), perFlow), r.path("failedAfterClose").asLong());
+            Reply.Lag l = r.lag();
+            Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),
+                l.maxNs(), null, null);
+            return new Outcome(out, r.windowNs(), lag, new TransportReport(r.counters(), r.flowCounters(), r.notes()),
+                r.failedAfterClose());
         }
 
         @Override
         public void close() throws IOException {
             if (!closed) {
                 closed = true;
-                request(ControlChannel.message("close"), "ok");
+                request(new Request.Close(), Reply.Ok.class);
             }
         }
-    }
-
-    private static FailedRanges[] freshLedger(int flows) {
-        FailedRanges[] out = new FailedRanges[flows];
-        for (int i = 0; i < flows; i++) {
-            out[i] = new FailedRanges();
-        }
-        return out;
-    }
-
-    private static Map<String, Long> longs(JsonNode node) {
-        Map<String, Long> out = new HashMap<>();
-        node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
-        return out;
     }
 
     /** One transport's receivers on the server. */
     private final class Remote implements ReceiveSide {
         private final int flows;
-        private final Map<String, Long> environment = new HashMap<>();
+        private final Map<String, Long> environment;
         private final Map<Integer, Late> lateSeen = new HashMap<>();
         /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
         private FailedRanges[] failures;
@@ -353,11 +437,7 @@ public final class ControlClient implements AutoCloseable {
 
         Remote(String transport, int flows) throws IOException {
             this.flows = flows;
-            ObjectNode open = ControlChannel.message("open");
-            open.put("transport", transport);
-            JsonNode ready = request(open, "ready");
-            ready.path("environment").fields().forEachRemaining(e -> environment.put("remote." + e.getKey(),
-                e.getValue().asLong()));
+            this.environment = remote(request(new Request.Open(transport), Reply.Ready.class).environment());
         }
 
         @Override
@@ -370,24 +450,18 @@ public final class ControlClient implements AutoCloseable {
             beginStep(step, windowBits, failures, 0);
         }
 
+        /** The server derives the windows from the plan itself: {@code windowBits} stay here. */
         @Override
         public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs)
             throws IOException {
             this.failures = failures == null ? freshLedger(flows) : failures;
             this.shipped = new int[flows];
-            ObjectNode msg = ControlChannel.message("begin-step");
-            msg.put("clockOffsetNs", clockOffsetNs);
-            msg.put("step", step);
-            ArrayNode bits = msg.putArray("windowBits");
-            for (int b : windowBits) {
-                bits.add(b);
-            }
-            request(msg, "ok");
+            request(new Request.BeginStep(step, clockOffsetNs), Reply.Ok.class);
         }
 
         @Override
         public void beginWindow() throws IOException {
-            request(ControlChannel.message("begin-window"), "ok");
+            request(new Request.BeginWindow(), Reply.Ok.class);
         }
 
         @Override
@@ -398,39 +472,24 @@ public final class ControlClient implements AutoCloseable {
         /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
         @Override
         public long[] progress() throws IOException {
-            ObjectNode msg = ControlChannel.message("progress");
-            FailedRangesCodec.encodeNew(msg, "failed", failures, shipped);
-            return new Fields(request(msg, "progress")).longs("received", flows, 0, Long.MAX_VALUE);
+            Reply.Received r = request(new Request.Progress(FailedRangesCodec.encodeNew(failures, shipped)),
+                Reply.Received.class);
+            return ofLength(r.received(), flows, "progress");
         }
 
         @Override
         public Receipt closeStep(int step, long[] wireEnd) throws IOException {
-            ObjectNode msg = ControlChannel.message("close-step");
-            msg.put("step", step);
-            ArrayNode arr = msg.putArray("wireEnd");
-            for (long s : wireEnd) {
-                arr.add(s);
-            }
-            FailedRangesCodec.encodeNew(msg, "failed", failures, shipped);
-            JsonNode reply = request(msg, "step-result");
-            JsonNode flowNodes = reply.path("flows");
-            if (!flowNodes.isArray() || flowNodes.size() != flows) {
+            Reply.StepResult reply = request(new Request.CloseStep(step, wireEnd,
+                FailedRangesCodec.encodeNew(failures, shipped)), Reply.StepResult.class);
+            if (reply.flows().size() != flows) {
                 throw new ControlProtocolException("step result without " + flows + " flows");
             }
             FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
             for (int i = 0; i < flows; i++) {
-                summaries[i] = SummaryCodec.decode(flowNodes.get(i));
+                summaries[i] = SummaryCodec.decode(reply.flows().get(i));
             }
-            Map<Integer, Map<String, Long>> perFlow = new HashMap<>();
-            Iterator<Map.Entry<String, JsonNode>> it = reply.path("flowCounters").fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> e = it.next();
-                perFlow.put(Integer.parseInt(e.getKey()), longs(e.getValue()));
-            }
-            Map<String, Long> host = reply.has("hostCounters") ? longs(reply.get("hostCounters")) : Map.of();
-            Cpu cpu = reply.has("cpu") ? new Cpu(reply.get("cpu").path("processPercent").asDouble(),
-                reply.get("cpu").path("hostPercent").asDouble()) : null;
-            return new Receipt(summaries, new TransportReport(longs(reply.path("counters")), perFlow), host, cpu);
+            return new Receipt(summaries, new TransportReport(reply.counters(), reply.flowCounters(), reply.notes()),
+                reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu());
         }
 
         @Override
@@ -438,11 +497,8 @@ public final class ControlClient implements AutoCloseable {
             if (closed) {
                 return lateSeen.getOrDefault(step, new Late(new long[flows], new long[flows]));
             }
-            ObjectNode msg = ControlChannel.message("late");
-            msg.put("step", step);
-            Fields reply = new Fields(request(msg, "late"));
-            Late late = new Late(reply.longs("first", flows, 0, Long.MAX_VALUE),
-                reply.longs("duplicates", flows, 0, Long.MAX_VALUE));
+            Reply.LateCounts reply = request(new Request.Late(step), Reply.LateCounts.class);
+            Late late = new Late(ofLength(reply.first(), flows, "late"), ofLength(reply.duplicates(), flows, "late"));
             lateSeen.put(step, late);
             return late;
         }
@@ -456,7 +512,7 @@ public final class ControlClient implements AutoCloseable {
         public void close() throws IOException {
             if (!closed) {
                 closed = true;
-                request(ControlChannel.message("close"), "ok");
+                request(new Request.Close(), Reply.Ok.class);
             }
         }
     }

@@ -1,69 +1,70 @@
 package io.lossprobe.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.counters.HostCounters;
-import io.lossprobe.core.engine.LocalReceiveSide;
-import io.lossprobe.core.engine.LocalSendSide;
-import io.lossprobe.core.engine.ReceiveSide;
-import io.lossprobe.core.engine.SendSide;
-import io.lossprobe.core.pacing.SendFilter;
-import io.lossprobe.core.pacing.SendLoop;
-import io.lossprobe.core.plan.Level;
-import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.transport.ReceiverSpec;
-import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
-import io.lossprobe.core.wire.MessageAuth;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
- * {@code lossprobe serve}: the receiving host. Each authenticated controller gets a session that binds receivers
- * on the ports of its plan, runs its steps' accounting on command and returns per-flow receive results with this
- * host's counters. Sessions are independent; one that misbehaves or vanishes is closed and its ports freed.
- * The server sends data traffic only in a {@code --reverse} session, and then only to that authenticated
+ * {@code lossprobe serve}: the receiving host. A connection first passes the handshake, held apart from sessions
+ * ({@link PreAuthGate}) and bounded by one deadline and a small frame cap; the server proves it knows the secret
+ * first, then the controller. An authenticated controller gets a session ({@link ServerSession}) if one of
+ * {@code maxSessions} is free; from then on every frame in both directions is MACed ({@link FrameChannel}). Each
+ * session gets transport instances of its own, so sessions share nothing of a run.
+ *
+ * <p>The server sends data traffic only in a {@code --reverse} session, and then only to that authenticated
  * controller's own address (the peer of the control connection), never to an address a message names.
  */
 public final class ControlServer implements AutoCloseable {
-    /** Transport options a controller may set on the server; anything else (e.g. file paths) is ignored. */
-    static final Set<String> REMOTE_OPTIONS = Set.of("udp.io", "rcvbuf", "tcp.io", "tcp.nodelay", "aeron.reliable",
-        "aeron.termLength", "aeron.mtu");
+    /** Largest frame before authentication: a hello or an auth answer is under 300 bytes. */
+    static final int PRE_AUTH_MAX_BYTES = 4096;
+    /** Largest frame from an authenticated controller: a close-step carrying the most failed ranges fits. */
+    static final int MAX_REQUEST_BYTES = 4 << 20;
 
     private final String bindAddress;
     private final Auth auth;
     private final ServerLimits limits;
-    private final Map<String, Transport> transports;
+    private final Supplier<Map<String, Transport>> transports;
     private final PrintWriter log;
     private final ServerSocket serverSocket;
-    private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger sessionIds = new AtomicInteger();
+    private final PreAuthGate gate;
+    private final Set<ServerSession> sessions = ConcurrentHashMap.newKeySet();
+    private final Set<FrameChannel> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionIds = new AtomicInteger();
+    private final AtomicLong internalErrors = new AtomicLong();
+    /** Unauthenticated connections' failures are logged at most this often, so strangers cannot flood the log. */
+    private final LogLimiter preAuthLog = new LogLimiter(10, TimeUnit.SECONDS.toNanos(10));
     private final Thread acceptor;
     private volatile boolean closed;
     private volatile ClockSync.ServerClock serverClock = ClockSync.ServerClock.SYSTEM;
 
+    /**
+     * @param transports makes the transports, fresh for every session (an instance may share resources between
+     *                   the receiver and sender of one run, never across sessions)
+     */
     public ControlServer(String bindAddress, int port, Auth auth, ServerLimits limits,
-                         Map<String, Transport> transports, PrintWriter log) throws IOException {
+                         Supplier<Map<String, Transport>> transports, PrintWriter log) throws IOException {
         this.bindAddress = bindAddress;
         this.auth = auth;
         this.limits = limits;
-        this.transports = Map.copyOf(transports);
+        this.transports = transports;
         this.log = log;
+        this.gate = new PreAuthGate(limits.preAuthPerAddress(), limits.preAuthTotal());
         this.serverSocket = new ServerSocket();
         serverSocket.setReuseAddress(true);
-        serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bindAddress), port), 16);
+        serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bindAddress), port), 64);
         this.acceptor = new Thread(this::acceptLoop, "lossprobe-serve");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -74,12 +75,43 @@ public final class ControlServer implements AutoCloseable {
         this.serverClock = clock;
     }
 
+    ClockSync.ServerClock clock() {
+        return serverClock;
+    }
+
     public int port() {
         return serverSocket.getLocalPort();
     }
 
+    /** Authenticated sessions under way. */
     public int activeSessions() {
         return sessions.size();
+    }
+
+    /** Connections that have not authenticated yet. */
+    public int preAuthConnections() {
+        return gate.size();
+    }
+
+    /** Unauthenticated connections closed to make room for newer ones. */
+    public long preAuthEvictions() {
+        return gate.evicted();
+    }
+
+    /**
+     * Exceptions this server's own code did not expect (a bug, not a peer's fault): each was logged, ended its
+     * connection and nothing else. Tests expect none.
+     */
+    public long internalErrors() {
+        return internalErrors.get();
+    }
+
+    String bindAddress() {
+        return bindAddress;
+    }
+
+    ServerLimits limits() {
+        return limits;
     }
 
     private void acceptLoop() {
@@ -93,32 +125,156 @@ public final class ControlServer implements AutoCloseable {
                 }
                 continue;
             }
+            long acceptedNs = System.nanoTime();
+            PreAuthGate.Ticket ticket = gate.admit(socket);
+            int id = connectionIds.incrementAndGet();
             try {
-                ControlChannel channel = new ControlChannel(socket, ControlChannel.DEFAULT_MAX_MESSAGE_BYTES);
-                if (sessions.size() >= limits.maxSessions()) {
-                    refuse(channel, "server busy: " + limits.maxSessions() + " sessions already");
-                    continue;
-                }
-                Session session = new Session(sessionIds.incrementAndGet(), channel);
-                sessions.add(session);
-                Thread t = new Thread(session, "lossprobe-session-" + session.id);
+                Thread t = new Thread(() -> handle(socket, ticket, acceptedNs, id), "lossprobe-control-" + id);
                 t.setDaemon(true);
                 t.start();
-            } catch (IOException e) {
+            } catch (OutOfMemoryError | RuntimeException e) {
+                gate.leave(ticket); // no thread to be had: this connection is refused
                 closeQuietly(socket);
             }
         }
     }
 
-    private void refuse(ControlChannel channel, String why) {
+    private void handle(Socket socket, PreAuthGate.Ticket ticket, long acceptedNs, int id) {
+        String peer = socket.getInetAddress().getHostAddress();
+        FrameChannel channel = null;
+        ServerSession session = null;
         try {
-            ObjectNode error = ControlChannel.message("error");
-            error.put("message", why);
-            channel.send(error);
+            channel = new FrameChannel(socket, limits.writeTimeoutMs());
+            connections.add(channel);
+            if (closed) {
+                return;
+            }
+            byte[] sessionKey;
+            try {
+                sessionKey = handshake(channel, acceptedNs + TimeUnit.MILLISECONDS.toNanos(limits.handshakeTimeoutMs()));
+            } catch (IOException e) {
+                preAuthFailure(channel, peer, e);
+                return;
+            } finally {
+                gate.leave(ticket);
+            }
+            channel.authenticate(Auth.frameKey(sessionKey, "server"), Auth.frameKey(sessionKey, "client"));
+            session = new ServerSession(this, id, channel, sessionKey, transports.get());
+            if (!admit(session)) {
+                session = null;
+                log("controller " + peer + " authenticated but refused: " + limits.maxSessions() + " sessions busy");
+                channel.send(Codec.encode(new Reply.Failure(Codec.VERSION, "server busy: " + limits.maxSessions()
+                    + " sessions already")));
+                return;
+            }
+            channel.send(Codec.encode(new Reply.Welcome(limits)));
+            session.run();
         } catch (IOException e) {
-            // The peer is gone already.
+            log("connection " + id + " from " + peer + " closed: " + PeerText.clean(e.getMessage()));
+        } catch (RuntimeException | Error e) {
+            internalError("connection " + id + " from " + peer, e);
+        } finally {
+            gate.leave(ticket);
+            if (session != null) {
+                sessions.remove(session);
+                releasePorts(session);
+            }
+            if (channel != null) {
+                connections.remove(channel);
+                channel.close();
+            } else {
+                closeQuietly(socket);
+            }
         }
-        channel.close();
+    }
+
+    /**
+     * Hello, challenge (the server's proof), auth (the controller's), all by {@code deadlineNs}; returns the
+     * session key. A hello of another protocol version is answered in that version's terms, so the other end can
+     * print why.
+     */
+    private byte[] handshake(FrameChannel channel, long deadlineNs) throws IOException {
+        JsonNode first = Codec.tree(channel.receive(PRE_AUTH_MAX_BYTES, deadlineNs));
+        JsonNode version = first.get("version");
+        if (version != null && version.canConvertToInt() && version.isIntegralNumber()
+            && version.asInt() != Codec.VERSION) {
+            String why = "this server speaks control protocol " + Codec.VERSION + ", the controller "
+                + version.asInt() + ": run the same lossprobe version on both hosts";
+            channel.send(Codec.encode(new Reply.Failure(version.asInt(), why)));
+            throw new EOFException(why);
+        }
+        Request hello = Codec.read(first, Request.class);
+        if (!(hello instanceof Request.Hello h)) {
+            throw new ControlProtocolException("expected 'hello' first, got '" + Codec.typeOf(hello) + "'");
+        }
+        if (h.version() != Codec.VERSION) {
+            throw new ControlProtocolException("protocol version " + h.version() + " is not " + Codec.VERSION);
+        }
+        String serverNonce = Auth.nonce();
+        channel.send(Codec.encode(new Reply.Challenge(Codec.VERSION, serverNonce,
+            auth.serverProof(h.nonce(), serverNonce))));
+        Request answer = Codec.request(channel.receive(PRE_AUTH_MAX_BYTES, deadlineNs));
+        if (!(answer instanceof Request.Authenticate a)) {
+            throw new ControlProtocolException("expected 'auth', got '" + Codec.typeOf(answer) + "'");
+        }
+        if (!Auth.verify(auth.clientProof(h.nonce(), serverNonce), a.proof())) {
+            throw new ControlProtocolException("authentication failed");
+        }
+        return auth.sessionKey(h.nonce(), serverNonce);
+    }
+
+    /** Logs (rate-limited) and answers a protocol error in clear; a dropped connection gets no answer. */
+    private void preAuthFailure(FrameChannel channel, String peer, IOException e) {
+        String why = PeerText.clean(e.getMessage());
+        String line = preAuthLog.pass("unauthenticated connection from " + peer + " closed: " + why);
+        if (line != null) {
+            log(line);
+        }
+        if (e instanceof ControlProtocolException) {
+            try {
+                channel.send(Codec.encode(new Reply.Failure(Codec.VERSION, why)));
+            } catch (IOException | RuntimeException ignored) {
+                // The peer is gone already.
+            }
+        }
+    }
+
+    private synchronized boolean admit(ServerSession session) {
+        if (closed || sessions.size() >= limits.maxSessions()) {
+            return false;
+        }
+        sessions.add(session);
+        return true;
+    }
+
+    /** Reserves [base, base + ports) for {@code who}; false when another session holds any of them. */
+    synchronized boolean reserve(ServerSession who, int base, int ports) {
+        for (ServerSession s : sessions) {
+            if (s != who && s.ports > 0 && base < s.basePort + s.ports && s.basePort < base + ports) {
+                return false;
+            }
+        }
+        who.basePort = base;
+        who.ports = ports;
+        return true;
+    }
+
+    private synchronized void releasePorts(ServerSession session) {
+        session.ports = 0;
+    }
+
+    void internalError(String where, Throwable e) {
+        internalErrors.incrementAndGet();
+        log(where + ": internal error " + e.getClass().getSimpleName() + ": " + PeerText.clean(e.getMessage()));
+    }
+
+    void log(String line) {
+        if (log != null) {
+            synchronized (log) {
+                log.println("lossprobe serve: " + line);
+                log.flush();
+            }
+        }
     }
 
     private static void closeQuietly(Socket s) {
@@ -129,27 +285,6 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    private void log(String line) {
-        if (log != null) {
-            synchronized (log) {
-                log.println("lossprobe serve: " + line);
-                log.flush();
-            }
-        }
-    }
-
-    /** True when [base, base + ports) overlaps a port range another session holds. */
-    private synchronized boolean reserve(Session who, int base, int ports) {
-        for (Session s : sessions) {
-            if (s != who && s.ports > 0 && base < s.basePort + s.ports && s.basePort < base + ports) {
-                return false;
-            }
-        }
-        who.basePort = base;
-        who.ports = ports;
-        return true;
-    }
-
     @Override
     public void close() {
         closed = true;
@@ -158,411 +293,42 @@ public final class ControlServer implements AutoCloseable {
         } catch (IOException e) {
             // Closing anyway.
         }
-        for (Session s : sessions) {
-            s.channel.close();
+        for (FrameChannel c : connections) {
+            c.close();
         }
     }
 
-    /** One controller's session: handshake, plan, then step commands until bye or failure. */
-    private final class Session implements Runnable {
-        final int id;
-        final ControlChannel channel;
-        volatile int basePort;
-        volatile int ports;
-        private Plan plan;
-        private int runId;
-        private Map<String, String> options = Map.of();
-        private ReceiveSide side;
-        /** The open step's failure ledger as the controller ships it: the receivers skip what it records. */
-        private FailedRanges[] failures;
-        private SendSide sendSide;
-        /** Reverse runs: how much of each flow's failure ledger was shipped to the controller. */
-        private int[] failuresShipped;
-        private HostCounters.Sample windowSample;
-        /** Both sides' secret for this session, from the handshake; the run's data key comes from it. */
-        private byte[] sessionKey;
+    /** Lets through at most {@code perWindow} lines per window, then says how many it held back. */
+    static final class LogLimiter {
+        private final int perWindow;
+        private final long windowNs;
+        private long windowStart = System.nanoTime();
+        private int used;
+        private long suppressed;
 
-        Session(int id, ControlChannel channel) {
-            this.id = id;
-            this.channel = channel;
+        LogLimiter(int perWindow, long windowNs) {
+            this.perWindow = perWindow;
+            this.windowNs = windowNs;
         }
 
-        @Override
-        public void run() {
-            String peer = channel.remoteAddress();
-            try {
-                handshake();
-                negotiate();
-                io.lossprobe.core.engine.RunEngine.prewarm(); // counter readers' first use is slow: not mid-step
-                log("session " + id + " from " + peer + ": " + plan.ports() + " ports from " + plan.basePort()
-                    + ", " + plan.transports());
-                serve();
-                log("session " + id + " finished");
-            } catch (IOException | RuntimeException e) {
-                log("session " + id + " from " + peer + " closed: " + e.getMessage());
-                refuse(channel, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-            } finally {
-                closeSide();
-                closeSender();
-                sessions.remove(this);
-                channel.close();
-            }
-        }
-
-        private void handshake() throws IOException {
-            channel.receive("hello", limits.handshakeTimeoutMs());
-            String serverNonce = Auth.nonce();
-            ObjectNode challenge = ControlChannel.message("challenge");
-            challenge.put("nonce", serverNonce);
-            channel.send(challenge);
-            Fields answer = new Fields(channel.receive("auth", limits.handshakeTimeoutMs()));
-            String clientNonce = answer.string("nonce", 128);
-            String mac = answer.string("mac", 128);
-            if (clientNonce.length() < 16 || !auth.verify(auth.proof("client", serverNonce, clientNonce), mac)) {
-                throw new ControlProtocolException("authentication failed");
-            }
-            sessionKey = auth.sessionKey(clientNonce, serverNonce);
-            ObjectNode welcome = ControlChannel.message("welcome");
-            welcome.put("mac", auth.proof("server", clientNonce, serverNonce));
-            welcome.set("limits", ControlChannel.mapper().valueToTree(limits));
-            channel.send(welcome);
-        }
-
-        private void negotiate() throws IOException {
-            JsonNode msg = channel.receive("plan", limits.idleTimeoutMs());
-            Fields f = new Fields(msg);
-            runId = (int) f.longValue("runId", Integer.MIN_VALUE, Integer.MAX_VALUE);
-            Plan requested;
-            try {
-                requested = ControlChannel.mapper().treeToValue(f.object("plan"), Plan.class);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
-                throw new ControlProtocolException("bad plan: " + rootMessage(e));
-            }
-            String why = limits.refuse(requested);
-            if (why != null) {
-                throw new ControlProtocolException(why);
-            }
-            for (String t : requested.transports()) {
-                if (!transports.containsKey(t)) {
-                    throw new ControlProtocolException("this server has no transport '" + t + "'");
+        /** The line to log (with a count of those held back before it), or null to drop it. */
+        synchronized String pass(String line) {
+            long now = System.nanoTime();
+            String prefix = "";
+            if (now - windowStart >= windowNs) {
+                if (suppressed > 0) {
+                    prefix = "(" + suppressed + " similar lines not logged) ";
                 }
+                windowStart = now;
+                used = 0;
+                suppressed = 0;
             }
-            if (!reserve(this, requested.basePort(), requested.ports())) {
-                throw new ControlProtocolException("ports " + requested.basePort() + "-"
-                    + (requested.basePort() + requested.ports() - 1) + " are in use by another session");
+            if (used >= perWindow) {
+                suppressed++;
+                return null;
             }
-            plan = requested.withBindAddress(bindAddress);
-            Map<String, String> accepted = new HashMap<>();
-            JsonNode opts = msg.path("options");
-            if (opts.isObject()) {
-                opts.fields().forEachRemaining(e -> {
-                    if (REMOTE_OPTIONS.contains(e.getKey()) && e.getValue().isTextual()
-                        && e.getValue().asText().length() < 64) {
-                        accepted.put(e.getKey(), e.getValue().asText());
-                    }
-                });
-            }
-            options = accepted;
-            plan = plan.withTransportOptions(accepted); // never the controller's copy in the plan
-            ObjectNode ok = ControlChannel.message("plan-ok");
-            ok.put("bindAddress", bindAddress);
-            channel.send(ok);
+            used++;
+            return prefix + line;
         }
-
-        private void serve() throws IOException {
-            while (true) {
-                JsonNode msg = channel.receive(null, limits.idleTimeoutMs());
-                Fields f = new Fields(msg);
-                String type = f.string("type", 64);
-                switch (type) {
-                    case "open" -> open(f.string("transport", 32));
-                    case "begin-step" -> {
-                        int step = stepOf(f);
-                        long[] bits = f.longs("windowBits", plan.ports(), 64, 1 << 22);
-                        int[] windowBits = new int[bits.length];
-                        for (int i = 0; i < bits.length; i++) {
-                            if (Long.bitCount(bits[i]) != 1) {
-                                throw new ControlProtocolException("windowBits must be powers of two");
-                            }
-                            windowBits[i] = (int) bits[i];
-                        }
-                        failures = new FailedRanges[plan.ports()];
-                        for (int i = 0; i < failures.length; i++) {
-                            failures[i] = new FailedRanges();
-                        }
-                        FailedRanges[] ledger = failures;
-                        // The controller's estimate of this host's clock minus its own: delays become one-way.
-                        long offset = msg.has("clockOffsetNs")
-                            ? f.longValue("clockOffsetNs", Long.MIN_VALUE, Long.MAX_VALUE) : 0;
-                        call(() -> requireSide().beginStep(step, windowBits, ledger, offset));
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "begin-window" -> {
-                        call(() -> requireSide().beginWindow()); // socket drops first: the most time-sensitive
-                        windowSample = HostCounters.sample();
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "progress" -> {
-                        FailedRangesCodec.decodeInto(msg, "failed", requireLedger());
-                        ObjectNode reply = ControlChannel.message("progress");
-                        long[] received = callValue(() -> requireSide().progress());
-                        ArrayNode arr = reply.putArray("received");
-                        for (long r : received) {
-                            arr.add(r);
-                        }
-                        channel.send(reply);
-                    }
-                    case "close-step" -> {
-                        FailedRangesCodec.decodeInto(msg, "failed", requireLedger());
-                        closeStep(stepOf(f), f.longs("wireEnd", plan.ports(), 0, Long.MAX_VALUE));
-                    }
-                    case "late" -> {
-                        int step = stepOf(f);
-                        ReceiveSide.Late late = callValue(() -> requireSide().lateAfterClose(step));
-                        ObjectNode reply = ControlChannel.message("late");
-                        ArrayNode first = reply.putArray("first");
-                        ArrayNode duplicates = reply.putArray("duplicates");
-                        for (int i = 0; i < late.first().length; i++) {
-                            first.add(late.first()[i]);
-                            duplicates.add(late.duplicates()[i]);
-                        }
-                        channel.send(reply);
-                    }
-                    case "close" -> {
-                        closeSide();
-                        closeSender();
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "open-sender" -> openSender(f.string("transport", 32));
-                    case "send-begin" -> {
-                        int step = stepOf(f);
-                        Level level = plan.levels().get(step);
-                        long[] rates = new long[plan.ports()];
-                        for (int i = 0; i < rates.length; i++) {
-                            rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
-                        }
-                        SendSide s = requireSender();
-                        call(() -> s.beginStep(step, rates, new int[rates.length], SendFilter.NONE));
-                        failuresShipped = new int[plan.ports()];
-                        ObjectNode ready = ControlChannel.message("send-ready");
-                        ready.put("warmupNs", plan.warmupNs());
-                        channel.send(ready);
-                    }
-                    case "send-start" -> {
-                        requireStepBegun();
-                        call(() -> requireSender().start());
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "send-window" -> {
-                        requireStepBegun();
-                        call(() -> requireSender().beginWindow());
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "send-progress" -> {
-                        requireStepBegun();
-                        SendSide s = requireSender();
-                        ObjectNode reply = ControlChannel.message("send-progress");
-                        boolean done = callValue(() -> s.awaitDone(1));
-                        reply.put("done", done);
-                        reply.put("sent", callValue(s::sentProgress));
-                        if (done) {
-                            ArrayNode perFlow = reply.putArray("sentPerFlow");
-                            for (long v : callValue(s::sent)) {
-                                perFlow.add(v);
-                            }
-                        }
-                        FailedRangesCodec.encodeNew(reply, "failed", s.failures(), failuresShipped);
-                        channel.send(reply);
-                    }
-                    case "send-abort" -> {
-                        call(() -> requireSender().abort());
-                        channel.send(ControlChannel.message("ok"));
-                    }
-                    case "send-result" -> sendResult();
-                    case "clock" -> answerClock(f);
-                    case "bye" -> {
-                        return;
-                    }
-                    default -> throw new ControlProtocolException("unknown message type '" + type + "'");
-                }
-            }
-        }
-
-        /**
-         * One clock exchange ({@link ClockSync}): t2 as soon as the request is known to be one, t3 just before the
-         * reply is written. Holds nothing between requests, so a flood is held back by TCP, not by memory here.
-         */
-        private void answerClock(Fields f) throws IOException {
-            ClockSync.ServerClock c = serverClock;
-            long receivedNs = c.receivedNs();
-            int seq = f.integer("seq", 0, Integer.MAX_VALUE);
-            ObjectNode reply = ControlChannel.message("clock");
-            reply.put("seq", seq);
-            reply.put("t2", receivedNs);
-            reply.put("t3", c.replyingNs());
-            channel.send(reply);
-        }
-
-        private int stepOf(Fields f) throws ControlProtocolException {
-            return f.integer("step", 0, plan.levels().size() - 1);
-        }
-
-        private void open(String name) throws IOException {
-            if (!plan.transports().contains(name)) {
-                throw new ControlProtocolException("transport '" + name + "' is not in the plan");
-            }
-            closeSide();
-            FlowReceiver[] flows = LocalReceiveSide.newFlows(plan.ports(), runId, plan.messageSize(),
-                plan.levels().size(), MessageAuth.derive(sessionKey, runId));
-            // Data is taken only from the controller's address, and echo replies go back to it, nowhere else.
-            String peer = channel.remoteAddress();
-            side = callValue(() -> LocalReceiveSide.open(transports.get(name),
-                new ReceiverSpec(plan, bindAddress, flows, options, plan.echo() ? peer : null, peer)));
-            ObjectNode ready = ControlChannel.message("ready");
-            ready.set("environment", ControlChannel.mapper().valueToTree(side.environment()));
-            channel.send(ready);
-        }
-
-        /** Senders towards the controller's own address: never anywhere else. */
-        private void openSender(String name) throws IOException {
-            if (!plan.transports().contains(name)) {
-                throw new ControlProtocolException("transport '" + name + "' is not in the plan");
-            }
-            closeSender();
-            String peer = channel.remoteAddress();
-            sendSide = callValue(() -> LocalSendSide.open(transports.get(name),
-                new SenderSpec(plan, peer, runId, options, MessageAuth.derive(sessionKey, runId))));
-            ObjectNode ready = ControlChannel.message("sender-ready");
-            ready.set("environment", ControlChannel.mapper().valueToTree(sendSide.environment()));
-            channel.send(ready);
-        }
-
-        private void sendResult() throws IOException {
-            requireStepBegun();
-            SendSide s = requireSender();
-            if (!callValue(() -> s.awaitDone(1))) {
-                throw new ControlProtocolException("the step is still sending");
-            }
-            SendSide.Outcome outcome = callValue(s::finish);
-            ObjectNode reply = ControlChannel.message("send-result");
-            ArrayNode counts = reply.putArray("counts");
-            for (SendLoop.FlowSendCounts c : outcome.counts()) {
-                counts.addArray().add(c.scheduled()).add(c.sent()).add(c.sendFailed()).add(c.behind());
-            }
-            reply.put("windowNs", outcome.windowNs());
-            reply.put("failedAfterClose", outcome.failedAfterClose());
-            FailedRangesCodec.encodeNew(reply, "failed", s.failures(), failuresShipped);
-            failuresShipped = null;
-            reply.set("lag", ControlChannel.mapper().valueToTree(outcome.lag()));
-            reply.set("counters", ControlChannel.mapper().valueToTree(outcome.report().counters()));
-            ObjectNode perFlow = reply.putObject("flowCounters");
-            outcome.report().flows().forEach((flow, counters) ->
-                perFlow.set(Integer.toString(flow), ControlChannel.mapper().valueToTree(counters)));
-            channel.send(reply);
-        }
-
-        private FailedRanges[] requireLedger() throws ControlProtocolException {
-            if (failures == null) {
-                throw new ControlProtocolException("no step is open: send 'begin-step' first");
-            }
-            return failures;
-        }
-
-        private void requireStepBegun() throws ControlProtocolException {
-            if (failuresShipped == null) {
-                throw new ControlProtocolException("no step is prepared: send 'send-begin' first");
-            }
-        }
-
-        private SendSide requireSender() throws ControlProtocolException {
-            if (sendSide == null) {
-                throw new ControlProtocolException("no sender is open: send 'open-sender' first");
-            }
-            return sendSide;
-        }
-
-        private void closeSender() {
-            if (sendSide != null) {
-                try {
-                    sendSide.abort();
-                    sendSide.close();
-                } catch (Exception e) {
-                    log("session " + id + ": closing senders: " + e.getMessage());
-                }
-                sendSide = null;
-            }
-        }
-
-        private void closeStep(int step, long[] wireEnd) throws IOException {
-            ReceiveSide.Receipt receipt = callValue(() -> requireSide().closeStep(step, wireEnd));
-            failures = null;
-            HostCounters.Sample after = HostCounters.sample();
-            ObjectNode reply = ControlChannel.message("step-result");
-            ArrayNode flows = reply.putArray("flows");
-            for (FlowReceiver.Summary s : receipt.flows()) {
-                flows.add(SummaryCodec.encode(s));
-            }
-            reply.set("counters", ControlChannel.mapper().valueToTree(receipt.report().counters()));
-            ObjectNode perFlow = reply.putObject("flowCounters");
-            receipt.report().flows().forEach((flow, counters) ->
-                perFlow.set(Integer.toString(flow), ControlChannel.mapper().valueToTree(counters)));
-            if (windowSample != null) {
-                reply.set("hostCounters", ControlChannel.mapper().valueToTree(after.deltaSince(windowSample)));
-                reply.set("cpu", ControlChannel.mapper().valueToTree(after.cpuSince(windowSample)));
-            }
-            channel.send(reply);
-        }
-
-        private ReceiveSide requireSide() throws ControlProtocolException {
-            if (side == null) {
-                throw new ControlProtocolException("no transport is open: send 'open' first");
-            }
-            return side;
-        }
-
-        private void closeSide() {
-            if (side != null) {
-                try {
-                    side.close();
-                } catch (Exception e) {
-                    log("session " + id + ": closing receivers: " + e.getMessage());
-                }
-                side = null;
-            }
-        }
-    }
-
-    private interface Action {
-        void run() throws Exception;
-    }
-
-    private interface ValueAction<T> {
-        T get() throws Exception;
-    }
-
-    private static void call(Action a) throws IOException {
-        callValue(() -> {
-            a.run();
-            return null;
-        });
-    }
-
-    private static <T> T callValue(ValueAction<T> a) throws IOException {
-        try {
-            return a.get();
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IOException(e.getMessage(), e);
-        }
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String m = t.getMessage();
-        return m == null ? t.getClass().getSimpleName() : m.lines().findFirst().orElse(m);
     }
 }

@@ -1,15 +1,12 @@
 package io.lossprobe.control;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.accounting.FailedRanges;
-import java.util.Iterator;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Failed sequence ranges on the control channel: {@code {"3": [first, end, first, end, ...], ...}} per flow, the
- * ranges added since the last message (each side keeps how far it shipped). Decoding checks every field; the
+ * ranges added since the last message (each side keeps how far it shipped). Decoding checks every entry; the
  * ledger itself refuses ranges out of order.
  */
 final class FailedRangesCodec {
@@ -19,66 +16,47 @@ final class FailedRangesCodec {
     private FailedRangesCodec() {
     }
 
-    /** Puts the ranges of each flow added since {@code shipped[flow]} into {@code field}; advances shipped. */
-    static void encodeNew(ObjectNode msg, String field, FailedRanges[] ledger, int[] shipped) {
-        ObjectNode out = null;
+    /** The ranges of each flow added since {@code shipped[flow]} (null when none); advances shipped. */
+    static Map<Integer, long[]> encodeNew(FailedRanges[] ledger, int[] shipped) {
+        Map<Integer, long[]> out = null;
         for (int flow = 0; flow < ledger.length; flow++) {
             long[] pairs = ledger[flow].pairsFrom(shipped[flow]);
             if (pairs.length == 0) {
                 continue;
             }
             if (out == null) {
-                out = msg.putObject(field);
+                out = new TreeMap<>();
             }
-            ArrayNode arr = out.putArray(Integer.toString(flow));
-            for (long v : pairs) {
-                arr.add(v);
-            }
+            out.put(flow, pairs);
             shipped[flow] += pairs.length / 2;
         }
+        return out;
     }
 
-    /** Appends the ranges in {@code msg.field} (absent: none) to the flows' ledgers. */
-    static void decodeInto(JsonNode msg, String field, FailedRanges[] ledger) throws ControlProtocolException {
-        JsonNode node = msg.get(field);
-        if (node == null || node.isNull()) {
+    /** Appends {@code failed} (null: none) to the flows' ledgers, after checking all of it. */
+    static void decodeInto(Map<Integer, long[]> failed, FailedRanges[] ledger) throws ControlProtocolException {
+        if (failed == null) {
             return;
         }
-        if (!node.isObject()) {
-            throw new ControlProtocolException("field '" + field + "' must be an object");
-        }
         int pairs = 0;
-        Iterator<Map.Entry<String, JsonNode>> it = node.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
-            int flow;
-            try {
-                flow = Integer.parseInt(e.getKey());
-            } catch (NumberFormatException ex) {
-                throw new ControlProtocolException("'" + field + "' names no flow: " + e.getKey());
+        for (Map.Entry<Integer, long[]> e : failed.entrySet()) {
+            int flow = e.getKey();
+            long[] values = e.getValue();
+            if (flow < 0 || flow >= ledger.length || values == null || values.length % 2 != 0) {
+                throw new ControlProtocolException("'failed' has a bad entry for flow " + flow);
             }
-            JsonNode arr = e.getValue();
-            if (flow < 0 || flow >= ledger.length || !arr.isArray() || arr.size() % 2 != 0) {
-                throw new ControlProtocolException("'" + field + "' has a bad entry for flow " + e.getKey());
-            }
-            pairs += arr.size() / 2;
+            pairs += values.length / 2;
             if (pairs > MAX_PAIRS) {
-                throw new ControlProtocolException("'" + field + "' carries more than " + MAX_PAIRS + " ranges");
-            }
-            long[] values = new long[arr.size()];
-            for (int i = 0; i < values.length; i++) {
-                JsonNode v = arr.get(i);
-                if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
-                    throw new ControlProtocolException("'" + field + "' has a bad number for flow " + flow);
-                }
-                values[i] = v.asLong();
+                throw new ControlProtocolException("'failed' carries more than " + MAX_PAIRS + " ranges");
             }
             for (int i = 0; i < values.length; i += 2) {
-                if (values[i + 1] <= values[i]) {
-                    throw new ControlProtocolException("'" + field + "' has an empty or inverted range");
+                if (values[i] < 0 || values[i + 1] <= values[i]) {
+                    throw new ControlProtocolException("'failed' has a negative, empty or inverted range");
                 }
             }
-            ledger[flow].addPairs(values);
+        }
+        for (Map.Entry<Integer, long[]> e : failed.entrySet()) {
+            ledger[e.getKey()].addPairs(e.getValue());
         }
     }
 }

@@ -24,15 +24,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ClockOffsetLoopbackTest {
     private static final Auth AUTH = Auth.ofSecret("a shared secret for clock tests");
-    private static final ServerLimits LIMITS = new ServerLimits(1_000_000, 64, TimeUnit.SECONDS.toNanos(60), 4,
-        1024, 2_000, 5_000);
+    private static final ServerLimits LIMITS = ControlTesting.LIMITS;
     private ControlServer server;
     private ControlClient client;
 
     @BeforeEach
     void start() throws IOException {
         server = new ControlServer("127.0.0.1", 0, AUTH, LIMITS,
-            Map.of("udp", new ControlServerHostileInputTest.NoTransport()), null);
+            ControlTesting.only(new ControlTesting.NoTransport()), null);
         client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
         client.negotiate(new Plan(List.of("udp"), 1, 21500, List.of(Level.parse("1k")), 1_000_000_000L, 0, 0, 64,
             "127.0.0.1"), 1, Map.of());

@@ -28,9 +28,9 @@ final class ClockOffsetMeasure {
             ? Arrays.stream(args, 1, args.length).mapToInt(Integer::parseInt).toArray()
             : new int[] {ClockSync.DEFAULT_EXCHANGES};
         Auth auth = Auth.ofSecret("clock measurement secret");
-        ServerLimits limits = new ServerLimits(1_000_000, 64, TimeUnit.SECONDS.toNanos(60), 4, 1024, 2_000, 30_000);
+        ServerLimits limits = ControlTesting.LIMITS.withTimeouts(2_000, 30_000, 10_000);
         try (ControlServer server = new ControlServer("127.0.0.1", 0, auth, limits,
-                Map.of("udp", new ControlServerHostileInputTest.NoTransport()), null);
+                ControlTesting.only(new ControlTesting.NoTransport()), null);
              ControlClient client = ControlClient.connect("127.0.0.1", server.port(), auth, 5_000)) {
             client.negotiate(new Plan(List.of("udp"), 1, 22000, List.of(Level.parse("1k")), 1_000_000_000L, 0, 0,
                 64, "127.0.0.1"), 1, Map.of());

@@ -1,21 +1,16 @@
 package io.lossprobe.control;
 
+import static io.lossprobe.control.ControlTesting.AUTH;
+import static io.lossprobe.control.ControlTesting.LIMITS;
+import static io.lossprobe.control.ControlTesting.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.transport.ReceiverEndpoint;
-import io.lossprobe.core.transport.ReceiverSpec;
-import io.lossprobe.core.transport.SenderEndpoint;
-import io.lossprobe.core.transport.SenderSpec;
-import io.lossprobe.core.transport.Transport;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -37,63 +32,18 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ControlServerHostileInputTest {
-    private static final Auth AUTH = Auth.ofSecret("correct horse battery staple");
-    private static final ServerLimits LIMITS = new ServerLimits(1_000_000, 64, TimeUnit.SECONDS.toNanos(60), 8,
-        1024, 1_000, 5_000);
     private ControlServer server;
-
-    /** Never opened: these tests stop before any receiver is bound. */
-    static final class NoTransport implements Transport {
-        @Override
-        public String name() {
-            return "udp";
-        }
-
-        @Override
-        public ReceiverEndpoint openReceiver(ReceiverSpec spec) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SenderEndpoint openSender(SenderSpec spec) {
-            throw new UnsupportedOperationException();
-        }
-    }
 
     @BeforeEach
     void start() throws IOException {
-        server = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, Map.of("udp", new NoTransport()), null);
+        server = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, ControlTesting.only(new ControlTesting.NoTransport()),
+            null);
     }
 
     @AfterEach
     void stop() {
+        assertThat(server.internalErrors()).as("internal errors").isZero();
         server.close();
-    }
-
-    private Socket raw() throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", server.port()), 2_000);
-        s.setSoTimeout(10_000);
-        return s;
-    }
-
-    /** Reads until the server closes; returns what it said (an error message, if any). */
-    private static String drain(Socket s) throws IOException {
-        InputStream in = s.getInputStream();
-        byte[] all = in.readAllBytes();
-        return new String(all, StandardCharsets.UTF_8);
-    }
-
-    private static void frame(DataOutputStream out, String json) throws IOException {
-        byte[] b = json.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(b.length);
-        out.write(b);
-        out.flush();
-    }
-
-    private static Plan plan(int basePort) {
-        return new Plan(List.of("udp"), 4, basePort, List.of(Level.parse("1k")), 1_000_000_000L, 0,
-            1_000_000_000L, 64, "127.0.0.1");
     }
 
     /** A well-behaved controller still gets through: handshake and plan accepted. */
@@ -103,86 +53,125 @@ class ControlServerHostileInputTest {
         }
     }
 
+    private static String hello() {
+        return "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + Auth.nonce() + "\"}";
+    }
+
     @Test
     void randomBytesAreRefused() throws IOException {
         Random r = new Random(42);
         for (int i = 0; i < 20; i++) {
-            try (Socket s = raw()) {
+            try (RawController c = RawController.connect(server.port())) {
                 byte[] junk = new byte[1 + r.nextInt(4096)];
                 r.nextBytes(junk);
-                s.getOutputStream().write(junk);
-                s.shutdownOutput();
-                drain(s); // the server answers or closes; it must not hang
+                c.raw(junk);
+                c.socket.shutdownOutput();
+                c.drain(); // the server answers or closes; it must not hang
             }
         }
         assertServerStillServes(20000);
     }
 
+    /**
+     * Before authentication a frame is at most 4 KiB: the 8 MiB length prefix that used to be allocated up front is
+     * refused at once (well before the 1 s handshake deadline), and so is a negative one.
+     */
     @Test
     void anOversizedLengthIsRefusedBeforeAnythingIsAllocated() throws IOException {
-        try (Socket s = raw()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            out.writeInt(Integer.MAX_VALUE);
-            out.flush();
-            assertThat(drain(s)).contains("outside 1..");
+        for (int length : new int[] {8 << 20, Integer.MAX_VALUE, 4097, -5, 0}) {
+            try (RawController c = RawController.connect(server.port())) {
+                long start = System.nanoTime();
+                new DataOutputStream(c.socket.getOutputStream()).writeInt(length);
+                assertThat(c.drain()).as("length %d", length).contains("frame length " + length + " outside 1..4096");
+                assertThat(System.nanoTime() - start).as("refused at once").isLessThan(TimeUnit.MILLISECONDS.toNanos(800));
+            }
         }
-        try (Socket s = raw()) {
-            new DataOutputStream(s.getOutputStream()).writeInt(-5);
-            assertThat(drain(s)).contains("outside 1..");
+        // After the handshake the cap is 4 MiB of JSON (plus the MAC).
+        try (RawController c = RawController.connect(server.port())) {
+            c.handshake(AUTH);
+            c.out.writeInt((4 << 20) + FrameChannel.MAC_BYTES + 1);
+            c.out.flush();
+            assertThat(c.drain()).contains("outside 17..");
         }
         assertServerStillServes(20100);
     }
 
     @Test
     void aWrongVersionOrWrongFieldTypesAreRefused() throws IOException {
+        String nonce = Auth.nonce();
         String[] bad = {
+            "{\"type\":\"hello\",\"version\":\"2\",\"nonce\":\"" + nonce + "\"}",
+            "{\"type\":\"hello\",\"version\":2.5,\"nonce\":\"" + nonce + "\"}",
             "{\"type\":\"hello\",\"version\":2}",
-            "{\"type\":\"hello\",\"version\":\"1\"}",
-            "{\"type\":42,\"version\":1}",
+            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"short\"}",
+            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\",\"extra\":1}",
+            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\",\"nonce\":\"" + nonce + "\"}",
+            "{\"type\":42,\"version\":2}",
+            "{\"type\":\"no-such-type\",\"version\":2}",
             "[1,2,3]",
             "not json at all",
-            "{\"version\":1}",
+            "{\"version\":2}",
+            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\"} trailing",
         };
         for (String json : bad) {
-            try (Socket s = raw()) {
-                frame(new DataOutputStream(s.getOutputStream()), json);
-                assertThat(drain(s)).as(json).contains("error");
+            try (RawController c = RawController.connect(server.port())) {
+                c.send(json);
+                assertThat(c.drain()).as(json).contains("\"type\":\"error\"");
             }
         }
         assertServerStillServes(20200);
     }
 
+    /** An older controller is told, in its own protocol's terms, why: one line it can print. */
     @Test
-    void aWrongAuthAnswerIsRefused() {
+    void anOlderControllerGetsAClearVersionError() throws IOException {
+        try (RawController c = RawController.connect(server.port())) {
+            c.send("{\"type\":\"hello\",\"version\":1}");
+            JsonNode reply = c.read();
+            assertThat(reply.get("type").asText()).isEqualTo("error");
+            assertThat(reply.get("version").asInt()).isEqualTo(1);
+            assertThat(reply.get("message").asText())
+                .isEqualTo("this server speaks control protocol 2, the controller 1: run the same lossprobe "
+                    + "version on both hosts");
+        }
+    }
+
+    @Test
+    void aControllerWithAnotherSecretIsStoppedByTheServersProofAndAWrongProofIsRefused() throws IOException {
         assertThatThrownBy(() -> ControlClient.connect("127.0.0.1", server.port(),
             Auth.ofSecret("not the right secret"), 5_000))
-            .hasMessageContaining("authentication failed");
+            .hasMessageContaining("could not prove it knows the secret");
+        try (RawController c = RawController.connect(server.port())) {
+            c.send(hello());
+            c.read();
+            c.send("{\"type\":\"auth\",\"proof\":\"" + Auth.nonce() + "\"}");
+            JsonNode reply = c.read();
+            assertThat(reply.get("type").asText()).isEqualTo("error");
+            assertThat(reply.get("message").asText()).isEqualTo("authentication failed");
+        }
     }
 
     @Test
     void aReplayedAuthAnswerIsRefused() throws IOException {
         // Record a genuine exchange's answer, then replay it on a new connection: the new nonce makes it wrong.
-        String recordedNonce;
-        String recordedMac;
-        try (Socket s = raw()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            frame(out, "{\"type\":\"hello\",\"version\":1}");
-            JsonNode challenge = read(in);
-            recordedNonce = Auth.nonce();
-            recordedMac = AUTH.proof("client", challenge.get("nonce").asText(), recordedNonce);
-            frame(out, "{\"type\":\"auth\",\"version\":1,\"nonce\":\"" + recordedNonce + "\",\"mac\":\""
-                + recordedMac + "\"}");
-            assertThat(read(in).get("type").asText()).isEqualTo("welcome");
+        String recordedHello = hello();
+        String recordedAuth;
+        try (RawController c = RawController.connect(server.port())) {
+            c.send(recordedHello);
+            JsonNode challenge = c.read();
+            String clientNonce = RawController.JSON.readTree(recordedHello).get("nonce").asText();
+            recordedAuth = "{\"type\":\"auth\",\"proof\":\""
+                + AUTH.clientProof(clientNonce, challenge.get("nonce").asText()) + "\"}";
+            c.send(recordedAuth);
+            byte[] welcome = new byte[c.in.readInt()]; // MACed: read as bytes
+            c.in.readFully(welcome);
+            assertThat(new String(welcome, StandardCharsets.UTF_8)).contains("\"type\":\"welcome\"");
         }
-        try (Socket s = raw()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            frame(out, "{\"type\":\"hello\",\"version\":1}");
-            read(in);
-            frame(out, "{\"type\":\"auth\",\"version\":1,\"nonce\":\"" + recordedNonce + "\",\"mac\":\""
-                + recordedMac + "\"}");
-            JsonNode reply = read(in);
+        try (RawController c = RawController.connect(server.port())) {
+            c.send(recordedHello);
+            c.read();
+            c.send(recordedAuth);
+            JsonNode reply = c.read();
             assertThat(reply.get("type").asText()).isEqualTo("error");
             assertThat(reply.get("message").asText()).contains("authentication failed");
         }
@@ -190,16 +179,11 @@ class ControlServerHostileInputTest {
 
     @Test
     void aClientThatSaysNothingIsClosedAndOthersAreServedMeanwhile() throws IOException {
-        try (Socket silent = raw()) {
+        try (RawController silent = RawController.connect(server.port())) {
             assertServerStillServes(20300); // served while the silent one holds its connection
-            assertThat(drain(silent)).contains("no message within");
+            assertThat(silent.drain()).contains("no message in time");
         }
-        // The session ends just after it closed the connection: await it rather than race it.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (server.activeSessions() != 0) {
-            assertThat(System.nanoTime()).as("sessions released in time").isLessThan(deadline);
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
+        ControlTesting.await("connection released", 10_000, () -> server.preAuthConnections() == 0);
     }
 
     @Test
@@ -222,66 +206,51 @@ class ControlServerHostileInputTest {
     void wrongCommandsAfterThePlanAreRefusedNotCrashing() throws IOException {
         try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
             client.negotiate(plan(20600), 1, Map.of());
-            ObjectNode msg = ControlChannel.message("begin-step");
-            msg.put("step", 0);
-            msg.putArray("windowBits").add(64).add(64).add(64).add(64);
-            assertThatThrownBy(() -> client.request(msg, "ok")).hasMessageContaining("no transport is open");
+            assertThatThrownBy(() -> client.request(new Request.BeginStep(0, 0), Reply.Ok.class))
+                .hasMessageContaining("'begin-step' is not allowed with nothing open");
         }
         assertServerStillServes(20600);
     }
 
-    /** Says hello and proves the secret on a raw connection, as a genuine controller would. */
-    private static void authenticate(DataOutputStream out, DataInputStream in) throws IOException {
-        frame(out, "{\"type\":\"hello\",\"version\":1}");
-        String clientNonce = Auth.nonce();
-        String mac = AUTH.proof("client", read(in).get("nonce").asText(), clientNonce);
-        frame(out, "{\"type\":\"auth\",\"version\":1,\"nonce\":\"" + clientNonce + "\",\"mac\":\"" + mac + "\"}");
-        assertThat(read(in).get("type").asText()).isEqualTo("welcome");
-    }
-
-    private static String planMessage(int basePort) throws IOException {
-        ObjectNode msg = ControlChannel.message("plan");
-        msg.put("runId", 1);
-        msg.set("plan", ControlChannel.mapper().valueToTree(plan(basePort)));
-        return ControlChannel.mapper().writeValueAsString(msg);
-    }
-
-    private static final String CLOCK = "{\"type\":\"clock\",\"version\":1,\"seq\":0}";
+    private static final String CLOCK = "{\"type\":\"clock\",\"seq\":0}";
 
     @Test
     void aClockRequestBeforeAuthenticationOrThePlanIsRefused() throws IOException {
-        try (Socket s = raw()) {
-            frame(new DataOutputStream(s.getOutputStream()), CLOCK);
-            assertThat(drain(s)).contains("expected 'hello', got 'clock'").doesNotContain("t2");
+        try (RawController c = RawController.connect(server.port())) {
+            c.send(CLOCK);
+            assertThat(c.drain()).contains("expected 'hello' first, got 'clock'").doesNotContain("t2");
         }
-        try (Socket s = raw()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            frame(out, "{\"type\":\"hello\",\"version\":1}");
-            read(new DataInputStream(s.getInputStream()));
-            frame(out, CLOCK);
-            assertThat(drain(s)).contains("expected 'auth', got 'clock'").doesNotContain("t2");
+        try (RawController c = RawController.connect(server.port())) {
+            c.send(hello());
+            c.read();
+            c.send(CLOCK);
+            assertThat(c.drain()).contains("expected 'auth', got 'clock'").doesNotContain("t2");
         }
-        try (Socket s = raw()) {
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
-            authenticate(out, new DataInputStream(s.getInputStream()));
-            frame(out, CLOCK);
-            assertThat(drain(s)).contains("expected 'plan', got 'clock'").doesNotContain("t2");
+        try (RawController c = RawController.connect(server.port())) {
+            c.handshake(AUTH);
+            c.send(CLOCK);
+            JsonNode reply = c.read();
+            assertThat(reply.get("message").asText()).isEqualTo("'clock' is not allowed before the plan");
         }
         assertServerStillServes(20700);
     }
 
+    private static String planMessage(int basePort) throws IOException {
+        return RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(basePort)));
+    }
+
     @Test
     void malformedClockFieldsAreRefused() throws IOException {
-        String[] badSeq = {null, "\"1\"", "-1", "1.5", "2147483648", "{}", "[0]"};
+        String[] badSeq = {null, "\"1\"", "-1", "1.5", "2147483648", "{}", "[0]", "null"};
         for (String seq : badSeq) {
-            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
-                client.negotiate(plan(20800), 1, Map.of());
-                ObjectNode msg = ControlChannel.message("clock");
-                if (seq != null) {
-                    msg.set("seq", ControlChannel.mapper().readTree(seq));
-                }
-                assertThatThrownBy(() -> client.request(msg, "clock")).as("seq %s", seq)
-                    .hasMessageContaining("field 'seq'");
+            try (RawController c = RawController.connect(server.port())) {
+                c.handshake(AUTH);
+                c.send(planMessage(20800));
+                assertThat(c.read().get("type").asText()).isEqualTo("plan-ok");
+                c.send(seq == null ? "{\"type\":\"clock\"}" : "{\"type\":\"clock\",\"seq\":" + seq + "}");
+                JsonNode reply = c.read();
+                assertThat(reply.get("type").asText()).as("seq %s", seq).isEqualTo("error");
+                assertThat(reply.get("message").asText()).as("seq %s", seq).startsWith("bad message");
             }
         }
         assertServerStillServes(20800);
@@ -291,129 +260,127 @@ class ControlServerHostileInputTest {
      * Requests are answered one at a time and nothing is kept between them, so a controller that floods clock
      * requests and never reads the replies is held back by TCP: once the replies fill the socket buffers, the
      * server stops reading, and the flood stalls after a bounded number of bytes (the kernel's buffers, not the
-     * server's heap). A server that queued replies or requests would keep reading and pass the cap.
+     * server's heap). The server's blocked write then times out and the session ends, though the flooder keeps its
+     * connection open: a controller that never reads cannot hold a session.
      */
     @Test
-    void aClockFloodIsHeldBackByTcpNotByMemory() throws IOException {
+    void aClockFloodIsHeldBackByTcpAndEndsAtTheWriteTimeout() throws IOException {
         // Four socket buffers lie between the flood and the server (each side's send and receive): at most
         // tcp_wmem/tcp_rmem max each, 4 MiB + 32 MiB here; measured on loopback the stall comes after about 6 MB.
         long capBytes = 256L << 20;
-        long stallNs = TimeUnit.MILLISECONDS.toNanos(300);
         long written = 0;
-        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", server.port()))) {
-            DataOutputStream out = new DataOutputStream(ch.socket().getOutputStream());
-            DataInputStream in = new DataInputStream(ch.socket().getInputStream());
-            authenticate(out, in);
-            frame(out, planMessage(20900));
-            assertThat(read(in).get("type").asText()).isEqualTo("plan-ok");
-
-            byte[] json = CLOCK.getBytes(StandardCharsets.UTF_8);
-            ByteBuffer burst = ByteBuffer.allocate((4 + json.length) * 4096);
-            while (burst.hasRemaining()) {
-                burst.putInt(json.length).put(json);
-            }
-            burst.flip();
+        long stalledAt = 0;
+        long firstStall = 0;
+        try (RawController c = RawController.connectChannel(server.port())) {
+            c.handshake(AUTH);
+            c.send(planMessage(20900));
+            assertThat(c.read().get("type").asText()).isEqualTo("plan-ok");
+            SocketChannel ch = c.socket.getChannel();
             ch.configureBlocking(false);
+            byte[] json = CLOCK.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer pending = ByteBuffer.allocate(0);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            long stalledAt = 0;
-            while (true) {
-                if (!burst.hasRemaining()) {
-                    burst.rewind();
+            while (server.activeSessions() > 0) {
+                if (!pending.hasRemaining()) {
+                    java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+                    for (int i = 0; i < 256; i++) {
+                        burst.writeBytes(c.frame(json));
+                    }
+                    pending = ByteBuffer.wrap(burst.toByteArray());
                 }
-                int n = ch.write(burst);
+                int n;
+                try {
+                    n = ch.write(pending);
+                } catch (IOException reset) {
+                    break; // the server closed the session
+                }
                 written += n;
                 long now = System.nanoTime();
                 assertThat(written).as("bytes the server took in").isLessThan(capBytes);
-                assertThat(now).as("the flood stalls in time").isLessThan(deadline);
+                assertThat(now).as("the session ends in time").isLessThan(deadline);
                 if (n > 0) {
                     stalledAt = 0;
-                } else if (stalledAt == 0) {
-                    stalledAt = now;
-                } else if (now - stalledAt > stallNs) {
-                    break; // nothing taken for a while: every buffer on the way is full
                 } else {
+                    if (stalledAt == 0) {
+                        stalledAt = now;
+                    } else if (firstStall == 0 && now - stalledAt > TimeUnit.MILLISECONDS.toNanos(100)) {
+                        firstStall = stalledAt; // every buffer on the way is full
+                    }
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                 }
             }
-            assertServerStillServes(21000); // other sessions are served while this one is stuck writing
-        }
-        // Closing with replies unread resets the connection: the stuck session ends and frees its slot.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (server.activeSessions() != 0) {
-            assertThat(System.nanoTime()).as("session released in time").isLessThan(deadline);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            ControlTesting.await("the flooding session ends", 10_000, () -> server.activeSessions() == 0);
+            long endedNs = System.nanoTime();
+            assertThat(firstStall).as("the flood stalled (held back by TCP)").isNotZero();
+            // Write timeout 1 s, checked every 50 ms, from when the server's write blocked (before our stall).
+            assertThat(endedNs - firstStall).as("ended by the write timeout")
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(LIMITS.writeTimeoutMs() + 2_000));
+            assertThat(ch.isOpen()).as("the flooder kept its end open").isTrue();
+            assertServerStillServes(21000);
         }
     }
 
     /** Records the spec a receiver is opened with, then refuses to open: no socket is bound. */
-    static final class RecordingTransport implements Transport {
-        final java.util.concurrent.atomic.AtomicReference<ReceiverSpec> opened =
+    static final class RecordingTransport extends ControlTesting.NoTransport {
+        final java.util.concurrent.atomic.AtomicReference<io.lossprobe.core.transport.ReceiverSpec> opened =
             new java.util.concurrent.atomic.AtomicReference<>();
 
         @Override
-        public String name() {
-            return "udp";
-        }
-
-        @Override
-        public ReceiverEndpoint openReceiver(ReceiverSpec spec) {
+        public io.lossprobe.core.transport.ReceiverEndpoint openReceiver(io.lossprobe.core.transport.ReceiverSpec spec) {
             opened.set(spec);
             throw new UnsupportedOperationException("recorded, not opened");
         }
-
-        @Override
-        public SenderEndpoint openSender(SenderSpec spec) {
-            throw new UnsupportedOperationException();
-        }
     }
 
-    private static ObjectNode planMessage(Plan plan, Map<String, String> options) {
-        ObjectNode msg = ControlChannel.message("plan");
-        msg.put("runId", 1);
-        msg.set("plan", ControlChannel.mapper().valueToTree(plan));
-        ObjectNode opts = msg.putObject("options");
-        options.forEach(opts::put);
-        return msg;
-    }
-
+    /**
+     * The controller sends exactly the options its transports declare as applying on a server; the server takes
+     * exactly those and hands them to the transport.
+     */
     @Test
-    void transportOptionsInThePlanAreIgnoredOnlyTheFilteredOptionsApply() throws IOException {
+    void exactlyTheDeclaredServerOptionsTravelAndApply() throws IOException {
         RecordingTransport udp = new RecordingTransport();
-        try (ControlServer recording = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, Map.of("udp", udp), null);
+        try (ControlServer recording = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, ControlTesting.only(udp), null);
              ControlClient client = ControlClient.connect("127.0.0.1", recording.port(), AUTH, 5_000)) {
-            Map<String, String> hostile = Map.of("aeron.dir", "/etc", "evil.key", "1", "rcvbuf", "9".repeat(1_000_000),
-                "udp.io", "nio");
-            client.request(planMessage(plan(20700).withTransportOptions(hostile),
-                Map.of("udp.io", "epoll", "aeron.dir", "/etc")), "plan-ok");
-            ObjectNode open = ControlChannel.message("open");
-            open.put("transport", "udp");
-            assertThatThrownBy(() -> client.request(open, "ready")).hasMessageContaining("recorded, not opened");
-            ReceiverSpec spec = udp.opened.get();
-            assertThat(spec).isNotNull();
-            assertThat(spec.options()).isEqualTo(Map.of("udp.io", "epoll"));
-            assertThat(spec.plan().transportOptions().keySet()).containsExactly("udp.io");
-            assertThat(spec.plan().transportOptions()).containsEntry("udp.io", "epoll");
+            Map<String, String> options = Map.of("udp.io", "nio", "udp.rxThreads", "3", "udp.localPath", "/etc",
+                "tcp.nodelay", "false");
+            client.negotiate(plan(20700).withTransportOptions(options), 1, options, List.of(udp));
+            assertThatThrownBy(() -> client.request(new Request.Open("udp"), Reply.Ready.class))
+                .hasMessageContaining("recorded, not opened");
+            assertThat(udp.opened.get().options()).isEqualTo(Map.of("udp.io", "nio", "udp.rxThreads", "3"));
+            assertThat(udp.opened.get().plan().transportOptions()).isEqualTo(Map.of("udp.io", "nio",
+                "udp.rxThreads", "3"));
         }
     }
 
+    /** What a controller may not set on a server is refused in words, not dropped in silence. */
     @Test
-    void transportOptionsThatAreNotStringsAreRefusedCleanly() throws IOException {
-        String[] bad = {"{\"udp.io\":{\"nested\":1}}", "{\"udp.io\":null}", "[\"udp.io\"]"};
-        for (String options : bad) {
-            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
-                ObjectNode msg = planMessage(plan(20800), Map.of());
-                ((ObjectNode) msg.get("plan")).set("transportOptions", ControlChannel.mapper().readTree(options));
-                assertThatThrownBy(() -> client.request(msg, "plan-ok")).as(options)
-                    .hasMessageContaining("bad plan");
+    void optionsAServerDoesNotTakeAreRefused() throws IOException {
+        Map<String, String>[] bad = new Map[] {Map.of("udp.localPath", "/etc"), Map.of("evil.key", "1"),
+            Map.of("udp.rxThreads", "9".repeat(100)), Map.of("udp.io", "ioctl")};
+        String[] reasons = {"applies on the controller's host only", "unknown transport option 'evil.key'",
+            "udp.rxThreads must be", "udp.io must be one of"};
+        for (int i = 0; i < bad.length; i++) {
+            try (RawController c = RawController.connect(server.port())) {
+                c.handshake(AUTH);
+                c.send(RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan",
+                    plan(20800).withTransportOptions(bad[i]))));
+                JsonNode reply = c.read();
+                assertThat(reply.get("type").asText()).isEqualTo("error");
+                assertThat(reply.get("message").asText()).contains(reasons[i]);
             }
         }
         assertServerStillServes(20800);
     }
 
-    private static JsonNode read(DataInputStream in) throws IOException {
-        int len = in.readInt();
-        byte[] b = new byte[len];
-        in.readFully(b);
-        return ControlChannel.mapper().readTree(b);
+    @Test
+    void aSocketThatConnectsAndResetsLeavesNothingBehind() throws IOException {
+        for (int i = 0; i < 50; i++) {
+            Socket s = new Socket();
+            s.setSoLinger(true, 0);
+            s.connect(new InetSocketAddress("127.0.0.1", server.port()));
+            s.close();
+        }
+        ControlTesting.await("pre-auth connections released", 10_000, () -> server.preAuthConnections() == 0);
+        assertServerStillServes(21100);
     }
 }

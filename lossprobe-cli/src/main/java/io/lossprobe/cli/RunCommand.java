@@ -13,6 +13,7 @@ import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportOptions;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -110,7 +111,9 @@ public final class RunCommand implements Callable<Integer> {
     String udpIo;
 
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
-        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ...")
+        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
+            + "Checked before any traffic; 'lossprobe options' lists them all. With --target, those that apply on a "
+            + "server are sent there too.")
     Map<String, String> transportOptions = new LinkedHashMap<>();
 
     @Option(names = "--target", paramLabel = "HOST[:PORT]",
@@ -165,16 +168,27 @@ public final class RunCommand implements Callable<Integer> {
         Map<String, String> options = transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
+        List<Transport> inRun = new ArrayList<>();
         for (String t : plan.transports()) {
             if (!available.containsKey(t)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "unknown transport '" + t
                     + "' (available: " + String.join(", ", available.keySet()) + ")");
             }
+            inRun.add(available.get(t));
+        }
+        // Every option against the transports' declarations, before any traffic (and before the server is asked).
+        try {
+            TransportOptions.validate(options, available.values());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
+        for (String unused : TransportOptions.unused(transportOptions, inRun)) {
+            stderr.println("lossprobe: note: -X " + unused + " is for a transport this run does not use");
+        }
 
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
         // Every output path is checked before any traffic: a typo must not cost a long run.
@@ -185,10 +199,14 @@ public final class RunCommand implements Callable<Integer> {
         RunEngine engine;
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
-            Auth auth = Auth.load(secretFile);
+            Auth auth = Auth.load(secretFile, w -> {
+                stderr.println("lossprobe: warning: " + w);
+                stderr.flush();
+            });
             int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
             remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
-            remote.negotiate(plan, runId, options);
+            // Exactly the options the run's transports declare as applying on a server travel there.
+            remote.negotiate(plan, runId, options, inRun);
             // --reverse: this host's receivers take data only from the server's address.
             engine = reverse
                 ? new RunEngine(plan, available, options, sink, StepHooks.NONE,

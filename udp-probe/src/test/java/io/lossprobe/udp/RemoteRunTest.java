@@ -56,7 +56,7 @@ class RemoteRunTest {
     @Timeout(120)
     void twoControllersAgainstOneServerGetCorrectSeparateResults() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(server, 41500, "4k"));
             CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(server, 41600, "8k"));
             RunResult ra = a.get(90, TimeUnit.SECONDS);
@@ -88,7 +88,7 @@ class RemoteRunTest {
     @Timeout(120)
     void reverseTheServerSendsToTheControllerOnly() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             Transport udp = new UdpTransport();
             Plan plan = new Plan(List.of("udp"), 4, 41700, List.of(Level.parse("4k")),
                 TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1),
@@ -138,7 +138,7 @@ class RemoteRunTest {
     @Timeout(120)
     void withNoWarmUpTheDelayIsStillMeasuredAndTheWeakBaselineIsNamed() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             RunResult r = runAgainst(server, 41800, "4k", 0);
             for (StepResult s : r.steps()) {
                 assertOneWayDelayOnTheEstimatedClock(s);
@@ -158,7 +158,7 @@ class RemoteRunTest {
     @Timeout(120)
     void datagramsFromAnotherAddressThanTheControllersAreForeign() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null);
+            () -> Map.of("udp", new UdpTransport()), null);
              java.net.DatagramSocket stranger = new java.net.DatagramSocket(
                  new java.net.InetSocketAddress("127.0.0.2", 0))) {
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
