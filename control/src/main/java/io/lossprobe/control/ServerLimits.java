@@ -118,10 +118,14 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
             }
         }
         if (windowBytes + transportBytes > maxMemoryBytes) {
-            return "the plan needs " + ((windowBytes + transportBytes) >> 20) + " MiB on this host (sequence windows "
-                + (windowBytes >> 20) + " MiB, transport buffers " + (transportBytes >> 20)
-                + " MiB), beyond this server's limit of " + (maxMemoryBytes >> 20) + " MiB";
+            return "the plan needs " + mib(windowBytes + transportBytes) + " on this host (sequence windows "
+                + mib(windowBytes) + ", transport buffers " + mib(transportBytes) + "), beyond this server's limit of "
+                + mib(maxMemoryBytes);
         }
         return null;
+    }
+
+    private static String mib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 }

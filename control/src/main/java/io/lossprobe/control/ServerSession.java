@@ -213,7 +213,7 @@ final class ServerSession {
         deadlineNs = System.nanoTime() + 2 * plannedNs + SESSION_SLACK_NS;
         RunEngine.prewarm(); // counter readers' first use is slow: not mid-step
         server.log("session " + id + " from " + peer + ": " + plan.ports() + " ports from " + plan.basePort() + ", "
-            + plan.transports() + (options.isEmpty() ? "" : ", options " + options));
+            + plan.transports() + (options.isEmpty() ? "" : ", options " + PeerText.clean(options.toString())));
         state = State.IDLE;
         return new Reply.PlanOk(server.bindAddress());
     }

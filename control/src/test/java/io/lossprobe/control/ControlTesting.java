@@ -77,9 +77,51 @@ final class ControlTesting {
         }
     }
 
-    /** Opens receivers that move nothing; counts them open, remembers the last spec. */
+    /**
+     * Opens receivers that move nothing and senders whose writers take every message and send nothing (on a thread
+     * of their own); counts both open, remembers the last receiver spec.
+     */
     static final class CountingTransport extends NoTransport {
         final AtomicInteger open = new AtomicInteger();
+        final AtomicInteger senders = new AtomicInteger();
+
+        @Override
+        public SenderEndpoint openSender(SenderSpec spec) {
+            senders.incrementAndGet();
+            java.util.concurrent.ScheduledExecutorService executor =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "discarding-sender");
+                    t.setDaemon(true);
+                    return t;
+                });
+            return new SenderEndpoint() {
+                @Override
+                public io.lossprobe.core.transport.MessageWriter writer(int flow) {
+                    return new io.lossprobe.core.transport.MessageWriter() {
+                        @Override
+                        public int write(long word0, long word1, long sequence, long intendedNs, long actualNs,
+                                         long tag) {
+                            return ACCEPTED;
+                        }
+
+                        @Override
+                        public void flush() {
+                        }
+                    };
+                }
+
+                @Override
+                public java.util.concurrent.ScheduledExecutorService sendExecutor() {
+                    return executor;
+                }
+
+                @Override
+                public void close() {
+                    executor.shutdownNow();
+                    senders.decrementAndGet();
+                }
+            };
+        }
         final AtomicReference<ReceiverSpec> lastSpec = new AtomicReference<>();
 
         @Override

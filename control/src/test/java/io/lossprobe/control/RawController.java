@@ -140,6 +140,19 @@ final class RawController implements AutoCloseable {
         return JSON.readTree(json);
     }
 
+    /** One frame as it came (length, JSON and MAC), counted as received. */
+    byte[] readRaw() throws IOException {
+        int length = in.readInt();
+        byte[] b = new byte[4 + length];
+        b[0] = (byte) (length >>> 24);
+        b[1] = (byte) (length >>> 16);
+        b[2] = (byte) (length >>> 8);
+        b[3] = (byte) length;
+        in.readFully(b, 4, length);
+        receiveSeq++;
+        return b;
+    }
+
     /** Reads until the server closes (or 10 s pass); returns what it said, as text. */
     String drain() throws IOException {
         InputStream s = socket.getInputStream();
