@@ -8,26 +8,48 @@
 #   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
 #   scripts/lab.sh shape RATE          shape lp-rx's ingress link to RATE (tc tbf on the switch port, e.g. 100mbit)
 #   scripts/lab.sh shape-tx RATE [HOST] shape a sender's own egress (tc tbf on HOST's eth0, default lp-tx1)
+#   scripts/lab.sh link-loss HOST PCT [PROTO]  drop PCT % of PROTO packets on HOST's link in both directions
+#                                      (into HOST and out of it), counted per peer host: for a mesh
 #   scripts/lab.sh counters            print the lab's counters as JSON: nftables (packets and bytes), the
-#                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards
+#                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards, and
+#                                      with link-loss the drops per direction and peer
 #   scripts/lab.sh clear               remove loss, duplication and shaping (nftables and qdisc counters reset)
+#   scripts/lab.sh hosts               every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh)
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
+# LAB_PREFIX (default lp-) prefixes every namespace, so labs with different prefixes coexist (each namespace is its
+# own network stack; the addresses repeat from lab to lab). Up to 30 senders.
 # Only the lab's own data ports are touched (udp/tcp 1024-65535 except the control port 7400).
 set -euo pipefail
 
-RX=lp-rx
-SW=lp-sw
-BR=lpbr0
+P=${LAB_PREFIX:-lp-}
+[[ "$P" =~ ^[a-z][a-z0-9]{0,5}-$ ]] || { echo "lab.sh: LAB_PREFIX must be a short lowercase name ending in '-' (lp-, lm-)" >&2; exit 2; }
+RX=${P}rx
+SW=${P}sw
+BR=${P%-}br0
+VETH=${P%-}v   # the host's end, renamed eth0 in the host
+PORT=${P%-}p   # the switch's end
 RX_ADDR=198.18.0.1
+MAX_SENDERS=30
 PORTS="1024-7399, 7401-65535"
+CONTROL_PORT=7400
 
 die() { echo "lab.sh: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces and nftables)"
 command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
 
-senders() { ip netns list | awk '{print $1}' | grep -E '^lp-tx[0-9]+$' | sort -V || true; }
+senders() { ip netns list | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
+
+# The host namespaces, receiver first: "NAME ADDRESS INDEX" (INDEX numbers the host's veth pair).
+hosts_list() {
+  ip netns list | awk '{print $1}' | grep -qx "$RX" || return 0
+  echo "$RX $RX_ADDR 0"
+  for ns in $(senders); do
+    local i=${ns#"${P}tx"}
+    echo "$ns 198.18.0.$((10 + i)) $i"
+  done
+}
 
 down() {
   for ns in $(senders) $RX $SW; do
@@ -39,17 +61,17 @@ link_host() { # ns addr index
   local ns=$1 addr=$2 i=$3
   ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip link add "lpv$i" netns "$ns" type veth peer name "lpp$i" netns "$SW"
-  ip -n "$ns" link set "lpv$i" name eth0
+  ip link add "$VETH$i" netns "$ns" type veth peer name "$PORT$i" netns "$SW"
+  ip -n "$ns" link set "$VETH$i" name eth0
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
-  ip -n "$SW" link set "lpp$i" master "$BR"
-  ip -n "$SW" link set "lpp$i" up
+  ip -n "$SW" link set "$PORT$i" master "$BR"
+  ip -n "$SW" link set "$PORT$i" up
 }
 
 up() {
   local n=${1:-2}
-  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 8 ] || die "SENDERS must be 1..8"
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le $MAX_SENDERS ] || die "SENDERS must be 1..$MAX_SENDERS"
   down
   ip netns add "$SW"
   ip -n "$SW" link set lo up
@@ -57,9 +79,9 @@ up() {
   ip -n "$SW" link set "$BR" up
   link_host "$RX" "$RX_ADDR" 0
   for i in $(seq 1 "$n"); do
-    link_host "lp-tx$i" "198.18.0.$((10 + i))" "$i"
+    link_host "${P}tx$i" "198.18.0.$((10 + i))" "$i"
   done
-  echo "lab up: $RX $RX_ADDR; senders: $(for i in $(seq 1 "$n"); do printf 'lp-tx%d 198.18.0.%d  ' "$i" $((10 + i)); done)"
+  echo "lab up: $RX $RX_ADDR; senders: $(for i in $(seq 1 "$n"); do printf '%stx%d 198.18.0.%d  ' "$P" "$i" $((10 + i)); done)"
 }
 
 need_nft() { command -v nft >/dev/null || die "needs nftables (apt-get install nftables)"; }
@@ -108,8 +130,8 @@ NFT
 }
 
 shape() {
-  ip -n "$SW" link show lpp0 >/dev/null 2>&1 || die "lab is not up"
-  tc -n "$SW" qdisc replace dev lpp0 root tbf rate "$1" burst 64kb latency 50ms
+  ip -n "$SW" link show "${PORT}0" >/dev/null 2>&1 || die "lab is not up"
+  tc -n "$SW" qdisc replace dev "${PORT}0" root tbf rate "$1" burst 64kb latency 50ms
   echo "shaped the link into $RX to $1"
 }
 
@@ -119,16 +141,86 @@ shape() {
 # hears of, is not built into every kernel the lab runs on.) burst 64kb keeps every UDP GSO super-packet (at most
 # 64 x 1500 bytes) below tbf's max_size, so tbf never segments one and drops it whole.
 shape_tx() { # RATE [HOST]
-  local ns=${2:-lp-tx1}
-  [[ "$ns" =~ ^lp-tx[0-9]+$ ]] || die "HOST must be a sender (lp-tx1, lp-tx2, ...)"
+  local ns=${2:-${P}tx1}
+  [[ "$ns" =~ ^${P}tx[0-9]+$ ]] || die "HOST must be a sender (${P}tx1, ${P}tx2, ...)"
   ip -n "$ns" link show eth0 >/dev/null 2>&1 || die "no sender $ns (is the lab up?)"
   tc -n "$ns" qdisc replace dev eth0 root tbf rate "$1" burst 64kb latency 50ms \
     || die "tc refused RATE '$1' (e.g. 20mbit)"
   echo "shaped $ns's egress to $1"
 }
 
-counter_of() { # ns family counter field(packets|bytes) -> value
-  ip netns exec "$1" nft list counter "$2" lossprobe_lab "$3" 2>/dev/null \
+# Loss on one host's link, both directions, with a counter per peer so each pair's drops are known: packets into
+# HOST are dropped on HOST's eth0 ingress, packets out of HOST on its switch port's ingress, so neither host's
+# sockets nor its qdisc ever see the drop (pure path loss). The control port is spared in both directions.
+link_loss() { # HOST PCT [PROTO]
+  need_nft
+  local host=$1 t proto=${3:-udp} addr="" index="" rules_in="" rules_out="" counters_in="" counters_out=""
+  t=$(per_10k "$2")
+  [ "$proto" = udp ] || [ "$proto" = tcp ] || die "PROTO must be udp or tcp"
+  while read -r ns a i; do
+    if [ "$ns" = "$host" ]; then addr=$a; index=$i; fi
+  done < <(hosts_list)
+  [ -n "$addr" ] || die "no host $host in the lab (hosts: $(hosts_list | awk '{printf "%s ", $1}'))"
+  while read -r ns a i; do
+    [ "$ns" = "$host" ] && continue
+    local tag=${ns#"$P"}
+    counters_in+="  counter in_$tag { }"$'\n'
+    counters_out+="  counter out_$tag { }"$'\n'
+    rules_in+="    ip saddr $a ip daddr $addr $proto sport != $CONTROL_PORT $proto dport { $PORTS } numgen random mod 10000 < $t counter name \"in_$tag\" drop"$'\n'
+    rules_out+="    ip saddr $addr ip daddr $a $proto sport != $CONTROL_PORT $proto dport { $PORTS } numgen random mod 10000 < $t counter name \"out_$tag\" drop"$'\n'
+  done < <(hosts_list)
+  ip netns exec "$host" nft -f - <<NFT
+table netdev lossprobe_link
+delete table netdev lossprobe_link
+table netdev lossprobe_link {
+$counters_in
+  chain ingress {
+    type filter hook ingress device "eth0" priority -500; policy accept;
+$rules_in  }
+}
+NFT
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_link
+delete table netdev lossprobe_link
+table netdev lossprobe_link {
+$counters_out
+  chain ingress {
+    type filter hook ingress device "$PORT$index" priority -500; policy accept;
+$rules_out  }
+}
+NFT
+  echo "dropping $2 % of $proto packets on $host's link, both directions"
+}
+
+# With link-loss on: {"host": H, "in": {PEER: {"packets": N, "bytes": B}, ...}, "out": {...}}; "in" is what was
+# dropped on its way from PEER into H, "out" on its way from H to PEER.
+link_counters() {
+  local host="" first=1
+  for ns in $(hosts_list | awk '{print $1}'); do
+    if ip netns exec "$ns" nft list table netdev lossprobe_link >/dev/null 2>&1; then host=$ns; fi
+  done
+  [ -n "$host" ] || return 0
+  printf ',"link":{"host":"%s"' "$host"
+  for dir in in out; do
+    local where=$host
+    [ "$dir" = out ] && where=$SW
+    printf ',"%s":{' "$dir"
+    first=1
+    for ns in $(hosts_list | awk '{print $1}'); do
+      [ "$ns" = "$host" ] && continue
+      local tag=${ns#"$P"} p b
+      p=$(counter_of "$where" netdev "${dir}_$tag" packets link); b=$(counter_of "$where" netdev "${dir}_$tag" bytes link)
+      [ $first = 1 ] || printf ','
+      first=0
+      printf '"%s":{"packets":%d,"bytes":%d}' "$ns" "${p:-0}" "${b:-0}"
+    done
+    printf '}'
+  done
+  printf '}'
+}
+
+counter_of() { # ns family counter field(packets|bytes) [table suffix] -> value
+  ip netns exec "$1" nft list counter "$2" "lossprobe_${5:-lab}" "$3" 2>/dev/null \
     | awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' | head -1 || true
 }
 
@@ -162,14 +254,19 @@ counters() {
   done
   printf '{"dropped":%d,"droppedBytes":%d,"duplicated":%d,"duplicatedBytes":%d,' \
     "$dropped" "$dropped_bytes" "$duplicated" "$duplicated_bytes"
-  printf '"egressDrops":%d,"sndbufErrors":%d,"outDiscards":%d}\n' "$egress" "$sndbuf" "$discards"
+  printf '"egressDrops":%d,"sndbufErrors":%d,"outDiscards":%d' "$egress" "$sndbuf" "$discards"
+  link_counters
+  printf '}\n'
 }
 
 clear_all() {
   ip netns exec "$RX" nft delete table netdev lossprobe_lab 2>/dev/null || true
   for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
-  tc -n "$SW" qdisc del dev lpp0 root 2>/dev/null || true
+  tc -n "$SW" qdisc del dev "${PORT}0" root 2>/dev/null || true
   for ns in $(senders); do tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true; done
+  for ns in $(hosts_list | awk '{print $1}') $SW; do
+    ip netns exec "$ns" nft delete table netdev lossprobe_link 2>/dev/null || true
+  done
   echo "lab clear"
 }
 
@@ -181,8 +278,10 @@ case "$cmd" in
   dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
   shape) [ $# -eq 1 ] || die "usage: lab.sh shape RATE"; shape "$1" ;;
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
+  link-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh link-loss HOST PCT [udp|tcp]"; link_loss "$@" ;;
   counters) counters ;;
+  hosts) hosts_list | awk '{print $1, $2}' ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -99,36 +99,4 @@ public final class Comparison {
     public boolean anyRegression() {
         return rows.stream().anyMatch(Row::regressed);
     }
-
-    /** A plain-text table: A, B and the delta for loss %, achieved msg/s and p99 ms, then the verdict. */
-    public String table() {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(java.util.Locale.ROOT, "%-6s %7s %10s %10s %10s %12s %12s %10s %9s %9s %9s  %s%n",
-            "proto", "level", "loss% A", "loss% B", "delta", "achieved A", "achieved B", "delta%", "p99ms A",
-            "p99ms B", "delta%", "verdict"));
-        for (Row r : rows) {
-            StepMetrics a = r.a;
-            StepMetrics b = r.b;
-            sb.append(String.format(java.util.Locale.ROOT, "%-6s %7s %10s %10s %10s %12s %12s %10s %9s %9s %9s  %s%n",
-                r.transport, r.level,
-                a == null ? "-" : Fmt.num(a.lossPercent(), 4), b == null ? "-" : Fmt.num(b.lossPercent(), 4),
-                a == null || b == null ? "" : signed(b.lossPercent() - a.lossPercent(), 4),
-                a == null ? "-" : Fmt.num(a.achievedRate(), 0), b == null ? "-" : Fmt.num(b.achievedRate(), 0),
-                a == null || b == null ? "" : signed(pct(a.achievedRate(), b.achievedRate()), 1),
-                a == null ? "-" : Fmt.delayMs(a.p99DelayMs(), 3), b == null ? "-" : Fmt.delayMs(b.p99DelayMs(), 3),
-                a == null || b == null ? "" : signed(pct(a.p99DelayMs(), b.p99DelayMs()), 1),
-                a == null ? "only in B" : b == null ? "only in A"
-                    : r.regressed() ? "REGRESSION: " + r.regressions.stream().map(Regression::detail).collect(java.util.stream.Collectors.joining("; ")) : "ok"));
-        }
-        return sb.toString();
-    }
-
-    private static double pct(double a, double b) {
-        return a == 0 || Double.isNaN(a) || Double.isNaN(b) ? Double.NaN : 100.0 * (b - a) / a;
-    }
-
-    private static String signed(double v, int decimals) {
-        String s = Fmt.num(v, decimals);
-        return s.isEmpty() || v < 0 ? s : "+" + s;
-    }
 }

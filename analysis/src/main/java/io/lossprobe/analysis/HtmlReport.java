@@ -1,28 +1,44 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Environment;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.ValueAxis;
 
 /**
- * One self-contained HTML page over one or more result files: charts of the newest run (inline SVG, no scripts,
- * no network), its per-port heatmaps, the summary table, and with several runs the trend over time and a table of
- * every run. See docs/report.md.
+ * One self-contained HTML page over one or more result files, answer first: the verdict (check results when a
+ * policy is given, else each transport's knee and any rate search), the loss curve, then the table; delay as small
+ * multiples; per-interval series when recorded; the per-port heatmaps; attribution and warnings; the plan and the
+ * options in effect. With several runs the trend comes right after the verdict. Charts are inline SVG with hover
+ * titles, no scripts, no network. Every string from a result file is escaped. See docs/report.md.
  */
 public final class HtmlReport {
-    private static final String STYLE = """
+    static final String STYLE = """
         body{font-family:sans-serif;margin:24px;color:#222;max-width:1400px}
-        h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}
+        h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
         table.summary{border-collapse:collapse;font-size:13px;margin:8px 0}
         table.summary th,table.summary td{border:1px solid #ccc;padding:3px 6px}
         table.summary th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
         tr.lossy td{background:#fde0dd}
         figure.chart{margin:12px 0}figure.chart svg{max-width:100%;height:auto}
+        .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:8px 16px}
+        .grid figure.chart{margin:0}
         .meta{font-size:13px;color:#555}.warn{color:#a50f15}
+        .verdict{font-size:15px;line-height:1.5}.verdict li{margin:2px 0}
+        .pass{color:#1a7f37;font-weight:bold}.failed{color:#c00;font-weight:bold}
+        .banner{border:2px solid #c00;background:#fff0f0;padding:8px 12px;margin:12px 0;font-size:15px}
+        dl.plan{display:grid;grid-template-columns:max-content auto;gap:2px 16px;font-size:13px}
+        dl.plan dt{font-weight:bold}dl.plan dd{margin:0}
         """;
 
     private HtmlReport() {
@@ -30,98 +46,388 @@ public final class HtmlReport {
 
     /** Renders the page; {@code progress} hears what is being drawn (for long reports). */
     public static String render(List<LoadedResult> results, Consumer<String> progress) {
+        return render(results, Optional.empty(), progress);
+    }
+
+    /**
+     * Renders the page, checking every run against {@code policy} when given (thresholds and status; the verdict
+     * then leads with the newest run's check, and the trend marks failed checks).
+     */
+    public static String render(List<LoadedResult> results, Optional<Policy> policy, Consumer<String> progress) {
+        return page(results, policy, progress).render();
+    }
+
+    /** The charts of the page {@link #render} draws, in page order (for tests of what they show). */
+    static List<ChartParts.Figure> figures(List<LoadedResult> results, Optional<Policy> policy) {
+        Page page = page(results, policy, m -> { });
+        page.render();
+        return page.drawn;
+    }
+
+    private static Page page(List<LoadedResult> results, Optional<Policy> policy, Consumer<String> progress) {
         if (results.isEmpty()) {
             throw new IllegalArgumentException("no result files");
         }
-        LoadedResult latest = results.get(results.size() - 1);
-        RunResult run = latest.run();
-        List<StepMetrics> metrics = new ArrayList<>();
-        Map<String, List<StepResult>> byTransport = new LinkedHashMap<>();
-        for (StepResult s : run.steps()) {
-            metrics.add(StepMetrics.of(s));
-            byTransport.computeIfAbsent(s.transport(), k -> new ArrayList<>()).add(s);
-        }
-        ReportCharts charts = new ReportCharts();
-        StringBuilder sb = new StringBuilder(256 * 1024);
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>lossprobe report</title>\n")
-            .append("<style>").append(STYLE).append("</style></head><body>\n")
-            .append("<h1>lossprobe report</h1>\n");
-        sb.append("<p class=\"meta\">").append(results.size()).append(results.size() == 1 ? " run" : " runs")
-            .append(". Newest: <code>").append(Fmt.html(latest.file().toString())).append("</code>, started ")
-            .append(Fmt.html(String.valueOf(run.startedAt()))).append(", status ")
-            .append(Fmt.html(String.valueOf(run.status()))).append(".");
-        if (run.environment() != null) {
-            var env = run.environment();
-            sb.append(" Host ").append(Fmt.html(String.valueOf(env.host()))).append(", kernel ")
-                .append(Fmt.html(String.valueOf(env.kernel()))).append(", ").append(env.cores()).append(" cores, ")
-                .append(Fmt.html(String.valueOf(env.jvm()))).append(", lossprobe ")
-                .append(Fmt.html(String.valueOf(env.lossprobeVersion()))).append('.');
-        }
-        if (run.plan() != null) {
-            var p = run.plan();
-            sb.append(" Plan: ").append(p.ports()).append(" ports from ").append(p.basePort()).append(", ")
-                .append(p.durationNs() / 1_000_000).append(" ms per step, ").append(p.messageSize())
-                .append("-byte messages, levels ").append(Fmt.html(p.levels().toString())).append('.');
-        }
-        sb.append("</p>\n");
+        Map<LoadedResult, CheckReport> checks = new LinkedHashMap<>();
+        policy.ifPresent(p -> results.forEach(r -> checks.put(r, new PolicyCheck(p).check(r, Optional.empty()))));
+        return new Page(results, checks, progress);
+    }
 
-        sb.append("<h2 id=\"summary\">Summary (newest run)</h2>\n");
-        sb.append(SummaryTable.of(List.of(latest)).html(false));
-        sb.append("<p class=\"meta\">Achieved TPS = messages received per second over the measured window. "
-            + "CPU % = this process, in % of one core. NIC columns: the busiest interface in the step (most bytes), "
-            + "counters over window and drain divided by the window.</p>\n");
-        List<String> warnings = new ArrayList<>();
-        for (StepResult s : run.steps()) {
-            for (String w : s.warnings()) {
-                warnings.add(s.transport() + " " + s.level() + ": " + w);
+    /** One page being written. */
+    private static final class Page {
+        private final List<LoadedResult> results;
+        private final Map<LoadedResult, CheckReport> checks;
+        private final Consumer<String> progress;
+        private final LoadedResult latest;
+        private final RunResult run;
+        private final List<StepMetrics> metrics = new ArrayList<>();
+        private final Map<String, List<StepResult>> byTransport = new LinkedHashMap<>();
+        private final Palette palette = new Palette();
+        private final ReportCharts charts = new ReportCharts(palette);
+        private final DelayCharts delays = new DelayCharts(palette);
+        private final HistoryCharts history = new HistoryCharts(palette);
+        private final Set<String> ids = new LinkedHashSet<>();
+        private final List<ChartParts.Figure> drawn = new ArrayList<>();
+        private final StringBuilder sb = new StringBuilder(256 * 1024);
+
+        Page(List<LoadedResult> results, Map<LoadedResult, CheckReport> checks, Consumer<String> progress) {
+            this.results = results;
+            this.checks = checks;
+            this.progress = progress;
+            this.latest = results.get(results.size() - 1);
+            this.run = latest.run();
+            for (StepResult s : run.steps()) {
+                metrics.add(StepMetrics.of(s));
+                byTransport.computeIfAbsent(s.transport(), k -> new ArrayList<>()).add(s);
             }
         }
-        if (!warnings.isEmpty()) {
-            sb.append("<ul class=\"warn\">");
-            warnings.forEach(w -> sb.append("<li>").append(Fmt.html(w)).append("</li>"));
+
+        String render() {
+            sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
+                .append("<title>lossprobe report</title>\n<style>").append(STYLE).append("</style></head><body>\n")
+                .append("<h1>lossprobe report</h1>\n");
+            meta();
+            verdict();
+            if (results.size() > 1) {
+                progress.accept("drawing trends over " + results.size() + " runs");
+                trend();
+            }
+            progress.accept("drawing charts of the newest run");
+            if (!metrics.isEmpty()) {
+                figure(charts.lossCurve("chart-loss", metrics, latest.extras().searches()));
+            }
+            sb.append("<h2 id=\"summary\">Summary").append(results.size() > 1 ? " (newest run)" : "")
+                .append("</h2>\n");
+            sb.append(SummaryTable.of(List.of(latest)).html(false));
+            sb.append("<p class=\"meta\">Achieved TPS = messages received per second over the measured window. "
+                + "CPU % = this process, in % of one core. NIC columns: the busiest interface in the step (most "
+                + "bytes), counters over window and drain divided by the window. k-drops: datagrams the kernel "
+                + "dropped at the receiving sockets. clock +- ms: between hosts, the bound every delay is true to."
+                + "</p>\n");
+            if (!metrics.isEmpty()) {
+                delaySection();
+                rateSection();
+                intervalSection();
+                heatmapSection();
+            }
+            attributionSection();
+            planSection();
+            if (results.size() > 1) {
+                sb.append("<h2 id=\"runs\">Every run</h2>\n");
+                sb.append(SummaryTable.of(results).html(true));
+            }
+            sb.append("</body></html>\n");
+            return sb.toString();
+        }
+
+        private void meta() {
+            RunLabels labels = RunLabels.of(run);
+            sb.append("<p class=\"meta\">").append(results.size()).append(results.size() == 1 ? " run" : " runs")
+                .append(". ").append(results.size() == 1 ? "File" : "Newest").append(": <code>")
+                .append(Fmt.html(latest.file().toString())).append("</code>, started ")
+                .append(Fmt.html(String.valueOf(run.startedAt()))).append(", status <b>")
+                .append(Fmt.html(String.valueOf(run.status()))).append("</b>, ")
+                .append(RunLabels.LOCAL.equals(labels.target()) ? "on one host"
+                    : "between this host and <b>" + Fmt.html(labels.target()) + "</b> (" + labels.direction() + ")")
+                .append(", ").append(Fmt.html(labels.mode())).append(" mode.</p>\n");
+            if (!"complete".equals(run.status())) {
+                sb.append("<div class=\"banner\" id=\"failure\"><b>The run did not complete: status ")
+                    .append(Fmt.html(String.valueOf(run.status()))).append(".</b>");
+                if (run.error() != null) {
+                    sb.append(" <pre>").append(Fmt.html(run.error())).append("</pre>");
+                }
+                sb.append(" The steps below are those that finished.</div>\n");
+            }
+        }
+
+        private void verdict() {
+            sb.append("<h2 id=\"verdict\">Verdict</h2>\n<div class=\"verdict\">\n");
+            CheckReport check = checks.get(latest);
+            if (check != null) {
+                if (check.passed()) {
+                    sb.append("<p><span class=\"pass\">Check passed</span>: ").append(check.evaluations().size())
+                        .append(" limit(s) held.</p>\n");
+                } else {
+                    sb.append("<p><span class=\"failed\">Check FAILED</span>: ").append(check.failures().size())
+                        .append(" of ").append(check.evaluations().size()).append(" limit(s) broken.</p>\n<ul>");
+                    check.failures().forEach(f -> sb.append("<li class=\"warn\">").append(Fmt.html(f.message()))
+                        .append("</li>"));
+                    sb.append("</ul>\n");
+                }
+            }
+            if (metrics.isEmpty()) {
+                sb.append("<p>The run has no steps.</p>\n");
+            } else {
+                sb.append("<ul>");
+                Verdict.lines(metrics, latest.extras().searches())
+                    .forEach(l -> sb.append("<li>").append(Fmt.html(l)).append("</li>"));
+                sb.append("</ul>\n");
+            }
+            long warnings = run.steps().stream().mapToLong(s -> s.warnings().size()).sum();
+            if (warnings > 0) {
+                sb.append("<p class=\"warn\">").append(warnings).append(" warning(s): see <a href=\"#attribution\">"
+                    + "where the loss happened and warnings</a>.</p>\n");
+            }
+            sb.append("</div>\n");
+        }
+
+        private void trend() {
+            sb.append("<h2 id=\"trend\">Trend over ").append(results.size()).append(" runs</h2>\n");
+            if (!checks.isEmpty()) {
+                long failed = checks.values().stream().filter(c -> !c.passed()).count();
+                sb.append("<p class=\"meta\">").append(failed).append(" of ").append(checks.size())
+                    .append(" run(s) failed the policy; their points carry a red cross (hover for the limits).</p>\n");
+            }
+            sb.append("<div class=\"grid\">\n");
+            int i = 0;
+            for (String level : HistoryCharts.levels(results)) {
+                // Delay limits are marked on the p99 chart, every other limit (loss, rate, repairs) on the loss chart.
+                figure(history.trend("trend-loss-" + i, "Loss at " + level + " over time", "loss % of sent", level,
+                    results, checks, StepMetrics::lossPercent, true, metric -> !isDelayLimit(metric)));
+                figure(history.trend("trend-p99-" + i, "p99 delay at " + level + " over time",
+                    "p99 one-way delay (ms)", level, results, checks, StepMetrics::p99DelayMs, false,
+                    Page::isDelayLimit));
+                i++;
+            }
+            sb.append("</div>\n");
+        }
+
+        private static boolean isDelayLimit(String metric) {
+            return metric.toLowerCase(java.util.Locale.ROOT).contains("p99");
+        }
+
+        private void delaySection() {
+            sb.append("<h2 id=\"delay\">Delay</h2>\n");
+            sb.append("<p class=\"meta\">One-way delay from the intended send time (a sender falling behind shows). "
+                + "Lines p50 (dark, solid) to p99.9 (light, dotted), bands between them; all transports share the "
+                + "delay axis.</p>\n<div class=\"grid\">\n");
+            Map<String, List<DelayCharts.PctSet>> sets = new LinkedHashMap<>();
+            List<DelayCharts.PctSet> all = new ArrayList<>();
+            for (Map.Entry<String, List<StepMetrics>> e : ReportCharts.byTransport(metrics).entrySet()) {
+                DelayCharts.PctSet set = new DelayCharts.PctSet(e.getKey(), palette.transport(e.getKey()),
+                    HistoryCharts.points(e.getValue()), new int[] {0, 1, 2, 3}, true);
+                sets.put(e.getKey(), List.of(set));
+                all.add(set);
+            }
+            ValueAxis y = DelayCharts.delayAxis("one-way delay (ms)", DelayCharts.values(all));
+            int i = 0;
+            for (Map.Entry<String, List<DelayCharts.PctSet>> e : sets.entrySet()) {
+                figure(delays.bands("delay-" + i++, "delay-bands", e.getKey() + ": delay percentiles against rate",
+                    ReportCharts.levelAxis("offered rate (messages/s)", metrics), ChartParts.copy(y), e.getValue(),
+                    ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT));
+            }
+            sb.append("</div>\n<h3>Percentile distribution per step</h3>\n<div class=\"grid\">\n");
+            distributions("delay", "one-way delay");
+            sb.append("</div>\n");
+            if (run.steps().stream().anyMatch(s -> s.echo() != null)) {
+                sb.append("<h3>Round trip (echo mode)</h3>\n<div class=\"grid\">\n");
+                rttBands();
+                distributions("rtt", "round trip");
+                sb.append("</div>\n");
+            }
+        }
+
+        private void distributions(String kind, String what) {
+            int i = 0;
+            for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {
+                List<DelayCharts.Distribution> ds = new ArrayList<>();
+                for (StepResult s : e.getValue()) {
+                    DelayCharts.Distribution d = StepDistributions.of(latest.file(), s, kind);
+                    if (d != null) {
+                        ds.add(d);
+                    }
+                }
+                if (!ds.isEmpty()) {
+                    ChartParts.Figure f = delays.percentiles("percentiles-" + kind + "-" + i, e.getKey(), what, ds,
+                        ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT);
+                    double bound = kind.equals("delay") ? e.getValue().stream().map(StepMetrics::of)
+                        .mapToDouble(StepMetrics::delayUncertaintyMs).filter(v -> !Double.isNaN(v)).max()
+                        .orElse(Double.NaN) : Double.NaN;
+                    if (!Double.isNaN(bound)) {
+                        ChartParts.note(f.chart(), "Between hosts: every value is true to +-" + ChartParts.ms(bound)
+                            + " (the clock offset's bound)");
+                    }
+                    figure(f);
+                }
+                i++;
+            }
+        }
+
+        /** Round trip against TPS: one point per echo step of every run given (runs at several concurrencies). */
+        private void rttBands() {
+            Map<String, List<DelayCharts.Pct>> byT = new LinkedHashMap<>();
+            double maxTps = 0;
+            for (LoadedResult r : results) {
+                for (StepResult s : r.run().steps()) {
+                    StepMetrics m = StepMetrics.of(s);
+                    if (m.echo() && m.tps() > 0 && !Double.isNaN(m.rttMs()[0])) {
+                        byT.computeIfAbsent(m.transport(), k -> new ArrayList<>()).add(new DelayCharts.Pct(m.tps(),
+                            m.rttMs(), Double.NaN, ReportCharts.levelName(m)));
+                        maxTps = Math.max(maxTps, m.tps());
+                    }
+                }
+            }
+            List<DelayCharts.PctSet> all = new ArrayList<>();
+            byT.forEach((t, ps) -> all.add(new DelayCharts.PctSet(t, palette.transport(t), ps, new int[] {0, 1, 2, 3},
+                true)));
+            ValueAxis y = DelayCharts.delayAxis("round trip (ms)", DelayCharts.values(all));
+            int i = 0;
+            for (DelayCharts.PctSet set : all) {
+                NumberAxis x = new NumberAxis("transactions per second (replies/s)");
+                x.setNumberFormatOverride(new ReportCharts.RateFormat());
+                x.setRange(0, Math.max(1, maxTps * 1.08));
+                figure(delays.bands("rtt-" + i++, "rtt-bands", set.name() + ": round trip against TPS", x,
+                    ChartParts.copy(y), List.of(set), ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT));
+            }
+        }
+
+        private void rateSection() {
+            sb.append("<h2 id=\"rates\">Rates and repair</h2>\n");
+            figure(charts.achievedVsRate("chart-achieved", metrics));
+            Optional<ChartParts.Figure> repairs = charts.retransmitsVsRate("chart-retransmits", metrics);
+            repairs.ifPresent(this::figure);
+            sb.append("<ul class=\"meta\" id=\"repairs\">");
+            ReportCharts.repairsInWords(metrics).forEach(l -> sb.append("<li>").append(Fmt.html(l)).append("</li>"));
             sb.append("</ul>\n");
         }
 
-        progress.accept("drawing charts of the newest run");
-        sb.append("<h2 id=\"charts\">Charts (newest run)</h2>\n");
-        figure(sb, "chart-loss", charts.lossVsRate(metrics));
-        figure(sb, "chart-achieved", charts.achievedVsRate(metrics));
-        figure(sb, "chart-retransmits", charts.retransmitsVsRate(metrics));
-        figure(sb, "chart-delay", charts.delayVsRate(metrics));
-        List<StepResult> echoSteps = new ArrayList<>();
-        for (LoadedResult r : results) {
-            for (StepResult s : r.run().steps()) {
-                if (s.echo() != null) {
-                    echoSteps.add(s);
+        private void intervalSection() {
+            List<ChartParts.Figure> figs = new ArrayList<>();
+            int i = 0;
+            for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {
+                List<DelayCharts.StepIntervals> steps = new ArrayList<>();
+                for (StepResult s : e.getValue()) {
+                    List<RunExtras.Interval> iv = latest.intervals(s);
+                    if (!iv.isEmpty()) {
+                        steps.add(new DelayCharts.StepIntervals(StepMetrics.of(s), iv));
+                    }
                 }
+                if (!steps.isEmpty()) {
+                    figs.add(delays.intervals("intervals-" + i, e.getKey(), steps, ReportCharts.WIDE, 560));
+                }
+                i++;
+            }
+            if (!figs.isEmpty()) {
+                sb.append("<h2 id=\"intervals\">Per interval</h2>\n");
+                figs.forEach(this::figure);
             }
         }
-        if (!echoSteps.isEmpty()) {
-            figure(sb, "chart-rtt", charts.rttVsTps(echoSteps));
+
+        private void heatmapSection() {
+            sb.append("<h2 id=\"heatmaps\">Loss by port and level</h2>\n<p class=\"meta\">Each decade of loss has "
+                + "its own colour; cells with loss show it in %, every cell on hover. A red row is one port's "
+                + "problem, a red column the rate's.</p>\n<div class=\"grid\">\n");
+            int i = 0;
+            for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {
+                figure(charts.heatmap("heatmap-" + ChartSvg.Ids.safe(e.getKey()) + (i == 0 ? "" : "-" + i),
+                    e.getKey(), e.getValue()));
+                i++;
+            }
+            sb.append("</div>\n");
         }
 
-        sb.append("<h2 id=\"heatmaps\">Loss by port and level (newest run)</h2>\n");
-        for (Map.Entry<String, List<StepResult>> e : byTransport.entrySet()) {
-            figure(sb, "heatmap-" + e.getKey(), charts.heatmap(e.getKey(), e.getValue()));
+        private void attributionSection() {
+            sb.append("<h2 id=\"attribution\">Where the loss happened, and warnings</h2>\n");
+            Set<String> keys = new LinkedHashSet<>();
+            run.steps().forEach(s -> keys.addAll(s.attribution().keySet()));
+            keys.remove("lost");
+            sb.append("<table class=\"summary\">\n<thead><tr><th>transport</th><th>level</th><th>lost</th>");
+            keys.forEach(k -> sb.append("<th>").append(Fmt.html(k)).append("</th>"));
+            sb.append("<th>k-drops</th><th>warnings</th></tr></thead>\n<tbody>\n");
+            for (StepResult s : run.steps()) {
+                sb.append(s.counts().lost() > 0 ? "<tr class=\"lossy\">" : "<tr>").append("<td>")
+                    .append(Fmt.html(s.transport())).append("</td><td>").append(Fmt.html(s.level().toString()))
+                    .append("</td><td class=\"n\">").append(String.format(java.util.Locale.ROOT, "%,d",
+                        s.counts().lost())).append("</td>");
+                for (String k : keys) {
+                    Long v = s.attribution().get(k);
+                    sb.append("<td class=\"n\">").append(v == null ? "" : String.format(java.util.Locale.ROOT,
+                        "%,d", v)).append("</td>");
+                }
+                sb.append("<td class=\"n\">").append(s.socketDrops() == null ? "-" : String.format(
+                    java.util.Locale.ROOT, "%,d", s.socketDrops())).append("</td><td>");
+                if (!s.warnings().isEmpty()) {
+                    sb.append("<ul class=\"warn\">");
+                    s.warnings().forEach(w -> sb.append("<li>").append(Fmt.html(w)).append("</li>"));
+                    sb.append("</ul>");
+                }
+                sb.append("</td></tr>\n");
+            }
+            sb.append("</tbody>\n</table>\n<p class=\"meta\">Attribution splits <i>lost</i> by what the counters "
+                + "tell: the receiving sockets' own drops, the NIC, the sending host's egress, and the rest (path or "
+                + "unknown); sendRefused counts sends the transport refused (not lost). See docs/measurement.md."
+                + "</p>\n");
         }
 
-        if (results.size() > 1) {
-            progress.accept("drawing trends over " + results.size() + " runs");
-            sb.append("<h2 id=\"trend\">Trend over ").append(results.size()).append(" runs</h2>\n");
-            figure(sb, "trend-loss", charts.trend("Loss % over time", "loss % of sent", results,
-                StepMetrics::lossPercent, true));
-            figure(sb, "trend-achieved", charts.trend("Achieved rate over time", "achieved % of offered", results,
-                m -> m.offeredRate() > 0 ? 100.0 * m.achievedRate() / m.offeredRate() : Double.NaN, false));
-            figure(sb, "trend-p99", charts.trend("p99 delay over time", "p99 one-way delay (ms)", results,
-                StepMetrics::p99DelayMs, false));
-            sb.append("<h2 id=\"runs\">Every run</h2>\n");
-            sb.append(SummaryTable.of(results).html(true));
+        private void planSection() {
+            sb.append("<h2 id=\"plan\">Plan, options and environment</h2>\n<dl class=\"plan\">\n");
+            Plan p = run.plan();
+            if (p != null) {
+                dt("transports", String.join(", ", p.transports()));
+                dt("ports", p.ports() + " from " + p.basePort());
+                dt("levels", String.join(", ", p.levels().stream().map(Object::toString).toList()));
+                dt("window / warm-up / drain", ms(p.durationNs()) + " / " + ms(p.warmupNs()) + " / "
+                    + ms(p.drainNs()));
+                dt("message size", p.messageSize() + " bytes (header included)");
+                dt("receivers' address", String.valueOf(p.bindAddress()));
+                dt("mode", p.mode() + (Plan.ECHO.equals(p.mode()) ? ", concurrency " + p.concurrency()
+                    + (p.concurrency() == 0 ? " (open loop)" : " (closed loop)") : ""));
+                dt("options in effect (-X and flags)", p.transportOptions().isEmpty() ? "none recorded"
+                    : String.join(", ", p.transportOptions().entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+            }
+            Environment env = run.environment();
+            if (env != null) {
+                dt("host", env.host() + " (" + env.os() + " " + env.kernel() + ", " + env.cores() + " cores)");
+                dt("JVM, lossprobe", env.jvm() + ", " + env.lossprobeVersion());
+                dt("socket buffers", join(env.socketBuffers()));
+                dt("transport settings", join(env.transportSettings()));
+            }
+            dt("started, finished", run.startedAt() + ", " + run.finishedAt());
+            sb.append("</dl>\n");
         }
-        sb.append("</body></html>\n");
-        return sb.toString();
-    }
 
-    private static void figure(StringBuilder sb, String id, String svg) {
-        sb.append("<figure class=\"chart\" id=\"").append(id).append("\">\n").append(svg).append("\n</figure>\n");
+        private void dt(String name, String value) {
+            sb.append("<dt>").append(Fmt.html(name)).append("</dt><dd>").append(Fmt.html(String.valueOf(value)))
+                .append("</dd>\n");
+        }
+
+        private static String join(Map<String, Long> map) {
+            return map.isEmpty() ? "none recorded" : String.join(", ", map.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList());
+        }
+
+        private static String ms(long ns) {
+            return ChartParts.plain(ns / 1e6) + " ms";
+        }
+
+        private void figure(ChartParts.Figure f) {
+            String id = ChartSvg.Ids.safe(f.id());
+            while (!ids.add(id)) {
+                id = id + "_";
+            }
+            sb.append(ChartSvg.figure(f, id));
+            drawn.add(f);
+        }
     }
 }

@@ -13,8 +13,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
-/** A result file as read from disk: where it came from, and the run it holds. */
-public record LoadedResult(Path file, RunResult run) {
+/**
+ * A result file as read from disk: where it came from, the run it holds, and what the result records do not carry
+ * (per-interval series, rate searches; see {@link RunExtras}).
+ */
+public record LoadedResult(Path file, RunResult run, RunExtras extras) {
+
+    public LoadedResult(Path file, RunResult run) {
+        this(file, run, RunExtras.NONE);
+    }
 
     /**
      * Reads one result file.
@@ -23,7 +30,8 @@ public record LoadedResult(Path file, RunResult run) {
      */
     public static LoadedResult read(Path file) throws InputException {
         try {
-            return new LoadedResult(file, ResultFiles.read(file));
+            RunResult run = ResultFiles.read(file);
+            return new LoadedResult(file, run, extras(file));
         } catch (java.nio.file.NoSuchFileException | java.io.FileNotFoundException e) {
             throw new InputException("cannot read " + file + ": no such file");
         } catch (IOException e) {
@@ -61,6 +69,26 @@ public record LoadedResult(Path file, RunResult run) {
         return run.steps().stream()
             .filter(s -> s.transport().equals(transport) && s.level().toString().equals(level))
             .findFirst();
+    }
+
+    /** The extras, read only from files that mention them (most do not, and a second parse costs time). */
+    private static RunExtras extras(Path file) throws IOException {
+        byte[] bytes = java.nio.file.Files.readAllBytes(file);
+        String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        if (!text.contains("\"intervals\"") && !text.contains("\"search\"")) {
+            return RunExtras.NONE;
+        }
+        return RunExtras.of(ResultFiles.mapper().readTree(bytes));
+    }
+
+    /** The per-interval series of {@code step} (one of this run's steps), empty when the file has none. */
+    public List<RunExtras.Interval> intervals(StepResult step) {
+        for (int i = 0; i < run.steps().size(); i++) {
+            if (run.steps().get(i) == step) {
+                return extras.intervals().getOrDefault(i, List.of());
+            }
+        }
+        return List.of();
     }
 
     static String oneLine(String message) {

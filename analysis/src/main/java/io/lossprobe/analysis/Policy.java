@@ -153,9 +153,7 @@ public record Policy(String description, Boolean requireComplete, Thresholds def
                 throw new InputException("policy " + file + " is not valid JSON: " + shortMessage(syntax)
                     + location(syntax));
             }
-            String why = cause instanceof IllegalArgumentException ? cause.getMessage()
-                : LoadedResult.oneLine(e.getOriginalMessage());
-            throw new InputException("policy " + file + ": " + why + where(e));
+            throw new InputException("policy " + file + ": " + io.lossprobe.core.result.JsonProblems.describe(e));
         } catch (JsonProcessingException e) {
             throw new InputException("policy " + file + " is not valid JSON: " + shortMessage(e) + location(e));
         } catch (IOException e) {
@@ -164,16 +162,8 @@ public record Policy(String description, Boolean requireComplete, Thresholds def
     }
 
     private static String where(JsonMappingException e) {
-        StringBuilder path = new StringBuilder();
-        for (JsonMappingException.Reference r : e.getPath()) {
-            if (r.getFieldName() != null) {
-                path.append(path.length() == 0 ? "" : ".").append(r.getFieldName());
-            } else if (r.getIndex() >= 0) {
-                path.append('[').append(r.getIndex()).append(']');
-            }
-        }
+        String p = io.lossprobe.core.result.JsonProblems.path(e);
         // The last element is the offending key itself for unknown keys; name where it sits.
-        String p = path.toString();
         if (e instanceof UnrecognizedPropertyException u && p.endsWith(u.getPropertyName())) {
             p = p.substring(0, p.length() - u.getPropertyName().length());
             p = p.endsWith(".") ? p.substring(0, p.length() - 1) : p;

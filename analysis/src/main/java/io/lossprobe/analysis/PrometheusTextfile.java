@@ -1,139 +1,224 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.Echo;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.prometheus.metrics.model.snapshots.Unit;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
- * A check's outcome and the run's numbers as a Prometheus text file for node_exporter's textfile collector,
- * written with the Prometheus client library's own text format writer and put in place by a rename so the
- * collector never reads half a file. Names carry their units as suffixes; counters end in {@code _total}.
- * See docs/check.md for the list.
+ * The last run (and its check, when a policy was applied) as a Prometheus text file for node_exporter's textfile
+ * collector. Every metric is a gauge named for what it is, {@code lossprobe_last_run_...} with its unit in the name
+ * (seconds, ratio, messages, messages_per_second): a cron job's textfile holds the last run's values, which a
+ * counter's {@code _total} (reset every run) would misrepresent. Every series carries the labels that tell two
+ * jobs apart ({@code target}, {@code mode}, {@code direction}, {@code size_bytes}), step series also
+ * {@code transport} and {@code level}. Written with the Prometheus client library's own text format writer and
+ * put in place by a rename, so the collector never reads half a file. See docs/check.md for the list.
  */
 public final class PrometheusTextfile {
+    /** Significant digits kept: the measurements carry fewer, and more only prints floating-point noise. */
+    private static final MathContext DIGITS = new MathContext(10);
+    /** Every state {@code lossprobe_last_run_status} has a series for (1 for the run's, 0 for the others). */
+    static final List<String> STATUSES = List.of("complete", "interrupted", "failed", "running");
+
     private PrometheusTextfile() {
     }
 
-    /** The text exposition (Prometheus text format 0.0.4). */
+    /** The textfile of a check: the check's outcome and its run's numbers, labels from the result. */
     public static String render(CheckReport report) {
-        List<MetricSnapshot> metrics = new ArrayList<>();
-        metrics.add(gauge("lossprobe_check_passed", "1 when the last check passed every limit, else 0", null,
-            Map.of(Labels.EMPTY, report.passed() ? 1.0 : 0.0)));
-        metrics.add(gauge("lossprobe_check_failures", "Limits the last check found broken", null,
-            Map.of(Labels.EMPTY, (double) report.failures().size())));
-        metrics.add(gauge("lossprobe_run_start_timestamp_seconds", "When the checked run started, Unix time",
-            Unit.SECONDS, Map.of(Labels.EMPTY, report.run().startedAt().toEpochMilli() / 1000.0)));
+        return render(report.run(), RunLabels.of(report.run().run()), Optional.of(report));
+    }
 
-        Map<Labels, Double> limits = new LinkedHashMap<>();
-        for (CheckReport.Evaluation e : report.evaluations()) {
-            limits.put(Labels.of("transport", e.transport(), "level", e.level(), "metric", e.metric()),
-                e.passed() ? 1.0 : 0.0);
+    /** The text exposition (Prometheus text format 0.0.4) of {@code run}, with {@code check} when given. */
+    public static String render(LoadedResult run, RunLabels labels, Optional<CheckReport> check) {
+        Metrics m = new Metrics(labels);
+        RunResult r = run.run();
+        String status = String.valueOf(r.status());
+        for (String s : STATUSES) {
+            m.runLevel("lossprobe_last_run_status", "1 for the last run's status (complete, interrupted, failed, "
+                + "running), 0 for the others", l -> l.add("status", s), s.equals(status) ? 1 : 0);
         }
-        metrics.add(gauge("lossprobe_check_limit_passed", "1 when this limit held in the last check, else 0", null,
-            limits));
-
-        List<StepMetrics> steps = new ArrayList<>();
-        for (StepResult s : report.run().run().steps()) {
-            steps.add(StepMetrics.of(s));
+        Instant started = instant(r.startedAt());
+        Instant finished = instant(r.finishedAt());
+        if (started != null) {
+            m.runLevel("lossprobe_last_run_start_timestamp_seconds", "When the last run started, Unix time",
+                l -> l, started.toEpochMilli() / 1e3);
         }
-        metrics.add(perStep("lossprobe_loss_ratio", "Messages lost as a fraction of sent", Unit.RATIO, steps,
-            StepMetrics::lossRatio));
-        metrics.add(perStep("lossprobe_offered_messages_per_second", "Target rate of the step", null, steps,
-            StepMetrics::offeredRate));
-        metrics.add(perStep("lossprobe_achieved_messages_per_second", "Messages received per second", null, steps,
-            StepMetrics::achievedRate));
-        metrics.add(perStep("lossprobe_saturated", "1 when the sender fell more than 1% short of the target", null,
-            steps, m -> m.saturated() ? 1 : 0));
-        metrics.add(perStep("lossprobe_process_cpu_ratio", "Process CPU over the window, 1 = one core busy",
-            Unit.RATIO, steps, m -> m.processCpuPercent() / 100.0));
+        if (finished != null) {
+            m.runLevel("lossprobe_last_run_end_timestamp_seconds", "When the last run finished, Unix time",
+                l -> l, finished.toEpochMilli() / 1e3);
+        }
+        if (started != null && finished != null) {
+            m.runLevel("lossprobe_last_run_duration_seconds", "How long the last run took, warm-ups and drains "
+                + "included", l -> l, (finished.toEpochMilli() - started.toEpochMilli()) / 1e3);
+        }
+        m.runLevel("lossprobe_last_run_steps", "Steps the last run completed", l -> l, r.steps().size());
+        for (StepResult s : r.steps()) {
+            step(m, s);
+        }
+        check.ifPresent(c -> check(m, c));
+        return m.text();
+    }
 
-        Map<Labels, Double> delay = new LinkedHashMap<>();
-        for (StepMetrics m : steps) {
-            putIfSet(delay, labels(m).add("percentile", "50"), m.p50DelayMs() / 1000.0);
-            putIfSet(delay, labels(m).add("percentile", "90"), m.p90DelayMs() / 1000.0);
-            putIfSet(delay, labels(m).add("percentile", "99"), m.p99DelayMs() / 1000.0);
-            putIfSet(delay, labels(m).add("percentile", "99.9"), m.p999DelayMs() / 1000.0);
+    /** Writes the file atomically (temporary file in the same directory, then rename), world-readable. */
+    public static void write(Path file, LoadedResult run, RunLabels labels, Optional<CheckReport> check)
+        throws IOException {
+        io.lossprobe.core.result.ResultFiles.writeAtomically(file,
+            render(run, labels, check).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The textfile of a check, labels from the result. */
+    public static void write(Path file, CheckReport report) throws IOException {
+        write(file, report.run(), RunLabels.of(report.run().run()), Optional.of(report));
+    }
+
+    private static void step(Metrics m, StepResult s) {
+        StepMetrics sm = StepMetrics.of(s);
+        Function<Labels, Labels> at = l -> l.add("transport", s.transport()).add("level", s.level().toString());
+        long sent = s.counts().sent();
+        m.runLevel("lossprobe_last_run_loss_ratio", "Messages lost as a fraction of sent (0..1)", at,
+            sent == 0 ? Double.NaN : (double) s.counts().lost() / sent);
+        if (s.targetRate() > 0) {
+            // A "max" level has no offered rate: what it reached is the sent rate, reported as such.
+            m.runLevel("lossprobe_last_run_offered_messages_per_second", "The level's target rate", at,
+                s.targetRate());
+        }
+        m.runLevel("lossprobe_last_run_sent_messages_per_second", "Messages sent per second over the window", at,
+            s.achievedSendRate());
+        m.runLevel("lossprobe_last_run_received_messages_per_second", "Messages received per second over the "
+            + "window", at, s.achievedReceiveRate());
+        m.runLevel("lossprobe_last_run_window_seconds", "The measured window as it ran", at, s.windowNs() / 1e9);
+        m.runLevel("lossprobe_last_run_sent_messages", "Messages sent in the window", at, sent);
+        m.runLevel("lossprobe_last_run_received_messages", "Distinct messages received", at, s.counts().received());
+        m.runLevel("lossprobe_last_run_lost_messages", "Messages sent and not received within Tmax", at,
+            s.counts().lost());
+        m.runLevel("lossprobe_last_run_duplicate_messages", "Duplicate arrivals", at, s.counts().duplicates());
+        m.runLevel("lossprobe_last_run_reordered_messages", "Arrivals below the highest sequence seen", at,
+            s.counts().reordered());
+        if (s.socketDrops() != null) {
+            m.runLevel("lossprobe_last_run_socket_drop_messages", "Datagrams the kernel dropped at the receiving "
+                + "sockets", at, s.socketDrops());
+        }
+        m.runLevel("lossprobe_last_run_saturated", "1 when the sender fell more than 1% short of the target", at,
+            s.saturated() ? 1 : 0);
+        if (s.cpu() != null) {
+            m.runLevel("lossprobe_last_run_process_cpu_cores", "Cores the lossprobe process kept busy on average "
+                + "over the step", at, s.cpu().processPercent() / 100.0);
+        }
+        m.runLevel("lossprobe_last_run_retransmits", "Retransmissions in the step (TCP, Aeron)", at,
+            sm.retransmits());
+        m.runLevel("lossprobe_last_run_naks", "NAKs in the step (Aeron)", at, sm.naks());
+        percentiles(m, "lossprobe_last_run_delay_seconds", "One-way delay from the intended send time, by "
+            + "percentile", at, s.delay());
+        if (s.delay() != null && s.delay().uncertaintyNs() != null) {
+            m.runLevel("lossprobe_last_run_delay_uncertainty_seconds", "Between hosts: every one-way delay is true "
+                + "to plus or minus this (the clock offset's bound)", at, s.delay().uncertaintyNs() / 1e9);
+        }
+        Echo e = s.echo();
+        if (e != null) {
+            m.runLevel("lossprobe_last_run_transactions_per_second", "Echo mode: replies received per second", at,
+                e.tps());
+            percentiles(m, "lossprobe_last_run_round_trip_seconds", "Echo mode: round trip from the request's "
+                + "intended send time, by percentile", at, e.rtt());
+            m.runLevel("lossprobe_last_run_echo_lost_messages", "Echo mode: requests lost on the way out "
+                + "(leg=request) and replies lost on the way back (leg=reply)", l -> at.apply(l).add("leg",
+                "request"), e.requestsLost());
+            m.runLevel("lossprobe_last_run_echo_lost_messages", "", l -> at.apply(l).add("leg", "reply"),
+                e.repliesLost());
+        }
+    }
+
+    private static void percentiles(Metrics m, String name, String help, Function<Labels, Labels> at, Latency l) {
+        if (l == null || l.count() == 0) {
+            return;
         }
         // A "percentile" label, not "quantile": Prometheus keeps "quantile" for summaries (promtool lints it).
-        metrics.add(gauge("lossprobe_delay_seconds", "One-way delay percentiles from the intended send time",
-            Unit.SECONDS, delay));
+        String[] p = {"50", "90", "99", "99.9", "100"};
+        long[] ns = {l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(), l.maxNs()};
+        for (int i = 0; i < p.length; i++) {
+            String percentile = p[i];
+            m.runLevel(name, help, x -> at.apply(x).add("percentile", percentile), ns[i] / 1e9);
+        }
+    }
 
-        metrics.add(counter("lossprobe_messages_sent", "Messages sent in the step's window", steps, m -> m.sent()));
-        metrics.add(counter("lossprobe_messages_lost", "Messages sent and never received within Tmax", steps,
-            m -> m.lost()));
-        metrics.add(counter("lossprobe_messages_duplicated", "Duplicate arrivals", steps, m -> m.duplicates()));
-        metrics.add(counter("lossprobe_messages_reordered", "Arrivals below the highest sequence seen", steps,
-            m -> m.reordered()));
-        metrics.add(counter("lossprobe_retransmits", "Retransmissions (TCP, Aeron) in the step", steps,
-            StepMetrics::retransmits));
-        metrics.add(counter("lossprobe_naks", "NAKs (Aeron) in the step", steps, StepMetrics::naks));
+    private static void check(Metrics m, CheckReport c) {
+        m.runLevel("lossprobe_last_check_passed", "1 when the last check held every limit, else 0", l -> l,
+            c.passed() ? 1 : 0);
+        m.runLevel("lossprobe_last_check_failures", "Limits the last check found broken", l -> l,
+            c.failures().size());
+        for (CheckReport.Evaluation e : c.evaluations()) {
+            m.runLevel("lossprobe_last_check_limit_passed", "1 when this limit held in the last check, else 0",
+                l -> l.add("transport", e.transport()).add("level", e.level()).add("metric", e.metric()),
+                e.passed() ? 1 : 0);
+        }
+    }
 
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private static Instant instant(String text) {
         try {
-            PrometheusTextFormatWriter.builder().setIncludeCreatedTimestamps(false).build()
-                .write(bytes, new MetricSnapshots(metrics));
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot happen writing to memory", e);
-        }
-        return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    /** Writes the file atomically (temporary file in the same directory, then rename). */
-    public static void write(Path file, CheckReport report) throws IOException {
-        io.lossprobe.core.result.ResultFiles.writeAtomically(file, render(report).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    private static Labels labels(StepMetrics m) {
-        return Labels.of("transport", m.transport(), "level", m.level());
-    }
-
-    private static void putIfSet(Map<Labels, Double> map, Labels labels, double v) {
-        if (!Double.isNaN(v)) {
-            map.put(labels, v);
+            return text == null ? null : Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return null;
         }
     }
 
-    private static GaugeSnapshot perStep(String name, String help, Unit unit, List<StepMetrics> steps,
-                                         ToDoubleFunction<StepMetrics> value) {
-        Map<Labels, Double> points = new LinkedHashMap<>();
-        for (StepMetrics m : steps) {
-            putIfSet(points, labels(m), value.applyAsDouble(m));
-        }
-        return gauge(name, help, unit, points);
-    }
+    /** Gauges gathered by name, in first-seen order, each point with the run's labels plus its own. */
+    private static final class Metrics {
+        private final Labels base;
+        private final Map<String, GaugeSnapshot.Builder> gauges = new LinkedHashMap<>();
+        private final Map<String, List<Labels>> seen = new LinkedHashMap<>();
 
-    private static GaugeSnapshot gauge(String name, String help, Unit unit, Map<Labels, Double> points) {
-        GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(name).help(help);
-        if (unit != null) {
-            b.unit(unit);
+        Metrics(RunLabels labels) {
+            this.base = Labels.of("target", labels.target(), "mode", labels.mode(), "direction", labels.direction(),
+                "size_bytes", Integer.toString(labels.sizeBytes()));
         }
-        points.forEach((labels, v) -> b.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
-            .labels(labels).value(v).build()));
-        return b.build();
-    }
 
-    private static CounterSnapshot counter(String name, String help, List<StepMetrics> steps,
-                                           ToDoubleFunction<StepMetrics> value) {
-        CounterSnapshot.Builder b = CounterSnapshot.builder().name(name).help(help);
-        for (StepMetrics m : steps) {
-            double v = value.applyAsDouble(m);
-            if (!Double.isNaN(v)) {
-                b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels(m)).value(v).build());
+        void runLevel(String name, String help, Function<Labels, Labels> labels, double value) {
+            if (Double.isNaN(value) || Double.isInfinite(value)) {
+                return;
             }
+            GaugeSnapshot.Builder b = gauges.computeIfAbsent(name, n -> GaugeSnapshot.builder().name(n).help(help));
+            Labels l = labels.apply(base);
+            List<Labels> names = seen.computeIfAbsent(name, n -> new ArrayList<>());
+            if (names.contains(l)) {
+                return; // two steps of one transport at one level: the first is kept (a series is unique)
+            }
+            names.add(l);
+            b.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(round(value)).build());
         }
-        return b.build();
+
+        String text() {
+            List<MetricSnapshot> all = new ArrayList<>();
+            gauges.values().forEach(b -> all.add(b.build()));
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try {
+                PrometheusTextFormatWriter.builder().setIncludeCreatedTimestamps(false).build()
+                    .write(bytes, new MetricSnapshots(all));
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot happen writing to memory", e);
+            }
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    static double round(double v) {
+        return v == 0 ? 0 : new BigDecimal(v).round(DIGITS).doubleValue();
     }
 }

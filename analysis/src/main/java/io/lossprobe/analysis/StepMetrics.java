@@ -14,6 +14,11 @@ import java.util.Map;
  * @param retransmitsPer1k retransmissions per 1,000 messages sent, NaN where the transport has none
  * @param naksPer1k        NAKs per 1,000 messages sent, NaN where the transport reports none
  * @param nicInterface     the interface the NIC columns describe (the busiest one), or "" when none is known
+ * @param socketDrops      datagrams the kernel dropped at the receiving sockets, NaN where the transport has none
+ * @param delayUncertaintyMs between hosts: each delay is true to +- this (the clock offset's bound), else NaN
+ * @param tps              echo mode: replies received per second, else NaN
+ * @param rttMs            echo mode: round trip p50, p90, p99, p99.9 (ms), else NaNs
+ * @param warnings         how many warnings the step carries
  */
 public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
                           double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
@@ -21,7 +26,8 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
                           double p99DelayMs, double p999DelayMs, double maxDelayMs, double processCpuPercent,
                           double hostCpuPercent, String nicInterface, double nicInMbps, double nicOutMbps,
                           double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
-                          double retransmitsPer1k, double naks, double naksPer1k, boolean saturated) {
+                          double retransmitsPer1k, double naks, double naksPer1k, boolean saturated,
+                          double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings) {
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
@@ -42,7 +48,28 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             s.cpu() == null ? Double.NaN : s.cpu().processPercent(),
             s.cpu() == null ? Double.NaN : s.cpu().hostPercent(),
             nic.name, nic.rxBytes * 8 / 1e6 / windowS, nic.txBytes * 8 / 1e6 / windowS, nic.rxPackets / windowS,
-            nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated());
+            nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated(),
+            s.socketDrops() == null ? Double.NaN : s.socketDrops(),
+            s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
+            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size());
+    }
+
+    private static double[] rtt(StepResult s) {
+        if (s.echo() == null || s.echo().rtt() == null || s.echo().rtt().count() == 0) {
+            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+        }
+        var r = s.echo().rtt();
+        return new double[] {r.p50Ns() / 1e6, r.p90Ns() / 1e6, r.p99Ns() / 1e6, r.p999Ns() / 1e6};
+    }
+
+    /** The one-way delay percentiles p50, p90, p99, p99.9 (ms), NaNs when the step recorded none. */
+    public double[] delayMs() {
+        return new double[] {p50DelayMs, p90DelayMs, p99DelayMs, p999DelayMs};
+    }
+
+    /** Whether the step ran in echo mode (it has a round trip). */
+    public boolean echo() {
+        return !Double.isNaN(tps);
     }
 
     /** Loss as a fraction (0..1). */

@@ -39,6 +39,8 @@ public final class SummaryTable {
         // A step where nothing arrived has no delay at all, which a 0 would hide.
         new Column("mean ms", "mean_delay_ms", true, r -> Fmt.num(r.m.meanDelayMs(), 3), Fmt.NO_DELAY),
         new Column("p99 ms", "p99_delay_ms", true, r -> Fmt.num(r.m.p99DelayMs(), 3), Fmt.NO_DELAY),
+        // Between hosts every delay is true to this bound (the clock offset estimate's); blank on one host.
+        new Column("clock +- ms", "delay_uncertainty_ms", true, r -> Fmt.num(r.m.delayUncertaintyMs(), 3)),
         new Column("CPU %", "process_cpu_percent", true, r -> Fmt.num(r.m.processCpuPercent(), 1)),
         new Column("host CPU %", "host_cpu_percent", true, r -> Fmt.num(r.m.hostCpuPercent(), 1)),
         new Column("NIC", "nic", false, r -> r.m.nicInterface()),
@@ -47,8 +49,10 @@ public final class SummaryTable {
         new Column("NIC in pkt/s", "nic_in_packets_per_s", true, r -> Fmt.num(r.m.nicInPacketsPerSecond(), 0)),
         new Column("NIC out pkt/s", "nic_out_packets_per_s", true, r -> Fmt.num(r.m.nicOutPacketsPerSecond(), 0)),
         new Column("loss %", "loss_percent", true, r -> Fmt.num(r.m.lossPercent(), 4)),
+        new Column("k-drops", "kernel_socket_drops", true, r -> Fmt.num(r.m.socketDrops(), 0)),
         new Column("retrans/1k", "retransmits_per_1k", true, r -> Fmt.num(r.m.retransmitsPer1k(), 3)),
         new Column("NAKs/1k", "naks_per_1k", true, r -> Fmt.num(r.m.naksPer1k(), 3)),
+        new Column("warnings", "warnings", true, r -> r.m.warnings() == 0 ? "" : Integer.toString(r.m.warnings())),
         new Column("flags", "flags", false, r -> r.m.saturated() ? "saturated" : ""));
 
     private final List<Row> rows;
@@ -87,7 +91,9 @@ public final class SummaryTable {
         for (Row r : rows) {
             sb.append('|');
             for (Column c : COLUMNS) {
-                sb.append(' ').append(c.text(r).replace("|", "\\|")).append(" |");
+                // Markdown renders inline HTML: angle brackets from a result file are escaped.
+                sb.append(' ').append(c.text(r).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;"))
+                    .append(" |");
             }
             sb.append('\n');
         }

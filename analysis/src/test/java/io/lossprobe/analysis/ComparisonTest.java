@@ -23,7 +23,8 @@ class ComparisonTest {
         assertThat(c.rows().get(0).regressed()).isFalse();
         assertThat(c.rows().get(1).regressions()).extracting(Comparison.Regression::metric)
             .containsExactly("lossPercent", "achievedRate", "p99DelayMs");
-        assertThat(c.table()).contains("REGRESSION").contains("udp").contains("50k");
+        assertThat(new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text()).contains("REGRESSION")
+            .contains("udp").contains("50k");
     }
 
     @Test
@@ -38,11 +39,21 @@ class ComparisonTest {
     void aStepWithoutDelayShowsADashForItsP99() {
         LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
         LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, Fixtures::noDelay));
-        String row50k = Comparison.of(a, b, Comparison.Tolerance.DEFAULT).table().lines()
+        String row50k = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text().lines()
             .filter(l -> l.contains("50k")).findFirst().orElseThrow();
         String[] f = row50k.trim().split("\\s+");
         // proto level loss%A loss%B delta achA achB delta% p99A p99B delta% verdict
         assertThat(f[8]).matches("\\d+\\.\\d{3}");
         assertThat(f[9]).isEqualTo("-");
+    }
+
+    @Test
+    void textReachesNoControlCharacterToTheTerminal() {
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", Fixtures.withStep(1, s -> s.put("transport",
+            "udp\u001b[2J\u001b[31m")));
+        String text = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT).text();
+        assertThat(text).doesNotContain("\u001b").contains("udp?[");
+        assertThat(text.lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(100));
     }
 }

@@ -18,17 +18,101 @@ final class Fixtures {
     }
 
     static ObjectNode sample() {
-        try (InputStream in = Fixtures.class.getResourceAsStream("/sample-result.json")) {
+        return resource("/sample-result.json");
+    }
+
+    /** A real echo-mode run on loopback: UDP, 2 ports, levels 5k and 20k (500 ms windows; replies were lost). */
+    static ObjectNode echo() {
+        return resource("/sample-echo.json");
+    }
+
+    private static ObjectNode resource(String name) {
+        try (InputStream in = Fixtures.class.getResourceAsStream(name)) {
             return (ObjectNode) ResultFiles.mapper().readTree(in);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /**
+     * The sample as a run to another host: each step carries the clock offset, the receiving host's counters and a
+     * one-way delay corrected by the offset ({@code basis: clockOffset}, {@code uncertaintyNs}); the plan's bind
+     * address is the target as typed. With {@code reverse}, the receiving host's counters are absent (the
+     * receivers ran here) and the bind address is this host's.
+     */
+    static ObjectNode twoHosts(String target, boolean reverse) {
+        ObjectNode root = sample();
+        ((ObjectNode) root.get("plan")).put("bindAddress", reverse ? "0.0.0.0" : target);
+        for (var step : root.withArray("steps")) {
+            ObjectNode s = (ObjectNode) step;
+            s.putObject("clockOffset").put("offsetNs", 123_456_789L).put("uncertaintyNs", 45_000)
+                .put("rttNs", 90_000).put("exchanges", 16);
+            s.put("clockDriftNs", 1_000);
+            ((ObjectNode) s.get("delay")).put("basis", "clockOffset").put("uncertaintyNs", 52_000);
+            if (!reverse) {
+                s.putObject("receiverHostCounters").put("Udp.InDatagrams", s.get("counts").get("received").asLong());
+            }
+        }
+        return root;
+    }
+
     /** The sample with {@code edit} applied to step {@code index} (0 = udp 10k, 1 = udp 50k). */
     static ObjectNode withStep(int index, Consumer<ObjectNode> edit) {
         ObjectNode root = sample();
         edit.accept((ObjectNode) root.withArray("steps").get(index));
+        return root;
+    }
+
+    /**
+     * The sample's steps repeated as tcp and aeron steps (their counters as those transports report them, all
+     * zero), so charts have three transports to tell apart.
+     */
+    static ObjectNode threeTransports() {
+        ObjectNode root = sample();
+        var steps = root.withArray("steps");
+        int n = steps.size();
+        for (String t : new String[] {"tcp", "aeron"}) {
+            for (int i = 0; i < n; i++) {
+                ObjectNode copy = steps.get(i).deepCopy();
+                copy.put("transport", t);
+                ObjectNode counters = copy.putObject("transportCounters");
+                if (t.equals("tcp")) {
+                    counters.put("tcp.totalRetrans", 0);
+                } else {
+                    counters.put("aeron.retransmitsSent", 0).put("aeron.naksSent", 0).put("aeron.naksReceived", 0);
+                }
+                copy.remove("socketDrops");
+                steps.add(copy);
+            }
+        }
+        ((ObjectNode) root.get("plan")).putArray("transports").add("udp").add("tcp").add("aeron");
+        return root;
+    }
+
+    /**
+     * Hand-made per-interval series (ten 100 ms intervals per step, loss in the 50k step's last three) and an NDR
+     * and a PDR search, in the shapes documented in {@link RunExtras}.
+     */
+    static ObjectNode withIntervalsAndSearch(ObjectNode root) {
+        for (var step : root.withArray("steps")) {
+            long rate = step.get("targetRate").asLong();
+            var intervals = ((ObjectNode) step).putArray("intervals");
+            for (int i = 0; i < 10; i++) {
+                long sent = rate / 10;
+                long lost = rate >= 50_000 && i >= 7 ? 40L * (i - 6) : 0;
+                ObjectNode iv = intervals.addObject().put("startNs", i * 100_000_000L).put("endNs",
+                    (i + 1) * 100_000_000L).put("sent", sent).put("received", sent - lost).put("lost", lost);
+                iv.putObject("delay").put("p50Ns", 200_000 + 10_000L * i).put("p90Ns", 400_000)
+                    .put("p99Ns", 900_000 + 100_000L * i).put("p999Ns", 2_000_000).put("maxNs", 3_000_000);
+            }
+        }
+        var search = root.putArray("search");
+        search.addObject().put("transport", "udp").put("criterion", "NDR").put("maxLossRatio", 0)
+            .put("rate", 32_000).put("lowerBound", 30_000).put("upperBound", 34_000).put("lossRatio", 0)
+            .put("trials", 6);
+        search.addObject().put("transport", "udp").put("criterion", "PDR").put("maxLossRatio", 0.005)
+            .put("rate", 41_000).put("lowerBound", 40_000).put("upperBound", 42_000).put("lossRatio", 0.004)
+            .put("trials", 7);
         return root;
     }
 

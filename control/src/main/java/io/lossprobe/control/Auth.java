@@ -50,7 +50,7 @@ public final class Auth {
 
     /**
      * The secret from {@code file} (surrounding whitespace ignored) or, when file is null, from $LOSSPROBE_SECRET.
-     * {@code warnings} hears of a secret file others can read and of a secret shorter than keygen's.
+     * {@code warnings} hears of a secret file every user can read and of a secret shorter than keygen's.
      */
     public static Auth load(Path file, Consumer<String> warnings) {
         Auth auth;
@@ -78,11 +78,11 @@ public final class Auth {
 
     private static java.util.Optional<String> readableByOthers(Path file) {
         try {
+            // A group may be the service's own (docs/install.md: 0640 root:lossprobe), so only "others" warns.
             Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
-            if (p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ)) {
-                return java.util.Optional.of("the secret file " + file + " is readable by "
-                    + (p.contains(PosixFilePermission.OTHERS_READ) ? "every user" : "its group") + " (mode "
-                    + PosixFilePermissions.toString(p) + "): chmod 600 " + file);
+            if (p.contains(PosixFilePermission.OTHERS_READ)) {
+                return java.util.Optional.of("the secret file " + file + " is readable by every user (mode "
+                    + PosixFilePermissions.toString(p) + "): chmod o-r " + file);
             }
         } catch (UnsupportedOperationException | IOException e) {
             // No POSIX permissions here (or none readable): nothing to warn about.

@@ -91,12 +91,14 @@ sealed interface Reply {
 
     /**
      * One flow's receive summary; the histograms travel in HdrHistogram's compressed form, base64
-     * ({@link SummaryCodec}); {@code delayBelowZero} is null when no delay was below zero.
+     * ({@link SummaryCodec}); {@code delayBelowZero} ({@code transitBelowZero}) is null when no delay (transit
+     * time) was below zero.
      */
     record FlowSummary(int step, long received, long duplicates, long reordered, long late, long lateDuplicates,
                        long corrupt, long foreign, long warmup, long lossEvents, long lostInRuns,
-                       LossBurst lossBurst, String delay, String delayBelowZero, String ipdv, double jitterNs,
-                       long warmupDelays, long warmupMinDelayNs) {
+                       LossBurst lossBurst, String delay, String delayBelowZero, String transit,
+                       String transitBelowZero, String ipdv, double jitterNs, long warmupDelays,
+                       long warmupMinDelayNs) {
         public FlowSummary {
             Wire.atLeast(step, 0, "step");
             Wire.nonNegative(new long[] {received, duplicates, reordered, late, lateDuplicates, corrupt, foreign,
@@ -104,6 +106,7 @@ sealed interface Reply {
             Wire.present(lossBurst, "lossBurst");
             Wire.counters(lossBurst.histogram(), "lossBurst");
             Wire.present(delay, "delay");
+            Wire.present(transit, "transit");
             Wire.present(ipdv, "ipdv");
         }
     }

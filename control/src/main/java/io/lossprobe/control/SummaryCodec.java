@@ -18,21 +18,27 @@ final class SummaryCodec {
     static Reply.FlowSummary encode(FlowReceiver.Summary s) {
         return new Reply.FlowSummary(s.step(), s.received(), s.duplicates(), s.reordered(), s.late(),
             s.lateDuplicates(), s.corrupt(), s.foreign(), s.warmup(), s.lossEvents(), s.lostInRuns(), s.lossBurst(),
-            histogram(s.delay().atOrAboveZero()),
-            s.delay().magnitudesBelowZero() == null ? null : histogram(s.delay().magnitudesBelowZero()),
-            histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs());
+            histogram(s.delay().atOrAboveZero()), belowZero(s.delay()), histogram(s.transit().atOrAboveZero()),
+            belowZero(s.transit()), histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs());
     }
 
     static FlowReceiver.Summary decode(Reply.FlowSummary f) throws ControlProtocolException {
         try {
             return new FlowReceiver.Summary(f.step(), f.received(), f.duplicates(), f.reordered(), f.late(),
                 f.lateDuplicates(), f.corrupt(), f.foreign(), f.warmup(), f.lossEvents(), f.lostInRuns(),
-                f.lossBurst(), new SignedHistogram(histogram(f.delay()),
-                    f.delayBelowZero() == null ? null : histogram(f.delayBelowZero())),
+                f.lossBurst(), signed(f.delay(), f.delayBelowZero()), signed(f.transit(), f.transitBelowZero()),
                 histogram(f.ipdv()), f.jitterNs(), f.warmupDelays(), f.warmupMinDelayNs());
         } catch (IllegalArgumentException e) {
             throw new ControlProtocolException("bad flow summary: " + PeerText.clean(e.getMessage()));
         }
+    }
+
+    private static String belowZero(SignedHistogram h) {
+        return h.magnitudesBelowZero() == null ? null : histogram(h.magnitudesBelowZero());
+    }
+
+    private static SignedHistogram signed(String atOrAboveZero, String belowZero) throws ControlProtocolException {
+        return new SignedHistogram(histogram(atOrAboveZero), belowZero == null ? null : histogram(belowZero));
     }
 
     private static String histogram(Histogram h) {

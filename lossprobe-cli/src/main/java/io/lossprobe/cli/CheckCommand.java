@@ -7,6 +7,7 @@ import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.Policy;
 import io.lossprobe.analysis.PolicyCheck;
 import io.lossprobe.analysis.PrometheusTextfile;
+import io.lossprobe.analysis.RunLabels;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe check}: a run against a policy's thresholds and an optional baseline; exit 1 when one fails. */
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Checks a result against a policy: per transport and level, max loss %, min achieved rate, "
+    description = {"Checks a result against a policy: per transport and level, max loss %%, min achieved rate, "
         + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
         "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
     footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "
@@ -30,7 +31,8 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
     Path policyFile;
 
-    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check.")
+    @Parameters(index = "0", paramLabel = "RESULTS.json", description = "The result file to check, or a mesh file "
+        + "(every pair is checked; one that did not run fails).")
     Path resultFile;
 
     @Option(names = "--baseline", paramLabel = "FILE",
@@ -41,6 +43,11 @@ public final class CheckCommand implements Callable<Integer> {
         description = "Also write the outcome and the run's numbers as a Prometheus text file (atomically), "
             + "for node_exporter's textfile collector; name it *.prom.")
     Path prometheus;
+
+    @Option(names = "--target-label", paramLabel = "HOST",
+        description = "The textfile's target label. Default: from the result (the --target host of a forward run, "
+            + "'local' for a run on one host, 'remote' for a --reverse run, whose file does not name the server).")
+    String targetLabel;
 
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write the outcome as JUnit XML.")
     Path junit;
@@ -53,11 +60,16 @@ public final class CheckCommand implements Callable<Integer> {
         CommandLine cl = spec.commandLine();
         Inputs.requireWritable(cl, prometheus, "--prometheus");
         Inputs.requireWritable(cl, junit, "--junit");
+        Inputs.requireNotInput(cl, prometheus, java.util.List.of(resultFile, policyFile));
+        Inputs.requireNotInput(cl, junit, java.util.List.of(resultFile, policyFile));
         Policy policy;
         try {
             policy = Policy.read(policyFile);
         } catch (InputException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
+            return MeshOutputs.check(cl, policy, resultFile, baselineFile, prometheus, junit, quiet);
         }
         LoadedResult run = Inputs.read(cl, resultFile);
         Optional<LoadedResult> baseline = Optional.empty();
@@ -71,7 +83,8 @@ public final class CheckCommand implements Callable<Integer> {
         }
         CheckReport report = new PolicyCheck(policy).check(run, baseline);
         if (prometheus != null) {
-            PrometheusTextfile.write(prometheus, report);
+            PrometheusTextfile.write(prometheus, run, RunLabels.of(run.run()).withTarget(targetLabel),
+                Optional.of(report));
         }
         if (junit != null) {
             JUnitXml.write(junit, report);

@@ -1,9 +1,12 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.Comparison;
+import io.lossprobe.analysis.ComparisonReport;
 import io.lossprobe.analysis.LoadedResult;
-import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,9 +15,11 @@ import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe compare A B}: two runs side by side per transport and level, regressions flagged. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Shows two runs side by side per transport and level: loss %, achieved rate and p99 delay, "
-        + "with deltas. A row is a REGRESSION when B's loss rose, its achieved rate fell or its p99 rose beyond "
-        + "the tolerances."},
+    description = {"Shows two runs side by side per transport and level: loss %%, achieved rate and p99 delay, "
+        + "with deltas and a verdict. A row is a REGRESSION when B's loss rose, its achieved rate fell or its p99 "
+        + "rose beyond the tolerances. Warns loudly when the plans differ (ports, sizes, durations, transports, "
+        + "levels, options, hosts).",
+        "Formats: text (100 columns), md, json, html (A and B loss curves and delay bands overlaid)."},
     footer = {"", "Exit codes: 0 ok (regressions are printed), 1 regression with --fail-on-regression, "
         + "2 bad usage or unreadable input."})
 public final class CompareCommand implements Callable<Integer> {
@@ -27,8 +32,15 @@ public final class CompareCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "B.json", description = "The later result.")
     Path b;
 
+    @Option(names = "--format", defaultValue = "text", paramLabel = "FORMAT",
+        description = "text, md, json or html. Default: ${DEFAULT-VALUE}.")
+    String format;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write to FILE instead of standard output.")
+    Path output;
+
     @Option(names = "--loss-tolerance", defaultValue = "0.1", paramLabel = "POINTS",
-        description = "Loss % may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
+        description = "Loss %% may rise by this many percentage points. Default: ${DEFAULT-VALUE}.")
     double lossPoints;
 
     @Option(names = "--achieved-tolerance", defaultValue = "5", paramLabel = "PERCENT",
@@ -43,24 +55,43 @@ public final class CompareCommand implements Callable<Integer> {
     boolean failOnRegression;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        String fmt = format.toLowerCase(Locale.ROOT);
+        if (!List.of("text", "md", "json", "html").contains(fmt)) {
+            throw new CommandLine.ParameterException(cl, "--format must be text, md, json or html, got '" + format
+                + "'");
+        }
         Comparison.Tolerance tolerance;
         try {
             tolerance = new Comparison.Tolerance(lossPoints, achievedPercent, p99Percent);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
+        Inputs.requireWritable(cl, output, "compare");
+        Inputs.requireNotInput(cl, output, List.of(a, b));
         LoadedResult ra = Inputs.read(cl, a);
         LoadedResult rb = Inputs.read(cl, b);
-        Comparison c = Comparison.of(ra, rb, tolerance);
-        PrintWriter out = cl.getOut();
-        out.println("A: " + a + " (started " + ra.run().startedAt() + ")");
-        out.println("B: " + b + " (started " + rb.run().startedAt() + ")");
-        out.print(c.table());
-        long regressed = c.rows().stream().filter(Comparison.Row::regressed).count();
-        out.println(regressed == 0 ? "no regressions" : regressed + " row(s) regressed");
-        out.flush();
-        return failOnRegression && regressed > 0 ? 1 : 0;
+        ComparisonReport report = new ComparisonReport(ra, rb, tolerance);
+        String text = switch (fmt) {
+            case "md" -> report.markdown();
+            case "json" -> report.json();
+            case "html" -> report.html();
+            default -> report.text();
+        };
+        if (output == null) {
+            cl.getOut().print(text);
+        } else {
+            io.lossprobe.core.result.ResultFiles.writeAtomically(output, text.getBytes(StandardCharsets.UTF_8));
+            cl.getOut().println("comparison written to " + output + ": " + report.verdict());
+        }
+        if (report.diff().plansDiffer() && !fmt.equals("text")) {
+            // The warning is in the output; a file nobody opens yet should not hide it.
+            cl.getErr().println("lossprobe: warning: the plans differ (" + String.join("; ", report.diff().plan())
+                + ")");
+        }
+        cl.getOut().flush();
+        cl.getErr().flush();
+        return failOnRegression && report.comparison().anyRegression() ? 1 : 0;
     }
 }

@@ -38,4 +38,14 @@ record HostPort(String host, int port) {
         }
         return new HostPort(host, p);
     }
+
+    /** {@code host:port}, with an IPv6 address in brackets ({@code [::1]:7400}) so the port stays readable. */
+    static String format(String host, int port) {
+        return (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    @Override
+    public String toString() {
+        return format(host, port);
+    }
 }

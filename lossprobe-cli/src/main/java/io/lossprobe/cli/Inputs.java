@@ -29,6 +29,33 @@ final class Inputs {
         }
     }
 
+    /**
+     * Refuses to write over an input: {@code report in.json -o in.json} would replace the result with its own
+     * report. Compares real paths where the output exists (symbolic and hard links), else normalised absolute ones.
+     */
+    static void requireNotInput(CommandLine cl, Path out, List<Path> inputs) {
+        if (out == null) {
+            return;
+        }
+        for (Path in : inputs) {
+            if (sameFile(out, in)) {
+                throw new CommandLine.ParameterException(cl, "refusing to write " + out + " over the input " + in
+                    + "; choose another output file");
+            }
+        }
+    }
+
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            if (Files.exists(a) && Files.exists(b)) {
+                return Files.isSameFile(a, b);
+            }
+        } catch (java.io.IOException e) {
+            // Unreadable: fall back to comparing names.
+        }
+        return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+    }
+
     /** Refuses an output path whose directory does not exist, before any work is done. */
     static void requireWritable(CommandLine cl, Path out, String option) {
         if (out == null) {

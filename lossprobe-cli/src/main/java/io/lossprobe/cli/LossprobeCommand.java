@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 /** {@code lossprobe}: the top-level command; the work is in its subcommands. */
 @Command(name = "lossprobe", mixinStandardHelpOptions = true, versionProvider = LossprobeCommand.Version.class,
     description = "Measures how reliable raw UDP, TCP and Aeron are between two hosts as the message rate climbs.",
-    subcommands = {RunCommand.class, ServeCommand.class, KeygenCommand.class, OptionsCommand.class, ReportCommand.class,
-        CompareCommand.class, CheckCommand.class,
+    subcommands = {RunCommand.class, ServeCommand.class, MeshCommand.class, KeygenCommand.class,
+        OptionsCommand.class, ReportCommand.class, CompareCommand.class, CheckCommand.class,
         CommandLine.HelpCommand.class})
 public final class LossprobeCommand implements Runnable {
     @CommandLine.Spec
@@ -25,7 +25,8 @@ public final class LossprobeCommand implements Runnable {
         CommandLine cl = new CommandLine(new LossprobeCommand());
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("lossprobe: " + ex.getMessage());
+            err.println("lossprobe: " + (ex instanceof CommandLine.UnmatchedArgumentException u
+                ? Suggestions.describe(u) : ex.getMessage()));
             err.flush();
             return 2;
         });

@@ -1,12 +1,15 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.HtmlReport;
+import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.LoadedResult;
+import io.lossprobe.analysis.Policy;
 import io.lossprobe.analysis.SummaryTable;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import picocli.CommandLine;
@@ -24,7 +27,8 @@ public final class ReportCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run.")
+    @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run, or the "
+        + "mesh file(s) of lossprobe mesh (drawn as source-by-destination matrices).")
     List<Path> files;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -34,6 +38,11 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "html", paramLabel = "FORMAT",
         description = "html, md or csv. Default: ${DEFAULT-VALUE}.")
     String format;
+
+    @Option(names = "--policy", paramLabel = "POLICY.json",
+        description = "Check every run against this policy (as 'lossprobe check', without baseline): the verdict "
+            + "leads with the newest run's check, the trend marks failed checks.")
+    Path policyFile;
 
     @Option(names = "--quiet", description = "No progress lines.")
     boolean quiet;
@@ -47,6 +56,18 @@ public final class ReportCommand implements Callable<Integer> {
         }
         Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;
         Inputs.requireWritable(cl, out, "report");
+        Inputs.requireNotInput(cl, out, files);
+        if (MeshOutputs.isMesh(files)) {
+            return MeshOutputs.report(cl, files, fmt, out, quiet);
+        }
+        Optional<Policy> policy = Optional.empty();
+        if (policyFile != null) {
+            try {
+                policy = Optional.of(Policy.read(policyFile));
+            } catch (InputException e) {
+                throw new CommandLine.ParameterException(cl, e.getMessage());
+            }
+        }
         PrintWriter err = cl.getErr();
         long t0 = System.nanoTime();
         Consumer<String> progress = quiet ? m -> { } : m -> {
@@ -57,7 +78,7 @@ public final class ReportCommand implements Callable<Integer> {
         String text = switch (fmt) {
             case "md" -> SummaryTable.of(results).markdown();
             case "csv" -> SummaryTable.of(results).csv();
-            default -> HtmlReport.render(results, files.size() > 10 ? progress : m -> { });
+            default -> HtmlReport.render(results, policy, files.size() > 10 ? progress : m -> { });
         };
         if (out == null) {
             cl.getOut().print(text);

@@ -1,19 +1,14 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.control.Auth;
 import io.lossprobe.control.ControlClient;
-import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
-import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
-import io.lossprobe.core.transport.TransportOptions;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,9 +17,6 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
-
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -47,36 +39,8 @@ public final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--transport", split = ",", paramLabel = "NAME",
-        description = "Transports to run, in order (udp,tcp,aeron). Default: all available.")
-    List<String> transports;
-
-    @Option(names = "--ports", defaultValue = "48", paramLabel = "N", description = "Flows (port pairs). Default: ${DEFAULT-VALUE}.")
-    int ports;
-
-    @Option(names = "--base-port", defaultValue = "40000", paramLabel = "PORT",
-        description = "First port; flow i uses base-port + i. Default: ${DEFAULT-VALUE}.")
-    int basePort;
-
-    @Option(names = "--levels", defaultValue = "30k,100k,1M", paramLabel = "RATES",
-        description = "Target rates in messages/s over all flows, comma-separated: 30k, 2.5M, max. Default: ${DEFAULT-VALUE}.")
-    String levels;
-
-    @Option(names = "--duration", defaultValue = "3s", paramLabel = "TIME",
-        description = "Measured window per step (500ms, 5s, 2m). Default: ${DEFAULT-VALUE}.")
-    String duration;
-
-    @Option(names = "--warmup", defaultValue = "1s", paramLabel = "TIME",
-        description = "Warm-up before each window, sent but not counted. Default: ${DEFAULT-VALUE}.")
-    String warmup;
-
-    @Option(names = "--drain", defaultValue = "1s", paramLabel = "TIME",
-        description = "Tmax: how long to wait for stragglers after the window; later arrivals are late. Default: ${DEFAULT-VALUE}.")
-    String drain;
-
-    @Option(names = "--size", defaultValue = "64", paramLabel = "BYTES",
-        description = "Message size including the 48-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
-    String size;
+    @CommandLine.Mixin
+    PlanOptions planOptions;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
         description = "Results JSON, rewritten after every step. Default: lossprobe-YYYYMMDD-HHMMSS.json.")
@@ -100,22 +64,6 @@ public final class RunCommand implements Callable<Integer> {
         description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE}.")
     String bind;
 
-    @Option(names = "--rcvbuf", paramLabel = "BYTES", description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
-    String rcvbuf;
-
-    @Option(names = "--sndbuf", paramLabel = "BYTES", description = "Send socket buffer to request (capped by net.core.wmem_max). Default: 4MiB.")
-    String sndbuf;
-
-    @Option(names = "--udp-io", defaultValue = "auto", paramLabel = "IO",
-        description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
-    String udpIo;
-
-    @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
-        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
-            + "Checked before any traffic; 'lossprobe options' lists them all. With --target, those that apply on a "
-            + "server are sent there too.")
-    Map<String, String> transportOptions = new LinkedHashMap<>();
-
     @Option(names = "--target", paramLabel = "HOST[:PORT]",
         description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
     String target;
@@ -137,7 +85,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--baseline", paramLabel = "FILE", description = "With --policy: baseline result to compare with.")
     Path baseline;
 
-    @Option(names = "--prometheus", paramLabel = "FILE", description = "With --policy: write a Prometheus textfile.")
+    @Option(names = "--prometheus", paramLabel = "FILE",
+        description = "Write the run's numbers (and with --policy the check) as a Prometheus textfile, atomically; "
+            + "also when the run fails or is interrupted.")
     Path prometheus;
 
     @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
@@ -154,9 +104,8 @@ public final class RunCommand implements Callable<Integer> {
         if (reverse && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--mode echo does not go with --reverse");
         }
-        if (policy == null && (baseline != null || prometheus != null || junit != null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                "--baseline, --prometheus and --junit go with --policy");
+        if (policy == null && (baseline != null || junit != null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
         }
         if (policy != null) {
             try {
@@ -165,54 +114,37 @@ public final class RunCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
-        Map<String, String> options = transportOptionsInEffect();
+        Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
-        List<Transport> inRun = new ArrayList<>();
         for (String t : plan.transports()) {
             if (!available.containsKey(t)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "unknown transport '" + t
                     + "' (available: " + String.join(", ", available.keySet()) + ")");
             }
-            inRun.add(available.get(t));
-        }
-        // Every option against the transports' declarations, before any traffic (and before the server is asked).
-        try {
-            TransportOptions.validate(options, available.values());
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
-        for (String unused : TransportOptions.unused(transportOptions, inRun)) {
-            stderr.println("lossprobe: note: -X " + unused + " is for a transport this run does not use");
-        }
+        planOptions.check(spec.commandLine(), options, available, plan, stderr);
 
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
         // Every output path is checked before any traffic: a typo must not cost a long run.
         Inputs.requireWritable(spec.commandLine(), out, "results to");
         Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
         Inputs.requireWritable(spec.commandLine(), junit, "--junit");
-        ControlClient remote = null;
+        RemoteRun remote = null;
         RunEngine engine;
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
-            Auth auth = Auth.load(secretFile, w -> {
-                stderr.println("lossprobe: warning: " + w);
-                stderr.flush();
-            });
-            int runId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
-            remote = ControlClient.connect(hp.host(), hp.port(), auth, 10_000);
-            // Exactly the options the run's transports declare as applying on a server travel there.
-            remote.negotiate(plan, runId, options, inRun);
-            // --reverse: this host's receivers take data only from the server's address.
-            engine = reverse
-                ? new RunEngine(plan, available, options, sink, StepHooks.NONE,
-                    ReceiveSideFactory.local(remote.peerAddress()), remote.sendSides(), runId)
-                : new RunEngine(plan, available, options, sink, StepHooks.NONE, remote.receiveSides(), hp.host(),
-                    runId);
+            try {
+                remote = RemoteRun.open(hp, RemoteRun.secret(secretFile, stderr), plan, options, available, reverse, sink,
+                    RemoteRun.CONNECT_TIMEOUT_MS);
+            } catch (java.net.UnknownHostException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            engine = remote.engine();
         } else {
             engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
         }
@@ -228,21 +160,34 @@ public final class RunCommand implements Callable<Integer> {
             }
         }, "lossprobe-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        stdout.printf("lossprobe: %s over %d ports from %s:%d, levels %s, %s per step; results -> %s%n",
-            String.join(",", plan.transports()), plan.ports(), plan.bindAddress(), plan.basePort(),
-            levels, duration, out);
+        stdout.printf("lossprobe: %s over %d ports from %s, levels %s, %s per step; results -> %s%n",
+            String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
+            planOptions.levels, planOptions.duration, out);
         stdout.println(StepTable.header());
         stdout.flush();
         try {
-            RunResult result = engine.run();
+            RunResult result;
+            try {
+                result = engine.run();
+            } catch (Exception e) {
+                textfileOfFailedRun(out, stderr);
+                throw e;
+            }
             if ("interrupted".equals(result.status())) {
                 stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
                     + out);
+                textfileOfFailedRun(out, stderr);
                 return 130;
             }
             stdout.println("results written to " + out);
             stdout.flush();
-            return policy == null ? 0 : checkInline(out);
+            if (policy != null) {
+                return checkInline(out);
+            }
+            if (prometheus != null) {
+                writeTextfile(out);
+            }
+            return 0;
         } finally {
             if (remote != null) {
                 remote.close();
@@ -257,6 +202,34 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The textfile without a check: the run's numbers, labelled with the target as typed. */
+    private void writeTextfile(Path results) throws IOException {
+        try {
+            io.lossprobe.analysis.LoadedResult loaded = io.lossprobe.analysis.LoadedResult.read(results);
+            io.lossprobe.analysis.PrometheusTextfile.write(prometheus, loaded,
+                io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), java.util.Optional.empty());
+        } catch (io.lossprobe.analysis.InputException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** A run that failed or was interrupted still updates the textfile, so its status shows; best effort. */
+    private void textfileOfFailedRun(Path results, PrintWriter stderr) {
+        if (prometheus == null || !Files.isRegularFile(results)) {
+            return;
+        }
+        try {
+            writeTextfile(results);
+        } catch (IOException | RuntimeException e) {
+            stderr.println("lossprobe: cannot write " + prometheus + ": " + e.getMessage());
+        }
+    }
+
+    /** The host of --target as typed, for the textfile's target label; null for a run on this host. */
+    private String targetLabel() {
+        return target == null ? null : HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
+    }
+
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
     private int checkInline(Path results) {
         List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
@@ -265,6 +238,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (prometheus != null) {
             args.addAll(List.of("--prometheus", prometheus.toString()));
+            if (target != null) {
+                args.addAll(List.of("--target-label", targetLabel()));
+            }
         }
         if (junit != null) {
             args.addAll(List.of("--junit", junit.toString()));
@@ -274,44 +250,14 @@ public final class RunCommand implements Callable<Integer> {
         return check.execute(args.toArray(String[]::new));
     }
 
-    /** The -X options plus those the transport flags stand for (--udp-io, --rcvbuf, --sndbuf). */
-    private Map<String, String> transportOptionsInEffect() {
-        Map<String, String> options = new HashMap<>(transportOptions);
-        options.put("udp.io", udpIo);
-        if (rcvbuf != null) {
-            options.put("rcvbuf", Long.toString(bytes(rcvbuf, "--rcvbuf")));
-        }
-        if (sndbuf != null) {
-            options.put("sndbuf", Long.toString(bytes(sndbuf, "--sndbuf")));
-        }
-        return options;
-    }
-
     private Plan buildPlan(Map<String, String> options) {
-        List<Level> parsed = new ArrayList<>();
-        for (String l : levels.split(",")) {
-            parsed.add(Level.parse(l.trim()));
-        }
-        long sizeBytes = bytes(size, "--size");
-        List<String> chosen = transports == null || transports.isEmpty()
-            ? new ArrayList<>(Transports.available().keySet()) : dedupe(transports);
         String receivers = bind;
         if (target != null && !reverse) {
             receivers = HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
         } else if (reverse && !spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
             receivers = "0.0.0.0"; // the server sends to this host's address as it sees it
         }
-        return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
-            Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options);
-    }
-
-    private static List<String> dedupe(List<String> names) {
-        return new ArrayList<>(new java.util.LinkedHashSet<>(names.stream().map(String::trim).toList()));
-    }
-
-    private static long bytes(String text, String what) {
-        return Units.parseBytes(text, what);
+        return planOptions.plan(receivers, mode, concurrency, options);
     }
 
     /** Prints rows and progress, and rewrites the results file after every step. */

@@ -99,15 +99,28 @@ public final class ServeCommand implements Callable<Integer> {
             Units.parseBytes(maxBytesRate, "--max-bytes-rate"), Units.parseBytes(maxMemory, "--max-memory"),
             maxUnauthenticatedPerAddress, maxUnauthenticated, d.writeTimeoutMs());
         CountDownLatch stop = new CountDownLatch(1);
-        try (ControlServer server = new ControlServer(bind, port, auth, limits, Transports::available, out)) {
+        try (ControlServer server = listen(auth, limits, out)) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "lossprobe-serve-stop"));
-            out.printf("lossprobe serve: listening on %s:%d (transports %s; limits: %s msg/s, %s bytes/s, %d ports, "
+            out.printf("lossprobe serve: listening on %s (transports %s; limits: %s msg/s, %s bytes/s, %d ports, "
                     + "%d levels, %s per step, %s per run, %s memory, %d sessions)%n",
-                bind, server.port(), String.join(",", Transports.available().keySet()), maxRate, maxBytesRate,
-                maxPorts, maxLevels, maxDuration, maxTotalDuration, maxMemory, maxSessions);
+                HostPort.format(bind, server.port()), String.join(",", Transports.available().keySet()), maxRate,
+                maxBytesRate, maxPorts, maxLevels, maxDuration, maxTotalDuration, maxMemory, maxSessions);
             out.flush();
             stop.await();
         }
         return 0;
+    }
+
+    /** The control server on {@code bind:port}; a port in use names the address (and the likely culprit). */
+    private ControlServer listen(Auth auth, ServerLimits limits, PrintWriter out) throws java.io.IOException {
+        try {
+            return new ControlServer(bind, port, auth, limits, Transports::available, out);
+        } catch (java.net.BindException e) {
+            String why = e.getMessage() == null ? "" : e.getMessage().toLowerCase(java.util.Locale.ROOT);
+            throw new java.io.IOException("cannot listen on " + HostPort.format(bind, port) + ": "
+                + (why.contains("in use") ? "the address is already in use (another lossprobe serve?)"
+                    : why.contains("assign") ? "no interface of this host has that address"
+                    : e.getMessage()), e);
+        }
     }
 }

@@ -79,7 +79,12 @@ class AnalysisCommandsTest {
             "--prometheus", prom.toString(), "--junit", junit.toString());
         assertThat(o.exit()).as(o.out() + o.err()).isZero();
         assertThat(o.out()).contains("check passed");
-        assertThat(Files.readString(prom)).contains("lossprobe_check_passed 1.0");
+        assertThat(Files.readString(prom)).contains("lossprobe_last_check_passed{direction=\"forward\",mode=\"stream\","
+            + "size_bytes=\"64\",target=\"local\"} 1.0");
+        // The textfile's target label can be named where the result cannot (a --reverse run's server).
+        assertThat(execute("check", "--policy", policy(POLICY).toString(), result("ok.json", 0, null).toString(),
+            "--prometheus", prom.toString(), "--target-label", "server-b.example").exit()).isZero();
+        assertThat(Files.readString(prom)).contains("target=\"server-b.example\"").doesNotContain("target=\"local\"");
         assertThat(Files.readString(junit)).contains("<testsuite name=\"lossprobe check\"").contains("failures=\"0\"");
     }
 
@@ -152,9 +157,82 @@ class AnalysisCommandsTest {
         Path b = result("b.json", 1, s -> lose(s, 2000));
         Outcome o = execute("compare", a.toString(), b.toString());
         assertThat(o.exit()).isZero();
-        assertThat(o.out()).contains("REGRESSION: loss % up").contains("1 row(s) regressed");
+        assertThat(o.out()).contains("REGRESSION").contains("udp 50k: loss % up")
+            .contains("verdict: 1 of 2 step(s) regressed: udp 50k");
         assertThat(execute("compare", "--fail-on-regression", a.toString(), b.toString()).exit()).isEqualTo(1);
         assertThat(execute("compare", "--fail-on-regression", a.toString(), a.toString()).exit()).isZero();
+    }
+
+    @Test
+    void compareWritesEveryFormatAndWarnsWhenThePlansDiffer() throws IOException {
+        Path a = result("a.json", 0, null);
+        ObjectNode other = sample();
+        ((ObjectNode) other.get("plan")).put("ports", 48).put("durationNs", 3_000_000_000L).put("messageSize", 1024);
+        lose((ObjectNode) other.withArray("steps").get(1), 2000);
+        Path b = dir.resolve("b.json");
+        Files.write(b, ResultFiles.mapper().writeValueAsBytes(other));
+
+        Outcome text = execute("compare", a.toString(), b.toString());
+        assertThat(text.exit()).isZero();
+        assertThat(text.out()).contains("!! WARNING: the plans differ", "ports: 8 (A) vs 48 (B)",
+            "window: 1000 ms (A) vs 3000 ms (B)", "message size (bytes): 64 (A) vs 1024 (B)", "REGRESSION",
+            "verdict: 1 of 2 step(s) regressed: udp 50k (plans differ");
+        assertThat(text.out().lines()).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(100));
+
+        Path html = dir.resolve("c.html");
+        Outcome o = execute("compare", a.toString(), b.toString(), "--format", "html", "-o", html.toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(o.err()).contains("warning: the plans differ");
+        String page = Files.readString(html);
+        assertThat(page).contains("id=\"plan-warning\"", "ports: 8 (A) vs 48 (B)", "id=\"compare-loss\"",
+            ">A udp</text>", ">B udp</text>", "id=\"compare-delay-0-udp\"", ">A udp p50</text>", ">B udp p99</text>");
+
+        Outcome json = execute("compare", a.toString(), b.toString(), "--format", "json");
+        var tree = ResultFiles.mapper().readTree(json.out());
+        assertThat(tree.get("plansDiffer").asBoolean()).isTrue();
+        assertThat(tree.get("regressed").asInt()).isEqualTo(1);
+        assertThat(tree.get("rows").get(1).get("regressions").get(0).get("metric").asText()).isEqualTo("lossPercent");
+        assertThat(execute("compare", a.toString(), b.toString(), "--format", "md").out())
+            .contains("> **Warning: the plans differ**", "| udp | 50k |");
+
+        assertThat(execute("compare", a.toString(), a.toString()).out()).doesNotContain("WARNING")
+            .contains("verdict: no regressions in 2 step(s)");
+        Outcome bad = execute("compare", a.toString(), b.toString(), "--format", "pdf");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertOneLine(bad);
+        Outcome over = execute("compare", a.toString(), b.toString(), "-o", b.toString());
+        assertThat(over.exit()).isEqualTo(2);
+        assertOneLine(over);
+    }
+
+    @Test
+    void reportRefusesToWriteOverItsInput() throws IOException {
+        Path r = result("in.json", 0, null);
+        byte[] before = Files.readAllBytes(r);
+        Outcome o = execute("report", r.toString(), "-o", r.toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err()).contains("refusing to write").contains("over the input");
+        assertOneLine(o);
+        assertThat(Files.readAllBytes(r)).isEqualTo(before);
+        // The same file by another name, and through a symbolic link.
+        Path link = Files.createSymbolicLink(dir.resolve("link.json"), r);
+        assertThat(execute("report", r.toString(), "-o", dir.resolve("./in.json").toString()).exit()).isEqualTo(2);
+        assertThat(execute("report", r.toString(), "-o", link.toString()).exit()).isEqualTo(2);
+        assertThat(Files.readAllBytes(r)).isEqualTo(before);
+    }
+
+    @Test
+    void reportWithAPolicyLeadsWithTheCheck() throws IOException {
+        Path r = result("r.json", 1, s -> lose(s, 600));
+        Path html = dir.resolve("report.html");
+        Outcome o = execute("report", r.toString(), "--policy", policy(POLICY).toString(), "-o", html.toString());
+        assertThat(o.exit()).as(o.err()).isZero();
+        String page = Files.readString(html);
+        assertThat(page.indexOf("Check FAILED")).isPositive().isLessThan(page.indexOf("id=\"chart-loss\""));
+        Outcome bad = execute("report", r.toString(), "--policy", policy("{\"nope\":1}").toString(), "-o",
+            html.toString());
+        assertThat(bad.exit()).isEqualTo(2);
+        assertOneLine(bad);
     }
 
     @Test

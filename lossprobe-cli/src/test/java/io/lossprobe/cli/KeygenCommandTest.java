@@ -55,7 +55,7 @@ class KeygenCommandTest {
             "--transport", "udp", "-o", dir.resolve("r.json").toString());
         assertThat(o.exit()).isEqualTo(1);
         assertThat(o.err()).contains("lossprobe: warning: the secret file " + file + " is readable by every user "
-            + "(mode rw-r--r--): chmod 600 " + file);
+            + "(mode rw-r--r--): chmod o-r " + file);
         assertThat(o.err()).contains("lossprobe: warning: the shared secret is only 16 bytes");
         assertThat(o.err()).contains("cannot reach lossprobe serve at 127.0.0.1:1");
     }

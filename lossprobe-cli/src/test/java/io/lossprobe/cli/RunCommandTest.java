@@ -153,10 +153,37 @@ class RunCommandTest {
         assertThat(dir.resolve("echo.tcp.step0.delay.hlog")).exists();
         Path html = dir.resolve("echo.html");
         assertThat(execute("report", file.toString(), "-o", html.toString()).exit()).isZero();
-        assertThat(java.nio.file.Files.readString(html)).contains("id=\"chart-rtt\"", "Round trip against TPS");
+        assertThat(java.nio.file.Files.readString(html)).contains("id=\"rtt-0\"", "tcp: round trip against TPS",
+            "id=\"percentiles-rtt-0\"")
+            // the percentile plot is drawn from the step's HdrHistogram log, not the summary
+            .doesNotContain("run with --hlog for the full curve");
         assertThat(execute("run", "--mode", "echo", "--reverse", "--target", "x").err())
             .contains("does not go with --reverse");
         assertThat(execute("run", "--concurrency", "5").err()).contains("--concurrency goes with --mode echo");
+    }
+
+    @Test
+    @Tag("system")
+    @Timeout(120)
+    void anEchoRunWritesAPromtoolCleanTextfileWithoutAPolicy(@TempDir Path dir) throws Exception {
+        Path prom = dir.resolve("m.prom");
+        Outcome o = execute("run", "--transport", "udp", "--mode", "echo", "--levels", "2k", "--ports", "2",
+            "--base-port", "45700", "--duration", "300ms", "--warmup", "100ms", "--drain", "200ms", "--quiet",
+            "-o", dir.resolve("e.json").toString(), "--prometheus", prom.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isZero();
+        String text = java.nio.file.Files.readString(prom);
+        assertThat(text).contains("lossprobe_last_run_round_trip_seconds{direction=\"forward\",level=\"2k\","
+                + "mode=\"echo\",percentile=\"99\",size_bytes=\"64\",target=\"local\",transport=\"udp\"}")
+            .contains("lossprobe_last_run_transactions_per_second{")
+            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"echo\",size_bytes=\"64\","
+                + "status=\"complete\",target=\"local\"} 1.0")
+            .doesNotContain("lossprobe_last_check");
+        java.nio.file.Path promtool = java.nio.file.Path.of("/usr/bin/promtool");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(promtool), "no promtool");
+        Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectInput(prom.toFile())
+            .redirectErrorStream(true).start();
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes())).isZero();
     }
 
     @Test

@@ -29,10 +29,10 @@ public final class FlowReceiver {
     private final AtomicLongArray lateDuplicatesAfterClose;
     private final AtomicLong progress = new AtomicLong();
     private final MessageAuth auth;
-    /** Arrivals that were not this run's sender's, in any step (for the transports' own foreign counts too). */
-    private final AtomicLong foreignTotal = new AtomicLong();
 
     private final SignedHistogram delay = new SignedHistogram();
+    /** Arrival minus the actual send time: the path and the stacks, without the sender's lag. */
+    private final SignedHistogram transit = new SignedHistogram();
     private final Histogram ipdv = Latency.newHistogram();
     private SequenceTracker tracker;
     /** Closed steps' late-arrival classifiers and wire ends, the last {@value #CLOSED_STEPS_KEPT} steps. */
@@ -109,6 +109,7 @@ public final class FlowReceiver {
         foreign = 0;
         warmup = 0;
         delay.reset();
+        transit.reset();
         ipdv.reset();
         haveDelay = false;
         jitter = 0;
@@ -140,7 +141,6 @@ public final class FlowReceiver {
         }
         if (!auth.verify(word0, word1, sequence, sendTimeNs, actualSendNs, tag)) {
             foreign++;
-            foreignTotal.lazySet(foreignTotal.get() + 1);
             return false;
         }
         int kind = MessageHeader.kind(word0);
@@ -165,6 +165,7 @@ public final class FlowReceiver {
         int outcome = tracker.onSequence(sequence);
         if (outcome == SequenceTracker.NEW || outcome == SequenceTracker.REORDERED) {
             recordDelay(arrivalNs - sendTimeNs);
+            transit.record((arrivalNs - actualSendNs) - clockOffsetNs);
             progress.lazySet(tracker.received());
             return !replyFilter.drop(flowId, sequence);
         }
@@ -217,7 +218,7 @@ public final class FlowReceiver {
         closedSteps.put(step, new ClosedStep(tracker.lateClassifier(), wireEnd));
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
             tracker.lateDuplicates(), corrupt, foreign, warmup, tracker.lossEvents(), tracker.lostInRuns(),
-            tracker.bursts().toResult(), delay.copy(), ipdv.copy(), jitter, warmupDelays,
+            tracker.bursts().toResult(), delay.copy(), transit.copy(), ipdv.copy(), jitter, warmupDelays,
             warmupDelays == 0 ? 0 : warmupMinDelay);
     }
 
@@ -227,11 +228,6 @@ public final class FlowReceiver {
      */
     public long replyTag(long replyWord0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         return auth.tag(replyWord0, word1, sequence, sendTimeNs, actualSendNs);
-    }
-
-    /** Foreign arrivals over the run so far; safe from any thread. */
-    public long foreignSoFar() {
-        return foreignTotal.get();
     }
 
     /** Distinct messages received so far in the open step; safe from any thread. */
@@ -267,13 +263,15 @@ public final class FlowReceiver {
      *                       independent count of loss that must equal sent - received
      * @param delay          one-way delay from the intended send time (ns), corrected by the step's clock offset
      *                       between hosts; may hold values below zero
+     * @param transit        arrival minus the actual send time (the sender's lag left out), corrected alike
      * @param warmupDelays   delays the step's warm-up saw (the baseline's sample count)
      * @param warmupMinDelayNs the smallest of them: the flow's baseline between hosts (0 when there were none)
      */
     public record Summary(int step, long received, long duplicates, long reordered, long late,
                           long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
                           long lostInRuns,
-                          LossBurst lossBurst, SignedHistogram delay, Histogram ipdv, double jitterNs,
+                          LossBurst lossBurst, SignedHistogram delay, SignedHistogram transit, Histogram ipdv,
+                          double jitterNs,
                           long warmupDelays, long warmupMinDelayNs) {
     }
 }

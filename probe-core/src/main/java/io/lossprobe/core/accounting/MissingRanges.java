@@ -103,10 +103,6 @@ final class MissingRanges {
         }
     }
 
-    int size() {
-        return size;
-    }
-
     /** Numbers below this were forgotten (0 while nothing was). */
     long forgottenBelow() {
         return horizon;

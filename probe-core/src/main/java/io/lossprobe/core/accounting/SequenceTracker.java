@@ -316,11 +316,6 @@ public final class SequenceTracker {
         return lateDuplicates;
     }
 
-    /** Late arrivals of numbers no longer remembered, counted in {@link #late()}; zero unless loss was extreme. */
-    public long lateUnknown() {
-        return lateUnknown;
-    }
-
     public long highest() {
         return highest;
     }

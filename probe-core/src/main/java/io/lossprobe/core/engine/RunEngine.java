@@ -244,7 +244,7 @@ public final class RunEngine {
         SignedHistogram delay = merged(receipt.flows());
         SignedHistogram rtt = replies == null ? null : merged(replies);
         StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
-            after, clocks, egressDrops);
+            after, clocks, egressDrops, failures);
         long end = System.currentTimeMillis();
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
@@ -321,7 +321,7 @@ public final class RunEngine {
     private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, SignedHistogram delay,
                                  SignedHistogram rtt, WindowSample windowSample, HostCounters.Sample after,
-                                 Clocks clocks, long egressQdiscDrops) {
+                                 Clocks clocks, long egressQdiscDrops, FailedRanges[] failures) {
         HostCounters.Sample before = windowSample.host();
         SendLoop.FlowSendCounts[] sendCounts = outcome.counts();
         TransportReport txReport = outcome.report();
@@ -332,6 +332,7 @@ public final class RunEngine {
         Counts totals = Counts.ZERO;
         List<LossBurst> bursts = new ArrayList<>();
         Histogram ipdv = Latency.newHistogram();
+        SignedHistogram transit = new SignedHistogram();
         double jitterSum = 0;
         int jitterFlows = 0;
         Long socketDropsTotal = null;
@@ -363,11 +364,13 @@ public final class RunEngine {
             }
             Long baseline = baselines == null ? null : baselines.add(s);
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
+                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()),
+                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
                 Latency.of(s.ipdv()), perFlow, flowEcho));
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
+            transit.add(s.transit());
             if (s.received() >= 2) { // RFC 3550 jitter needs two arrivals; a silent flow has none to average
                 jitterSum += s.jitterNs();
                 jitterFlows++;
@@ -394,6 +397,14 @@ public final class RunEngine {
                 + "under the run's key, or another source address): counted as foreign, never as received; someone "
                 + "else is sending to these ports");
         }
+        long unrecorded = 0;
+        for (FailedRanges f : failures) {
+            unrecorded += f.unrecorded();
+        }
+        if (unrecorded > 0) {
+            warnings.add(unrecorded + " message(s) reported as failed after being sent could not be recorded (out "
+                + "of order, or past " + FailedRanges.MAX_RANGES + " ranges a flow): they count as sent and lost");
+        }
         if (outcome.failedAfterClose() > 0) {
             warnings.add(outcome.failedAfterClose() + " message(s) of an earlier step failed to send after that "
                 + "step closed; they were counted there as sent and lost");
@@ -418,6 +429,7 @@ public final class RunEngine {
             totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
             Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()),
+            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()),
             baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
             baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
             round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),

@@ -10,6 +10,7 @@ import java.util.Map;
  *                       (the {@code drops} column of /proc/net/udp), or null where the transport has none
  * @param delay          one-way delay: receive time minus intended send time (between hosts corrected by the
  *                       estimated clock offset, see the step's {@code clockOffset})
+ * @param transit        arrival minus the actual send time (the sender's lag left out)
  * @param delayBaselineNs between hosts: this flow's baseline for the step's {@code delayOverBaseline}
  * @param jitterNs       RFC 3550 interarrival jitter at the end of the step
  * @param ipdv           RFC 3393 IP delay variation between consecutive arrivals (absolute values)
@@ -18,14 +19,14 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst, Long socketDrops, Latency delay,
-                         Long delayBaselineNs, double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
+                         Latency transit, Long delayBaselineNs, double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
     public FlowResult {
         transport = Maps.sorted(transport);
     }
 
     public FlowResult withLate(long late, long lateDuplicates) {
         return new FlowResult(flow, port, counts.withLate(late, lateDuplicates), lossBurst, socketDrops, delay,
-            delayBaselineNs, jitterNs, ipdv,
+            transit, delayBaselineNs, jitterNs, ipdv,
             transport, echo);
     }
 }

@@ -64,7 +64,7 @@ public final class ResultFiles {
         try {
             tree = MAPPER.readTree(file.toFile());
         } catch (JsonProcessingException e) {
-            throw new IOException(file + " is not valid JSON: " + e.getOriginalMessage());
+            throw new IOException(file + " is " + JsonProblems.describe(e));
         }
         if (tree == null || !tree.has("schemaVersion")) {
             throw new IOException(file + " is not a lossprobe result (no schemaVersion)");
@@ -76,7 +76,9 @@ public final class ResultFiles {
         }
         try {
             return MAPPER.treeToValue(tree, RunResult.class);
-        } catch (JsonProcessingException | IllegalArgumentException e) {
+        } catch (JsonProcessingException e) {
+            throw new IOException(file + " is not a readable lossprobe result: " + JsonProblems.describe(e));
+        } catch (IllegalArgumentException e) {
             throw new IOException(file + " is not a readable lossprobe result: " + e.getMessage());
         }
     }

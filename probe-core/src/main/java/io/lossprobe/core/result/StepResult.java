@@ -17,6 +17,8 @@ import java.util.Map;
  * @param saturated           the achieved send rate fell more than 1% short of the target
  * @param senderLag           how late each window message was handed to the transport, against its intended send
  *                            time (ns)
+ * @param transit             arrival minus the actual send time: the delay without the sender's lag (the path and
+ *                            both hosts' stacks), on the same basis as {@code delay}
  * @param delayOverBaseline   between two hosts: each flow's delay in excess of its own baseline (see
  *                            {@code delayBaseline}); null on one host
  * @param delayBaseline       between two hosts: what {@code delayOverBaseline} is measured against
@@ -34,7 +36,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
                          long counterSkewNs, Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
-                         double achievedReceiveRate, boolean saturated, Latency delay, Latency delayOverBaseline,
+                         double achievedReceiveRate, boolean saturated, Latency delay, Latency transit,
+                         Latency delayOverBaseline,
                          DelayBaseline delayBaseline, ClockOffset clockOffset, Long clockDriftNs, Latency senderLag,
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
@@ -65,7 +68,8 @@ public record StepResult(String transport, int step, Level level, long targetRat
         return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs,
             counts.withLate(total, totalDuplicates),
             lossPercent,
-            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, delayOverBaseline, delayBaseline,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
             echo, updated);

@@ -133,7 +133,20 @@ class FlowReceiverTest {
         assertThat(s.warmup()).isZero();
         assertThat(s.warmupDelays()).isZero();
         assertThat(s.corrupt()).isZero();
-        assertThat(flow.foreignSoFar()).isEqualTo(4);
+    }
+
+    /** Transit leaves the sender's lag out: the actual send time, not the intended one, is its start. */
+    @Test
+    void transitIsFromTheActualSendTimeAndDelayFromTheIntendedOne() {
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        long w1 = MessageHeader.word1(RUN, 1, SIZE);
+        long intended = 1_000_000;
+        long actual = intended + 400_000;      // handed over 400 us late
+        long arrival = actual + 50_000;        // 50 us on the way
+        flow.onMessage(w0, w1, 0, intended, actual, KEY.tag(w0, w1, 0, intended, actual), SIZE, arrival);
+        FlowReceiver.Summary s = flow.closeStep(1);
+        assertThat(s.delay().max()).isBetween(445_000L, 455_000L);
+        assertThat(s.transit().max()).isBetween(49_500L, 50_500L);
     }
 
     @Test

@@ -108,6 +108,10 @@ public abstract class TransportContractTest {
             long kernelDrops = step.socketDrops() == null ? 0 : step.socketDrops();
             assertThat(step.counts().lost()).as("loss only where the kernel counted drops").isEqualTo(kernelDrops);
             assertThat(step.delay().count()).isEqualTo(step.counts().received());
+            // Transit is delay minus the sender's lag, message by message: never more (1% histogram precision).
+            assertThat(step.transit().count()).isEqualTo(step.delay().count());
+            assertThat(step.transit().p50Ns()).isLessThanOrEqualTo(step.delay().p50Ns() + step.delay().p50Ns() / 50);
+            assertThat(step.transit().maxNs()).isLessThanOrEqualTo(step.delay().maxNs() + step.delay().maxNs() / 50);
         }
 
         Path file = dir.resolve("r.json");

@@ -1,0 +1,51 @@
+package io.lossprobe.analysis;
+
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+
+/**
+ * What a run was pointed at, as labels for metrics and titles for reports.
+ *
+ * <p>The result file does not name the peer outright. A run between two hosts shows itself by its clock offset (its
+ * steps carry {@code clockOffset}); in the forward direction the receiving host's counters come back
+ * ({@code receiverHostCounters}) and the plan's {@code bindAddress} is the {@code --target} host as typed. In a
+ * {@code --reverse} run the receivers are here, the bind address is this host's, and the server's name is not in
+ * the file: the target is {@value #UNKNOWN_TARGET} unless the caller knows it.
+ *
+ * @param target    the peer host, or {@value #LOCAL} for a run on one host
+ * @param direction {@value #FORWARD} (this host sends, or a run on one host) or {@value #REVERSE} (the peer sends)
+ * @param mode      {@code stream} or {@code echo}
+ * @param sizeBytes message size in bytes, header included (0 when the file has no plan)
+ */
+public record RunLabels(String target, String direction, String mode, int sizeBytes) {
+    public static final String LOCAL = "local";
+    public static final String UNKNOWN_TARGET = "remote";
+    public static final String FORWARD = "forward";
+    public static final String REVERSE = "reverse";
+
+    public static RunLabels of(RunResult run) {
+        Plan plan = run.plan();
+        String mode = plan == null || plan.mode() == null ? Plan.STREAM : plan.mode();
+        int size = plan == null ? 0 : plan.messageSize();
+        boolean twoHosts = false;
+        boolean receiverRemote = false;
+        for (StepResult s : run.steps()) {
+            twoHosts |= s.clockOffset() != null;
+            receiverRemote |= s.receiverHostCounters() != null;
+        }
+        if (!twoHosts && !receiverRemote) {
+            return new RunLabels(LOCAL, FORWARD, mode, size);
+        }
+        if (receiverRemote && plan != null && plan.bindAddress() != null) {
+            return new RunLabels(plan.bindAddress(), FORWARD, mode, size);
+        }
+        return new RunLabels(UNKNOWN_TARGET, REVERSE, mode, size);
+    }
+
+    /** The same labels with the target as the caller knows it (e.g. {@code --target} of the run just made). */
+    public RunLabels withTarget(String knownTarget) {
+        return knownTarget == null || knownTarget.isBlank() ? this
+            : new RunLabels(knownTarget, direction, mode, sizeBytes);
+    }
+}

@@ -1,0 +1,117 @@
+package io.lossprobe.analysis;
+
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.StepResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
+import org.HdrHistogram.HistogramLogReader;
+
+/**
+ * A step's delay (or round-trip) distribution for the percentile plot: from the HdrHistogram log {@code run --hlog}
+ * wrote beside the result ({@code RESULT.<transport>.step<N>.<delay|rtt>.hlog}) when it is there, else from the
+ * percentiles the result holds (min, p50, p90, p99, p99.9, max).
+ */
+final class StepDistributions {
+    /** The writer moves a signed histogram up by its minimum and says so in a comment; undone here. */
+    private static final Pattern SHIFT = Pattern.compile("every value is the delay plus (\\d+) ns");
+    private static final int TICKS_PER_HALF = 5;
+
+    private StepDistributions() {
+    }
+
+    /** {@code kind} is {@code delay} or {@code rtt}; null when the step has no such values. */
+    static DelayCharts.Distribution of(Path resultFile, StepResult step, String kind) {
+        Latency summary = kind.equals("rtt") ? step.echo() == null ? null : step.echo().rtt() : step.delay();
+        if (summary == null || summary.count() == 0) {
+            return null;
+        }
+        Path log = hlogOf(resultFile, step, kind);
+        if (log != null && Files.isRegularFile(log)) {
+            try {
+                DelayCharts.Distribution full = fromLog(log, step.level().toString());
+                if (full != null) {
+                    return full;
+                }
+            } catch (IOException | RuntimeException e) {
+                // An unreadable log: the summary still tells the shape.
+            }
+        }
+        return fromSummary(summary, step.level().toString());
+    }
+
+    static Path hlogOf(Path resultFile, StepResult step, String kind) {
+        Path name = resultFile.getFileName();
+        if (name == null) {
+            return null;
+        }
+        String base = name.toString().replaceFirst("\\.json$", "");
+        return resultFile.toAbsolutePath().resolveSibling(base + "." + step.transport() + ".step" + step.step()
+            + "." + kind + ".hlog");
+    }
+
+    static DelayCharts.Distribution fromSummary(Latency l, String level) {
+        // min at 0 (x = 1), max at the last value's percentile, 1 - 1/count.
+        double[] x = {1, 2, 10, 100, 1000, Math.max(1000, l.count())};
+        double[] ms = {l.minNs() / 1e6, l.p50Ns() / 1e6, l.p90Ns() / 1e6, l.p99Ns() / 1e6, l.p999Ns() / 1e6,
+            l.maxNs() / 1e6};
+        return new DelayCharts.Distribution(level, x, ms, false);
+    }
+
+    private static DelayCharts.Distribution fromLog(Path log, String level) throws IOException {
+        long shift = 0;
+        try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
+            for (String line = r.readLine(); line != null && line.startsWith("#"); line = r.readLine()) {
+                Matcher m = SHIFT.matcher(line);
+                if (m.find()) {
+                    shift = Long.parseLong(m.group(1));
+                }
+            }
+        }
+        Histogram all = null;
+        HistogramLogReader reader = new HistogramLogReader(log.toFile());
+        try {
+            for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
+                if (h instanceof Histogram hist) {
+                    if (all == null) {
+                        all = hist.copy();
+                    } else {
+                        all.add(hist);
+                    }
+                }
+            }
+        } finally {
+            reader.close();
+        }
+        if (all == null || all.getTotalCount() == 0) {
+            return null;
+        }
+        List<double[]> points = new ArrayList<>();
+        points.add(new double[] {1, (all.getMinValue() - shift) / 1e6});
+        for (HistogramIterationValue v : all.percentiles(TICKS_PER_HALF)) {
+            double p = v.getPercentileLevelIteratedTo();
+            if (p >= 100.0 || p <= 0) {
+                continue;
+            }
+            points.add(new double[] {100.0 / (100.0 - p), (v.getValueIteratedTo() - shift) / 1e6});
+        }
+        points.add(new double[] {Math.max(points.get(points.size() - 1)[0], all.getTotalCount()),
+            (all.getMaxValue() - shift) / 1e6});
+        double[] x = new double[points.size()];
+        double[] ms = new double[points.size()];
+        for (int i = 0; i < points.size(); i++) {
+            x[i] = points.get(i)[0];
+            ms[i] = points.get(i)[1];
+        }
+        return new DelayCharts.Distribution(level, x, ms, true);
+    }
+}

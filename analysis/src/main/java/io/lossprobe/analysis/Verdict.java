@@ -1,0 +1,120 @@
+package io.lossprobe.analysis;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a run answers, in a sentence per transport, before any chart: up to which level nothing was lost, where loss
+ * began (the knee) and how bad it got, where the sender could not keep up, the rate searches' results, and in echo
+ * mode the transactions per second reached. Plain text; the caller escapes it.
+ */
+final class Verdict {
+    private Verdict() {
+    }
+
+    /** One line per transport of {@code steps} (a run's steps, in run order), then one per search. */
+    static List<String> lines(List<StepMetrics> steps, List<RunExtras.Search> searches) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, List<StepMetrics>> e : ReportCharts.byTransport(steps).entrySet()) {
+            out.add(e.getKey() + ": " + transport(e.getValue()));
+        }
+        for (RunExtras.Search s : searches) {
+            out.add(search(s));
+        }
+        return out;
+    }
+
+    static String transport(List<StepMetrics> steps) {
+        List<StepMetrics> byRate = new ArrayList<>(steps);
+        byRate.sort(Comparator.comparingDouble(StepMetrics::offeredRate));
+        StepMetrics lastClean = null;
+        StepMetrics firstLoss = null;
+        StepMetrics worst = null;
+        StepMetrics firstSaturated = null;
+        for (StepMetrics m : byRate) {
+            if (m.lost() == 0 && firstLoss == null) {
+                lastClean = m;
+            }
+            if (m.lost() > 0 && firstLoss == null) {
+                firstLoss = m;
+            }
+            if (m.lost() > 0 && (worst == null || m.lossPercent() > worst.lossPercent())) {
+                worst = m;
+            }
+            if (m.saturated() && firstSaturated == null) {
+                firstSaturated = m;
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        String lowest = ReportCharts.levelName(byRate.get(0));
+        String highest = ReportCharts.levelName(byRate.get(byRate.size() - 1));
+        if (firstLoss == null) {
+            sb.append(byRate.size() == 1 ? "no loss at " + lowest
+                : "no loss at any level (" + lowest + " to " + highest + ")");
+        } else {
+            if (lastClean == null) {
+                sb.append("loss from the lowest level, ").append(pct(firstLoss)).append(" at ")
+                    .append(ReportCharts.levelName(firstLoss));
+            } else {
+                sb.append("no loss up to ").append(ReportCharts.levelName(lastClean)).append("; loss from ")
+                    .append(ReportCharts.levelName(firstLoss)).append(" (").append(pct(firstLoss))
+                    .append("): the knee is between ").append(ReportCharts.levelName(lastClean)).append(" and ")
+                    .append(ReportCharts.levelName(firstLoss));
+            }
+            if (worst != firstLoss) {
+                sb.append("; worst ").append(pct(worst)).append(" at ").append(ReportCharts.levelName(worst));
+            }
+            long cleanAfterLoss = byRate.stream().dropWhile(m -> m.lost() == 0).filter(m -> m.lost() == 0).count();
+            if (cleanAfterLoss > 0) {
+                sb.append(" (").append(cleanAfterLoss).append(" higher level(s) lost nothing: loss came and went, "
+                    + "not only with rate)");
+            }
+        }
+        if (firstSaturated != null) {
+            sb.append("; the sender fell short of the schedule from ").append(ReportCharts.levelName(firstSaturated))
+                .append(String.format(Locale.ROOT, " (sent %s of %s)", ChartParts.rate(
+                    firstSaturated.achievedSendRate()), ChartParts.rate(firstSaturated.offeredRate())));
+        }
+        StepMetrics top = byRate.get(byRate.size() - 1);
+        if (top.echo()) {
+            double bestTps = byRate.stream().mapToDouble(StepMetrics::tps).filter(v -> !Double.isNaN(v)).max()
+                .orElse(Double.NaN);
+            sb.append(String.format(Locale.ROOT, "; echo: up to %s transactions/s, round trip p99 %s at %s",
+                ChartParts.rate(bestTps).replace("/s", ""), ChartParts.ms(top.rttMs()[2]),
+                ReportCharts.levelName(top)));
+        } else if (!Double.isNaN(top.p99DelayMs())) {
+            sb.append("; delay p99 ").append(ChartParts.ms(top.p99DelayMs())).append(" at ")
+                .append(ReportCharts.levelName(top));
+            if (!Double.isNaN(top.delayUncertaintyMs())) {
+                sb.append(" (+-").append(ChartParts.ms(top.delayUncertaintyMs())).append(" clock bound)");
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String pct(StepMetrics m) {
+        return ChartParts.sig2(m.lossPercent()) + " %";
+    }
+
+    static String search(RunExtras.Search s) {
+        StringBuilder sb = new StringBuilder(s.transport()).append(' ').append(s.criterion());
+        if (!Double.isNaN(s.maxLossRatio()) && s.maxLossRatio() > 0) {
+            sb.append(" (loss <= ").append(ChartParts.sig2(100 * s.maxLossRatio())).append(" %)");
+        }
+        sb.append(": ").append(ReportCharts.RateFormat.compact(s.rate())).append(" messages/s");
+        if (!Double.isNaN(s.lowerBound()) && !Double.isNaN(s.upperBound())) {
+            sb.append(", between ").append(ReportCharts.RateFormat.compact(s.lowerBound())).append(" and ")
+                .append(ReportCharts.RateFormat.compact(s.upperBound()));
+        }
+        if (!Double.isNaN(s.lossRatio())) {
+            sb.append(", loss there ").append(ChartParts.sig2(100 * s.lossRatio())).append(" %");
+        }
+        if (s.trials() > 0) {
+            sb.append(", ").append(s.trials()).append(" trials");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,154 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
+import io.lossprobe.core.transport.Transports;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** What a user meets first: typos, help, addresses, and errors in words. */
+class CliHabitsTest {
+    @TempDir
+    Path dir;
+
+    private static RunCommandTest.Outcome execute(String... args) {
+        return RunCommandTest.execute(args);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "rnu|unknown command 'rnu'; did you mean 'run'?",
+        "reprot|did you mean 'report'?",
+        "serv|did you mean 'serve'?",
+        "xyzzy|unknown command 'xyzzy' (commands: run, serve",
+        "run --levles 1k|unknown option '--levles' for 'lossprobe run'; did you mean '--levels'?",
+        "run --trasnport=udp|did you mean '--transport'?",
+        "serve --max-rte 1k|did you mean '--max-rate'?",
+        "check --policy p.json --junt j.xml r.json|did you mean '--junit'?",
+    })
+    void aTypoGetsADidYouMean(String args, String expected) {
+        RunCommandTest.Outcome o = execute(args.split(" "));
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err().strip()).contains(expected);
+        assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+    }
+
+    /** A secret file as keygen would leave it: only its owner reads it, so no warning joins the one line. */
+    private Path secretFile(String name, String text) throws java.io.IOException {
+        Path file = Files.writeString(dir.resolve(name), text);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    @Test
+    void editDistanceCountsASwapAsOne() {
+        assertThat(Suggestions.distance("rnu", "run")).isEqualTo(1);
+        assertThat(Suggestions.distance("levles", "levels")).isEqualTo(1);
+        assertThat(Suggestions.distance("serve", "serve")).isZero();
+        assertThat(Suggestions.closest("rn", List.of("run", "report", "serve"))).containsExactly("run");
+    }
+
+    /** Picocli warns on System.err when a description holds a lone '%'; no command's help may do that. */
+    @Test
+    void helpOfEveryCommandPrintsNoWarnings() {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        List<String> helps = new ArrayList<>();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            CommandLine top = LossprobeCommand.commandLine();
+            collect(top, helps);
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(helps).allSatisfy(h -> assertThat(h).doesNotContain("WARN").doesNotContain("%n"));
+        assertThat(helps.size()).isGreaterThanOrEqualTo(6);
+    }
+
+    private static void collect(CommandLine cl, List<String> helps) {
+        StringWriter out = new StringWriter();
+        cl.usage(new PrintWriter(out), CommandLine.Help.Ansi.OFF);
+        helps.add(out.toString());
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            if (!sub.getCommandName().equals("help")) {
+                collect(sub, helps);
+            }
+        }
+    }
+
+    @Test
+    void ipv6AddressesArePrintedInBrackets() {
+        assertThat(HostPort.format("::1", 7400)).isEqualTo("[::1]:7400");
+        assertThat(HostPort.format("198.18.0.1", 7400)).isEqualTo("198.18.0.1:7400");
+        assertThat(HostPort.parse("[fe80::1]:7401", 7400).toString()).isEqualTo("[fe80::1]:7401");
+    }
+
+    @Test
+    void serveOnABusyPortNamesTheAddress() throws Exception {
+        try (ServerSocket busy = new ServerSocket()) {
+            busy.bind(new InetSocketAddress(InetAddress.getByName("::1"), 0));
+            Path secret = secretFile("s", "a secret of some length, 32 bytes or more\n");
+            RunCommandTest.Outcome o = execute("serve", "--bind", "::1", "--port", "" + busy.getLocalPort(),
+                "--secret-file", secret.toString());
+            assertThat(o.exit()).isEqualTo(1);
+            assertThat(o.err().strip()).isEqualTo("lossprobe: cannot listen on [::1]:" + busy.getLocalPort()
+                + ": the address is already in use (another lossprobe serve?)");
+        }
+    }
+
+    @Test
+    void anUnknownHostSaysUnknownHost() throws Exception {
+        Path secret = secretFile("s", "a secret of some length, 32 bytes or more\n");
+        RunCommandTest.Outcome o = execute("run", "--target", "no-such-host.invalid", "--secret-file",
+            secret.toString(), "--transport", "udp", "-o", dir.resolve("r.json").toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err().strip()).isEqualTo("lossprobe: unknown host 'no-such-host.invalid'");
+    }
+
+    @Test
+    void aWrongSecretHintsThatTheKeyFilesDiffer() throws Exception {
+        Path mine = secretFile("mine", "the secret on this host, 32 bytes or more\n");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, Auth.ofSecret("the secret on the server, 32 bytes or more"),
+            ServerLimits.DEFAULTS, Transports::available, new PrintWriter(new StringWriter()))) {
+            RunCommandTest.Outcome o = execute("run", "--target", "127.0.0.1:" + server.port(), "--secret-file",
+                mine.toString(), "--transport", "udp", "--quiet", "-o", dir.resolve("r.json").toString());
+            assertThat(o.exit()).isEqualTo(1);
+            // The server proves itself first, so the controller is the one to find the secrets differ.
+            assertThat(o.err().strip()).isEqualTo("lossprobe: lossprobe serve at 127.0.0.1:" + server.port()
+                + " could not prove it knows the secret: do the secret files on the two hosts differ?");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"schemaVersion\": 2, \"steps\": \"none\"}|at steps: expected a list, found a string",
+        "{\"schemaVersion\": 2, \"steps\": [{\"level\": {}}]}|at steps[0].level: expected a level, found an object",
+        "{\"schemaVersion\": 2, \"plan\": [1]}|at plan: expected a plan, found a list",
+    })
+    void jacksonNeverReachesTheUser(String json, String expected) throws Exception {
+        Path file = Files.writeString(dir.resolve("bad.json"), json);
+        RunCommandTest.Outcome o = execute("report", "--format", "md", file.toString());
+        assertThat(o.exit()).isEqualTo(2);
+        assertThat(o.err().strip()).endsWith(expected).doesNotContain("`").doesNotContain("jackson")
+            .doesNotContain("io.lossprobe").doesNotContain("java.");
+    }
+}
