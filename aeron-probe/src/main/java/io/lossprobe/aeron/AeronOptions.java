@@ -54,7 +54,7 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
         "the embedded driver's threading; auto: shared on 2 cores, shared_network up to 5, dedicated above",
         "auto", "shared", "shared_network", "dedicated");
     static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number(CONNECT_TIMEOUT_MS, 10_000,
-        1, 600_000, "how long a sender waits for its subscribers to connect, in ms");
+        1, 120_000, "how long a sender waits for its subscribers to connect, in ms");
     static final List<TransportOption<?>> ALL = List.of(DIR_OPTION, RELIABLE_OPTION, TERM_LENGTH_OPTION, MTU_OPTION,
         THREADING_OPTION, CONNECT_TIMEOUT_OPTION);
 
