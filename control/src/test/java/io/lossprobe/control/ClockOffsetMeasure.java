@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * estimate, its uncertainty, its actual error and how long it took. Not a test; run by hand:
  *
  * <pre>
- *   mvn -B -o -q -DskipTests package &amp;&amp; mvn -B -o -q test-compile -pl probe-core
- *   java -cp probe-core/target/classes:probe-core/target/test-classes:lossprobe-cli/target/lossprobe.jar \
+ *   mvn -B -o -q -DskipTests package
+ *   java -cp control/target/test-classes:lossprobe-cli/target/lossprobe.jar \
  *       io.lossprobe.control.ClockOffsetMeasure 50 16 16 16     # runs, then exchanges per batch
  * </pre>
  */
