@@ -153,7 +153,8 @@ public final class ControlServer implements AutoCloseable {
             try {
                 sessionKey = handshake(channel, acceptedNs + TimeUnit.MILLISECONDS.toNanos(limits.handshakeTimeoutMs()));
             } catch (IOException e) {
-                preAuthFailure(channel, peer, e);
+                preAuthFailure(channel, peer, ticket.evicted
+                    ? new java.io.EOFException("closed to make room for a newer unauthenticated connection") : e);
                 return;
             } finally {
                 gate.leave(ticket);

@@ -33,6 +33,8 @@ final class PreAuthGate {
         final InetAddress address;
         final Socket socket;
         boolean inside = true;
+        /** Closed by the gate to make room for a newer connection. */
+        volatile boolean evicted;
 
         Ticket(InetAddress address, Socket socket) {
             this.address = address;
@@ -61,6 +63,7 @@ final class PreAuthGate {
             if (from == null || t.address.equals(from)) {
                 it.remove();
                 out(t);
+                t.evicted = true;
                 evicted++;
                 try {
                     t.socket.close(); // its handshake thread fails its read and ends
