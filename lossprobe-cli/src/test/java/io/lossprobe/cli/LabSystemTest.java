@@ -56,7 +56,7 @@ class LabSystemTest {
         assertThat(lab("up", "2").exit).isZero();
         work = Files.createTempDirectory("lossprobe-lab");
         secret = work.resolve("secret");
-        Files.writeString(secret, "lab secret for lossprobe tests\n");
+        io.lossprobe.control.Auth.writeNewSecret(secret); // as 'lossprobe keygen' makes it: no warning in the output
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", "lp-rx"));
         cmd.addAll(java());
         cmd.addAll(List.of("serve", "--bind", RX, "--secret-file", secret.toString()));
