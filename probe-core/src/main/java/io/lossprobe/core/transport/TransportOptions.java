@@ -119,8 +119,11 @@ public final class TransportOptions {
         return best != null && bestDistance <= Math.max(2, key.length() / 3) ? best : null;
     }
 
-    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-    static int distance(String a, String b) {
+    /**
+     * Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours (the command
+     * line's "did you mean" uses it too).
+     */
+    public static int distance(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];
         for (int i = 0; i <= a.length(); i++) {
             d[i][0] = i;
