@@ -51,14 +51,17 @@ final class Wire {
         return values;
     }
 
-    /** A counter map: printable keys without spaces (1 to 128 characters), no missing values, bounded size. */
+    /**
+     * A counter map: keys of 1 to 200 characters that print as they are (no control or formatting characters:
+     * they reach results, reports and terminals), no missing values, bounded size.
+     */
     static Map<String, Long> counters(Map<String, Long> map, String field) {
         present(map, field);
         if (map.size() > MAX_COUNTERS) {
             throw new IllegalArgumentException("field '" + field + "' has more than " + MAX_COUNTERS + " entries");
         }
         map.forEach((k, v) -> {
-            if (v == null || k.isEmpty() || k.length() > 128 || !k.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            if (v == null || k.isEmpty() || k.length() > 200 || !PeerText.clean(k).equals(k)) {
                 throw new IllegalArgumentException("field '" + field + "' has a bad entry");
             }
         });

@@ -65,7 +65,8 @@ class CodecTest {
             .hasMessage("bad message: unknown message type '?[31mred'");
         Reply.Failure f = new Reply.Failure(2, "a\u001b]0;x\u0007b\nc");
         assertThat(f.message()).isEqualTo("a?]0;x?b?c");
-        assertThatThrownBy(() -> new Reply.Ready(Map.of("bad key", 1L))).hasMessageContaining("environment");
+        assertThatThrownBy(() -> new Reply.Ready(Map.of("bad\u001b[2Jkey", 1L))).hasMessageContaining("environment");
+        assertThat(new Reply.Ready(Map.of("a key with spaces", 1L)).environment()).containsKey("a key with spaces");
         assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null).notes())
             .containsExactly("x?[2Jy");
         assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null,
