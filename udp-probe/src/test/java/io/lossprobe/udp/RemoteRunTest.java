@@ -39,14 +39,19 @@ class RemoteRunTest {
 
     private static RunResult runAgainst(ControlServer server, int basePort, String level, long warmupMs)
         throws Exception {
+        return runAgainst(server, basePort, level, warmupMs, Map.of());
+    }
+
+    private static RunResult runAgainst(ControlServer server, int basePort, String level, long warmupMs,
+                                        Map<String, String> options) throws Exception {
         Transport udp = new UdpTransport();
         Plan plan = new Plan(List.of("udp"), 8, basePort, List.of(Level.parse(level), Level.parse(level)),
             TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(warmupMs), TimeUnit.SECONDS.toNanos(1),
             64, "127.0.0.1");
         int runId = basePort * 31;
         try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
-            client.negotiate(plan, runId, Map.of());
-            RunEngine engine = new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
+            client.negotiate(plan, runId, options, List.of(udp));
+            RunEngine engine = new RunEngine(plan, Map.of("udp", udp), options, new RunListener() {
             }, StepHooks.NONE, client.receiveSides(), "127.0.0.1", runId);
             return engine.run();
         }
@@ -194,6 +199,24 @@ class RemoteRunTest {
                 foreign += s.flows().get(0).counts().foreign();
             }
             assertThat(foreign).isPositive().isLessThanOrEqualTo(sentByStranger.get());
+        }
+    }
+
+    /**
+     * -X means the same on both hosts: the receivers' options (once dropped by a fixed allow-list) reach the
+     * server's receivers, as their own report of what they were given shows.
+     */
+    @Test
+    @Timeout(120)
+    void receiverOptionsApplyOnTheServer() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            RunResult r = runAgainst(server, 41950, "2k", 0, Map.of("udp.rxThreads", "1", "rcvbuf", "1MiB",
+                "sndbuf", "512KiB", "udp.gso", "off"));
+            assertThat(r.environment().transportSettings()).containsEntry("udp.remote.receiveThreads", 1L)
+                .containsEntry("udp.gsoSegmentsPerSend", 1L);
+            assertThat(r.environment().socketBuffers()).containsEntry("udp.remote.receiveBufferRequested", 1L << 20)
+                .containsEntry("udp.sendBufferRequested", 512L << 10);
         }
     }
 
