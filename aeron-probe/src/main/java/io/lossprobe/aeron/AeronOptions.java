@@ -3,6 +3,8 @@ package io.lossprobe.aeron;
 import io.aeron.ChannelUriStringBuilder;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.LogBufferDescriptor;
+import io.lossprobe.core.transport.TransportOption;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.agrona.SystemUtil;
@@ -36,26 +38,53 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     /** Stream ids are {@code STREAM_ID_BASE + flow}, so per-stream driver counters map back to flows. */
     static final int STREAM_ID_BASE = 0x4C50_0000;
 
+    /** The options, declared once; {@link #parse} reads them through these declarations. */
+    static final TransportOption<String> DIR_OPTION = TransportOption.text(DIR, "embedded driver",
+        "attach to the media driver running in this directory (left running) instead of an embedded one")
+        .localOnly();
+    static final TransportOption<Boolean> RELIABLE_OPTION = TransportOption.bool(RELIABLE, true,
+        "false: subscriptions take reliable=false, so the receiver fills gaps instead of NAKing and loss shows");
+    static final TransportOption<Integer> TERM_LENGTH_OPTION = TransportOption.bytes(TERM_LENGTH,
+        DEFAULT_TERM_LENGTH_BYTES, "1m", LogBufferDescriptor.TERM_MIN_LENGTH, LogBufferDescriptor.TERM_MAX_LENGTH,
+        "term buffer of each publication; publication and image map three terms each")
+        .parsedBy("bytes, a power of two from 64k to 1g", AeronOptions::termLength);
+    static final TransportOption<Long> MTU_OPTION = TransportOption.number(MTU, DEFAULT_MTU_BYTES, 64, 65504,
+        "Aeron frame MTU; larger MTUs fragment IP packets").requiring(v -> v % 32 == 0, "a multiple of 32");
+    static final TransportOption<String> THREADING_OPTION = TransportOption.choice(THREADING, "auto",
+        "the embedded driver's threading; auto: shared on 2 cores, shared_network up to 5, dedicated above",
+        "auto", "shared", "shared_network", "dedicated");
+    static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number(CONNECT_TIMEOUT_MS, 10_000,
+        1, 120_000, "how long a sender waits for its subscribers to connect, in ms");
+    static final List<TransportOption<?>> ALL = List.of(DIR_OPTION, RELIABLE_OPTION, TERM_LENGTH_OPTION, MTU_OPTION,
+        THREADING_OPTION, CONNECT_TIMEOUT_OPTION);
+
     static AeronOptions parse(Map<String, String> options) {
-        String dir = options.get(DIR);
-        boolean reliable = parseBoolean(RELIABLE, options.getOrDefault(RELIABLE, "true"));
-        int termLength = (int) SystemUtil.parseSize(TERM_LENGTH,
-            options.getOrDefault(TERM_LENGTH, Integer.toString(DEFAULT_TERM_LENGTH_BYTES)));
+        String threadingOption = THREADING_OPTION.read(options);
+        ThreadingMode threading = threadingOption.equals("auto")
+            ? threadingFor(Runtime.getRuntime().availableProcessors())
+            : ThreadingMode.valueOf(threadingOption.toUpperCase(Locale.ROOT));
+        return new AeronOptions(DIR_OPTION.read(options), RELIABLE_OPTION.read(options),
+            TERM_LENGTH_OPTION.read(options), MTU_OPTION.read(options).intValue(), threading,
+            CONNECT_TIMEOUT_OPTION.read(options));
+    }
+
+    /** Aeron's own size syntax (64k, 1m, 1g) and its term rule: a power of two from 64 KiB to 1 GiB. */
+    private static Integer termLength(String text) {
+        long length;
         try {
-            LogBufferDescriptor.checkTermLength(termLength);
+            length = SystemUtil.parseSize(TERM_LENGTH, text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(TERM_LENGTH + " must be a size like 64k, 1m or 16m, not '" + text + "'");
+        }
+        if (length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(TERM_LENGTH + " must be at most 1g, not '" + text + "'");
+        }
+        try {
+            LogBufferDescriptor.checkTermLength((int) length);
         } catch (IllegalStateException e) {
             throw new IllegalArgumentException(TERM_LENGTH + ": " + e.getMessage(), e);
         }
-        int mtu = Integer.parseInt(options.getOrDefault(MTU, Integer.toString(DEFAULT_MTU_BYTES)));
-        if (mtu < 64 || mtu > 65504 || mtu % 32 != 0) {
-            throw new IllegalArgumentException(MTU + " must be a multiple of 32 between 64 and 65504, not " + mtu);
-        }
-        String threadingOption = options.get(THREADING);
-        ThreadingMode threading = threadingOption == null
-            ? threadingFor(Runtime.getRuntime().availableProcessors())
-            : ThreadingMode.valueOf(threadingOption.toUpperCase(Locale.ROOT));
-        long connectTimeoutMs = Long.parseLong(options.getOrDefault(CONNECT_TIMEOUT_MS, "10000"));
-        return new AeronOptions(dir, reliable, termLength, mtu, threading, connectTimeoutMs);
+        return (int) length;
     }
 
     /**
@@ -67,14 +96,6 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
             return ThreadingMode.SHARED;
         }
         return cores <= 5 ? ThreadingMode.SHARED_NETWORK : ThreadingMode.DEDICATED;
-    }
-
-    private static boolean parseBoolean(String key, String value) {
-        return switch (value.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException(key + " must be true or false, not '" + value + "'");
-        };
     }
 
     static int streamId(int flow) {

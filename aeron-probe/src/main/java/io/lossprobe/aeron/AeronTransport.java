@@ -17,14 +17,14 @@ import java.util.function.Consumer;
  * <p>Options (all optional): {@code aeron.dir} (attach to an external driver), {@code aeron.reliable},
  * {@code aeron.termLength} (1m), {@code aeron.mtu} (1408), {@code aeron.threading}, {@code aeron.connectTimeoutMs};
  * see {@link AeronOptions}. A receiver and a sender opened from the same instance share one driver and client,
- * released when both are closed.
+ * released when both are closed: an instance serves one run at a time (a server gives every session its own), and
+ * it keeps nothing else of a run (whether the run is reliable comes from the run's options).
  *
  * <p>Echo mode: replies travel on streams of their own, from the responder to the requester's port
  * {@code basePort + ports + i} (see {@link AeronReceiver}, {@link AeronSender} and {@link EchoReplier}).
  */
 public final class AeronTransport implements Transport {
     private final Consumer<MediaDriver.Context> driverCustomizer;
-    private volatile boolean reliable = true;
     private AeronDriver shared;
     private int users;
 
@@ -46,10 +46,31 @@ public final class AeronTransport implements Transport {
         return "aeron";
     }
 
-    /** True unless the last endpoint opened asked for {@code aeron.reliable=false}. */
+    /** Reliable by default; this instance keeps no record of what a run asked for. */
     @Override
     public boolean reliable() {
-        return reliable;
+        return true;
+    }
+
+    /** False when the run's options say {@code aeron.reliable=false}. */
+    @Override
+    public boolean reliable(java.util.Map<String, String> options) {
+        return AeronOptions.RELIABLE_OPTION.read(options);
+    }
+
+    @Override
+    public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
+        return AeronOptions.ALL;
+    }
+
+    /**
+     * The term buffers an embedded driver maps for one side of the run: three terms per publication or image, one
+     * per flow, and twice that in echo mode (the reply streams).
+     */
+    @Override
+    public long memoryBytes(io.lossprobe.core.plan.Plan plan, java.util.Map<String, String> options) {
+        long perStream = 3L * AeronOptions.TERM_LENGTH_OPTION.read(options);
+        return perStream * plan.ports() * (plan.echo() ? 2 : 1);
     }
 
     @Override
@@ -65,7 +86,6 @@ public final class AeronTransport implements Transport {
     /** Opens an endpoint on the shared driver; the driver's reference is given back if opening fails. */
     private <T> T withDriver(java.util.Map<String, String> rawOptions, EndpointOpener<T> opener) throws Exception {
         AeronOptions options = AeronOptions.parse(rawOptions);
-        reliable = options.reliable();
         AeronDriver driver = acquire(options);
         try {
             return opener.open(driver);

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /** {@code lossprobe}: the top-level command; the work is in its subcommands. */
 @Command(name = "lossprobe", mixinStandardHelpOptions = true, versionProvider = LossprobeCommand.Version.class,
     description = "Measures how reliable raw UDP, TCP and Aeron are between two hosts as the message rate climbs.",
-    subcommands = {RunCommand.class, ServeCommand.class, MeshCommand.class, ReportCommand.class, CompareCommand.class, CheckCommand.class,
+    subcommands = {RunCommand.class, ServeCommand.class, MeshCommand.class, KeygenCommand.class,
+        OptionsCommand.class, ReportCommand.class, CompareCommand.class, CheckCommand.class,
         CommandLine.HelpCommand.class})
 public final class LossprobeCommand implements Runnable {
     @CommandLine.Spec

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshResult;
 import io.lossprobe.analysis.MeshResult.Host;
-import io.lossprobe.core.control.Auth;
+import io.lossprobe.control.Auth;
 import io.lossprobe.core.engine.EnvironmentProbe;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
@@ -205,6 +205,7 @@ public final class MeshCommand implements Callable<Integer> {
                     + String.join(", ", available.keySet()) + ")");
             }
         }
+        planOptions.check(cl, options, available, plan, cl.getErr());
         long slackMs = Units.parseDurationNs(slack, "--slack") / 1_000_000;
         long slotMs = slot != null ? Units.parseDurationNs(slot, "--slot") / 1_000_000 : estimateSlotMs(plan, slackMs);
         Instant start = startAt == null ? null : parseStart(startAt, clock.instant());
@@ -240,7 +241,7 @@ public final class MeshCommand implements Callable<Integer> {
                 + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
                 + "plan and --start-at (or name them with --as-source to send from here)");
         }
-        Auth auth = Auth.load(secretFile);
+        Auth auth = RemoteRun.secret(secretFile, cl.getErr());
         int connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE,
             Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
         String defaultName = "lossprobe-mesh-" + (local.size() == 1

@@ -1,7 +1,7 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.MeshResult.Host;
-import io.lossprobe.core.control.ControlClient;
+import io.lossprobe.control.ControlClient;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

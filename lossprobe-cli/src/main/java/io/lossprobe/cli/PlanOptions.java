@@ -3,13 +3,17 @@ package io.lossprobe.cli;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.plan.Units;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportOptions;
 import io.lossprobe.core.transport.Transports;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -60,8 +64,27 @@ final class PlanOptions {
     String udpIo;
 
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
-        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ...")
+        description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
+            + "Checked before any traffic; 'lossprobe options' lists them all. Between hosts, those that apply on a "
+            + "server are sent there too.")
     Map<String, String> transportOptions = new LinkedHashMap<>();
+
+    /**
+     * {@code options} (in effect) checked against every available transport's declarations, before any traffic:
+     * an unknown key or a bad value is bad usage, one line; a -X for a transport {@code plan} does not use gets a
+     * note on {@code err}.
+     */
+    void check(CommandLine cl, Map<String, String> options, Map<String, Transport> available, Plan plan,
+               PrintWriter err) {
+        try {
+            TransportOptions.validate(options, available.values());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        for (String unused : TransportOptions.unused(transportOptions, RemoteRun.transportsOf(plan, available))) {
+            err.println("lossprobe: note: -X " + unused + " is for a transport this run does not use");
+        }
+    }
 
     /** The -X options plus those the transport flags stand for (--udp-io, --rcvbuf, --sndbuf). */
     Map<String, String> transportOptionsInEffect() {

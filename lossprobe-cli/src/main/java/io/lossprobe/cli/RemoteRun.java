@@ -1,8 +1,8 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.control.ControlProtocolException;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlProtocolException;
 import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
@@ -12,6 +12,10 @@ import io.lossprobe.core.transport.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -44,7 +48,8 @@ final class RemoteRun implements AutoCloseable {
         ControlClient client = connect(server, auth, timeoutMs);
         try {
             int runId = ThreadLocalRandom.current().nextInt();
-            client.negotiate(plan, runId, options);
+            // Exactly the options the run's transports declare as applying on a server travel there.
+            client.negotiate(plan, runId, options, transportsOf(plan, transports));
             // --reverse: this host's receivers take data only from the server's address.
             RunEngine engine = reverse
                 ? new RunEngine(plan, transports, options, listener, StepHooks.NONE,
@@ -56,6 +61,25 @@ final class RemoteRun implements AutoCloseable {
             client.close();
             throw e;
         }
+    }
+
+    /** The plan's transports among {@code available}, in the plan's order. */
+    static List<Transport> transportsOf(Plan plan, Map<String, Transport> available) {
+        List<Transport> out = new ArrayList<>();
+        for (String name : plan.transports()) {
+            if (available.containsKey(name)) {
+                out.add(available.get(name));
+            }
+        }
+        return out;
+    }
+
+    /** The shared secret ({@link Auth#load}), its warnings (readable by others, short) printed on {@code err}. */
+    static Auth secret(Path file, PrintWriter err) {
+        return Auth.load(file, warning -> {
+            err.println("lossprobe: warning: " + warning);
+            err.flush();
+        });
     }
 
     RunEngine engine() {

@@ -1,7 +1,6 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
+import io.lossprobe.control.ControlClient;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
@@ -129,6 +128,7 @@ public final class RunCommand implements Callable<Integer> {
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
+        planOptions.check(spec.commandLine(), options, available, plan, stderr);
 
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
         // Every output path is checked before any traffic: a typo must not cost a long run.
@@ -144,7 +144,7 @@ public final class RunCommand implements Callable<Integer> {
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
             try {
-                remote = RemoteRun.open(hp, Auth.load(secretFile), plan, options, available, reverse, sink,
+                remote = RemoteRun.open(hp, RemoteRun.secret(secretFile, stderr), plan, options, available, reverse, sink,
                     RemoteRun.CONNECT_TIMEOUT_MS);
             } catch (java.net.UnknownHostException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -1,9 +1,9 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transports;
@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Receives for authenticated controllers ('lossprobe run --target THIS-HOST'): binds each "
         + "controller's data ports, counts what arrives, and returns per-flow results with this host's counters.",
-        "Only receives: it never sends data traffic. Runs until Ctrl-C."},
+        "It sends data traffic only for a --reverse controller, and only to that controller's own address. Runs until "
+            + "Ctrl-C. Make the shared secret with 'lossprobe keygen FILE'."},
     footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage."})
 public final class ServeCommand implements Callable<Integer> {
     @CommandLine.Spec
@@ -50,25 +51,60 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-sessions", defaultValue = "4", paramLabel = "N", description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
     int maxSessions;
 
+    @Option(names = "--max-levels", defaultValue = "256", paramLabel = "N", description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
+    int maxLevels;
+
+    @Option(names = "--max-total-duration", defaultValue = "1h", paramLabel = "TIME",
+        description = "Longest run: transports x levels x (warm-up + duration + drain). Default: ${DEFAULT-VALUE}.")
+    String maxTotalDuration;
+
+    @Option(names = "--max-bytes-rate", defaultValue = "256MiB", paramLabel = "BYTES",
+        description = "Highest level times the message size, per second. Default: ${DEFAULT-VALUE}.")
+    String maxBytesRate;
+
+    @Option(names = "--max-memory", defaultValue = "1024MiB", paramLabel = "BYTES",
+        description = "Memory one session may make this host allocate (sequence windows, Aeron term buffers). "
+            + "Default: ${DEFAULT-VALUE}.")
+    String maxMemory;
+
+    @Option(names = "--max-unauthenticated", defaultValue = "32", paramLabel = "N",
+        description = "Connections held before they authenticate; a further one closes the oldest. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int maxUnauthenticated;
+
+    @Option(names = "--max-unauthenticated-per-address", defaultValue = "4", paramLabel = "N",
+        description = "The same, from one address. Default: ${DEFAULT-VALUE}.")
+    int maxUnauthenticatedPerAddress;
+
     @Override
     public Integer call() throws Exception {
         if (port < 1 || port > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--port must be between 1 and 65535");
         }
-        if (maxPorts < 1 || maxSessions < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-ports and --max-sessions must be at least 1");
+        if (maxPorts < 1 || maxSessions < 1 || maxLevels < 1 || maxUnauthenticated < 1
+            || maxUnauthenticatedPerAddress < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--max-ports, --max-sessions, --max-levels and --max-unauthenticated* must be at least 1");
         }
-        Auth auth = Auth.load(secretFile);
-        ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,
-            Units.parseDurationNs(maxDuration, "--max-duration"), maxSessions, 1024,
-            ServerLimits.DEFAULTS.handshakeTimeoutMs(), ServerLimits.DEFAULTS.idleTimeoutMs());
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Auth auth = Auth.load(secretFile, w -> {
+            err.println("lossprobe serve: warning: " + w);
+            err.flush();
+        });
+        ServerLimits d = ServerLimits.DEFAULTS;
+        ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,
+            Units.parseDurationNs(maxDuration, "--max-duration"), maxSessions, d.minPort(), d.handshakeTimeoutMs(),
+            d.idleTimeoutMs(), maxLevels, Units.parseDurationNs(maxTotalDuration, "--max-total-duration"),
+            Units.parseBytes(maxBytesRate, "--max-bytes-rate"), Units.parseBytes(maxMemory, "--max-memory"),
+            maxUnauthenticatedPerAddress, maxUnauthenticated, d.writeTimeoutMs());
         CountDownLatch stop = new CountDownLatch(1);
         try (ControlServer server = listen(auth, limits, out)) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "lossprobe-serve-stop"));
-            out.printf("lossprobe serve: listening on %s (transports %s; limits: %s msg/s, %d ports, %s, %d sessions)%n",
-                HostPort.format(bind, server.port()), String.join(",", Transports.available().keySet()), maxRate, maxPorts,
-                maxDuration, maxSessions);
+            out.printf("lossprobe serve: listening on %s (transports %s; limits: %s msg/s, %s bytes/s, %d ports, "
+                    + "%d levels, %s per step, %s per run, %s memory, %d sessions)%n",
+                HostPort.format(bind, server.port()), String.join(",", Transports.available().keySet()), maxRate,
+                maxBytesRate, maxPorts, maxLevels, maxDuration, maxTotalDuration, maxMemory, maxSessions);
             out.flush();
             stop.await();
         }
@@ -78,7 +114,7 @@ public final class ServeCommand implements Callable<Integer> {
     /** The control server on {@code bind:port}; a port in use names the address (and the likely culprit). */
     private ControlServer listen(Auth auth, ServerLimits limits, PrintWriter out) throws java.io.IOException {
         try {
-            return new ControlServer(bind, port, auth, limits, Transports.available(), out);
+            return new ControlServer(bind, port, auth, limits, Transports::available, out);
         } catch (java.net.BindException e) {
             String why = e.getMessage() == null ? "" : e.getMessage().toLowerCase(java.util.Locale.ROOT);
             throw new java.io.IOException("cannot listen on " + HostPort.format(bind, port) + ": "

@@ -2,9 +2,9 @@ package io.lossprobe.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.transport.Transports;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -49,6 +49,13 @@ class CliHabitsTest {
         assertThat(o.exit()).isEqualTo(2);
         assertThat(o.err().strip()).contains(expected);
         assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+    }
+
+    /** A secret file as keygen would leave it: only its owner reads it, so no warning joins the one line. */
+    private Path secretFile(String name, String text) throws java.io.IOException {
+        Path file = Files.writeString(dir.resolve(name), text);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return file;
     }
 
     @Test
@@ -99,7 +106,7 @@ class CliHabitsTest {
     void serveOnABusyPortNamesTheAddress() throws Exception {
         try (ServerSocket busy = new ServerSocket()) {
             busy.bind(new InetSocketAddress(InetAddress.getByName("::1"), 0));
-            Path secret = Files.writeString(dir.resolve("s"), "a secret of some length\n");
+            Path secret = secretFile("s", "a secret of some length, 32 bytes or more\n");
             RunCommandTest.Outcome o = execute("serve", "--bind", "::1", "--port", "" + busy.getLocalPort(),
                 "--secret-file", secret.toString());
             assertThat(o.exit()).isEqualTo(1);
@@ -110,7 +117,7 @@ class CliHabitsTest {
 
     @Test
     void anUnknownHostSaysUnknownHost() throws Exception {
-        Path secret = Files.writeString(dir.resolve("s"), "a secret of some length\n");
+        Path secret = secretFile("s", "a secret of some length, 32 bytes or more\n");
         RunCommandTest.Outcome o = execute("run", "--target", "no-such-host.invalid", "--secret-file",
             secret.toString(), "--transport", "udp", "-o", dir.resolve("r.json").toString());
         assertThat(o.exit()).isEqualTo(2);
@@ -119,14 +126,15 @@ class CliHabitsTest {
 
     @Test
     void aWrongSecretHintsThatTheKeyFilesDiffer() throws Exception {
-        Path mine = Files.writeString(dir.resolve("mine"), "the secret on this host\n");
-        try (ControlServer server = new ControlServer("127.0.0.1", 0, Auth.ofSecret("the secret on the server"),
-            ServerLimits.DEFAULTS, Transports.available(), new PrintWriter(new StringWriter()))) {
+        Path mine = secretFile("mine", "the secret on this host, 32 bytes or more\n");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, Auth.ofSecret("the secret on the server, 32 bytes or more"),
+            ServerLimits.DEFAULTS, Transports::available, new PrintWriter(new StringWriter()))) {
             RunCommandTest.Outcome o = execute("run", "--target", "127.0.0.1:" + server.port(), "--secret-file",
                 mine.toString(), "--transport", "udp", "--quiet", "-o", dir.resolve("r.json").toString());
             assertThat(o.exit()).isEqualTo(1);
+            // The server proves itself first, so the controller is the one to find the secrets differ.
             assertThat(o.err().strip()).isEqualTo("lossprobe: lossprobe serve at 127.0.0.1:" + server.port()
-                + " refused this host's secret: do the secret files on the two hosts differ?");
+                + " could not prove it knows the secret: do the secret files on the two hosts differ?");
         }
     }
 

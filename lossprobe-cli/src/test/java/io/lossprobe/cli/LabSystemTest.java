@@ -41,6 +41,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LabSystemTest {
     private static final String RX = "198.18.0.1";
+    /** The lab's namespace prefix (scripts/lab.sh's LAB_PREFIX), so a lab of one's own can run beside others. */
+    private static final String LAB = System.getenv().getOrDefault("LAB_PREFIX", "lp-");
     private Path repo;
     private Path work;
     private Path secret;
@@ -56,8 +58,8 @@ class LabSystemTest {
         assertThat(lab("up", "2").exit).isZero();
         work = Files.createTempDirectory("lossprobe-lab");
         secret = work.resolve("secret");
-        Files.writeString(secret, "lab secret for lossprobe tests\n");
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", "lp-rx"));
+        io.lossprobe.control.Auth.writeNewSecret(secret); // as 'lossprobe keygen' makes it: no warning in the output
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "rx"));
         cmd.addAll(java());
         cmd.addAll(List.of("serve", "--bind", RX, "--secret-file", secret.toString()));
         server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -158,7 +160,7 @@ class LabSystemTest {
     @Test
     void udpLossEqualsWhatNftablesDroppedPlusKernelDrops() throws Exception {
         assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = run("lp-tx1", "udp-loss", "--transport", "udp", "--ports", "8", "--base-port", "48000",
+        RunResult r = run(LAB + "tx1", "udp-loss", "--transport", "udp", "--ports", "8", "--base-port", "48000",
             "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         long dropped = datagrams(counters(), "dropped", 64);
@@ -172,7 +174,7 @@ class LabSystemTest {
     @Test
     void udpDuplicatesEqualWhatNftablesDuplicated() throws Exception {
         assertThat(lab("dup", "1").exit).isZero();
-        RunResult r = run("lp-tx1", "udp-dup", "--transport", "udp", "--ports", "8", "--base-port", "48100",
+        RunResult r = run(LAB + "tx1", "udp-dup", "--transport", "udp", "--ports", "8", "--base-port", "48100",
             "--levels", "20k", "--duration", "2s", "--warmup", "0", "-X", "udp.gso=off");
         StepResult s = r.steps().get(0);
         long duplicated = datagrams(counters(), "duplicated", 64);
@@ -190,7 +192,7 @@ class LabSystemTest {
     @Test
     void tcpPaysForLossWithRetransmitsNotLoss() throws Exception {
         assertThat(lab("loss", "1", "tcp").exit).isZero();
-        RunResult r = run("lp-tx1", "tcp-loss", "--transport", "tcp", "--ports", "8", "--base-port", "48200",
+        RunResult r = run(LAB + "tx1", "tcp-loss", "--transport", "tcp", "--ports", "8", "--base-port", "48200",
             "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         assertThat(counters().get("dropped").asLong()).isPositive();
@@ -208,7 +210,7 @@ class LabSystemTest {
     @Test
     void aeronReliableRepairsLossWithNaks() throws Exception {
         assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = run("lp-tx1", "aeron-loss", "--transport", "aeron", "--ports", "8", "--base-port", "48300",
+        RunResult r = run(LAB + "tx1", "aeron-loss", "--transport", "aeron", "--ports", "8", "--base-port", "48300",
             "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         assertThat(counters().get("dropped").asLong()).isPositive();
@@ -226,8 +228,8 @@ class LabSystemTest {
 
     @Test
     void twoSendersAgainstOneServerAtOnce() throws Exception {
-        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call("lp-tx1", "two-a", "48400"));
-        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call("lp-tx2", "two-b", "48500"));
+        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(LAB + "tx1", "two-a", "48400"));
+        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(LAB + "tx2", "two-b", "48500"));
         RunResult ra = a.get(5, TimeUnit.MINUTES);
         RunResult rb = b.get(5, TimeUnit.MINUTES);
         for (RunResult r : List.of(ra, rb)) {
@@ -244,7 +246,7 @@ class LabSystemTest {
     void echoBetweenHostsAttributesLossToTheDirectionItHappenedIn() throws Exception {
         // Drop 1% of TCP segments arriving at the server: requests are repaired by retransmission, not lost.
         assertThat(lab("loss", "1", "tcp").exit).isZero();
-        RunResult r = run("lp-tx1", "echo", "--transport", "tcp", "--mode", "echo", "--ports", "4", "--base-port",
+        RunResult r = run(LAB + "tx1", "echo", "--transport", "tcp", "--mode", "echo", "--ports", "4", "--base-port",
             "48700", "--levels", "4k", "--duration", "1s", "--warmup", "200ms");
         StepResult s = r.steps().get(0);
         assertThat(s.echo().identitiesHold()).isTrue();
@@ -256,7 +258,7 @@ class LabSystemTest {
 
     @Test
     void reverseTheServerSendsToTheController() throws Exception {
-        RunResult r = run("lp-tx2", "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8", "--base-port",
+        RunResult r = run(LAB + "tx2", "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8", "--base-port",
             "48600", "--levels", "10k", "--duration", "2s", "--warmup", "200ms");
         assertThat(r.steps()).hasSize(2);
         for (StepResult s : r.steps()) {
@@ -281,14 +283,14 @@ class LabSystemTest {
     /** tbf on lp-tx1's own link at 20 Mbit/s against 28k/s of 64-byte messages (about 24 Mbit/s on the wire). */
     private LabRun overloadOwnEgress(String name, String basePort, String... options) throws Exception {
         assertThat(lab("clear").exit).isZero();
-        assertThat(lab("shape-tx", "20mbit", "lp-tx1").exit).isZero();
+        assertThat(lab("shape-tx", "20mbit", LAB + "tx1").exit).isZero();
         List<String> args = new ArrayList<>(List.of("--transport", "udp", "--ports", "8", "--base-port", basePort,
             "--levels", "28k", "--duration", "3s", "--warmup", "0"));
         for (String o : options) {
             args.addAll(List.of("-X", o));
         }
         JsonNode before = counters(); // after shape-tx: a new qdisc's drops start at 0
-        RunResult r = run("lp-tx1", name, args.toArray(String[]::new));
+        RunResult r = run(LAB + "tx1", name, args.toArray(String[]::new));
         return new LabRun(r.steps().get(0), before, counters());
     }
 

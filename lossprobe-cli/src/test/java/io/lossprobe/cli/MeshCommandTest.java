@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshResult;
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.transport.Transports;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -93,7 +93,7 @@ class MeshCommandTest {
             List<String> args = new ArrayList<>(List.of("mesh", "--secret-file", secret.toString()));
             for (int i = 0; i < 3; i++) {
                 ControlServer server = new ControlServer("127.0.0." + (i + 2), 0, Auth.ofSecret(SECRET),
-                    ServerLimits.DEFAULTS, Transports.available(), new PrintWriter(new StringWriter()));
+                    ServerLimits.DEFAULTS, Transports::available, new PrintWriter(new StringWriter()));
                 servers.add(server);
                 args.addAll(List.of("--host", (char) ('a' + i) + "=127.0.0." + (i + 2) + ":" + server.port()));
             }

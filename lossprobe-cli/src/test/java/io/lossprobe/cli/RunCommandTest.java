@@ -68,6 +68,16 @@ class RunCommandTest {
         "--reverse|--reverse needs --target",
         "--mode chatter|--mode must be stream or echo",
         "--target host:99999|port must be between 1 and 65535",
+        "-X aeron.relaible=false|unknown transport option 'aeron.relaible' (did you mean aeron.reliable?); known: "
+            + "aeron.connectTimeoutMs, aeron.dir, aeron.mtu, aeron.reliable",
+        "-X tcp.nodelay=maybe|-X tcp.nodelay=maybe: tcp.nodelay must be true or false, not 'maybe'",
+        "-X rcvbuf=4GB|-X rcvbuf=4GB: rcvbuf is not a size like 64, 1KiB or 4MiB",
+        "-X rcvbuf=0|rcvbuf must be 1 to",
+        "-X udp.gso=sometimes|udp.gso must be one of auto, on, off",
+        "-X aeron.mtu=1500|aeron.mtu must be a multiple of 32, not '1500'",
+        "-X aeron.termLength=100k|aeron.termLength",
+        "--target 127.0.0.1:1 -X udp.rxthreads=2|did you mean udp.rxThreads?",
+        "--udp-io ioctl|udp.io must be one of auto, epoll, nio, not 'ioctl'",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
         Outcome o = execute(("run " + args).split(" "));
@@ -88,6 +98,31 @@ class RunCommandTest {
             .doesNotContain("Exception").doesNotContain("\tat ");
         assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
         assertThat(file).doesNotExist();
+    }
+
+    /** Validated -X values are taken in every form the declarations accept, and reach the transport. */
+    @Test
+    @Tag("system")
+    @Timeout(60)
+    void transportOptionsInTheirDeclaredFormsReachTheTransport(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("r.json");
+        Outcome o = execute("run", "--transport", "udp", "--ports", "1", "--base-port", "45650", "--levels", "1k",
+            "--duration", "100ms", "--warmup", "0", "--drain", "100ms", "--quiet", "-o", file.toString(),
+            "-X", "rcvbuf=2MiB", "-X", "udp.rxThreads=1", "-X", "tcp.nodelay=false");
+        assertThat(o.exit()).as(o.err()).isZero();
+        assertThat(o.err()).contains("lossprobe: note: -X tcp.nodelay is for a transport this run does not use");
+        RunResult r = ResultFiles.read(file);
+        assertThat(r.environment().socketBuffers()).containsEntry("udp.receiveBufferRequested", 2L << 20);
+        assertThat(r.environment().transportSettings()).containsEntry("udp.receiveThreads", 1L);
+    }
+
+    @Test
+    void optionsListsEveryDeclaredOptionWithWhereItApplies() {
+        Outcome o = execute("options");
+        assertThat(o.exit()).isZero();
+        assertThat(o.out()).contains("udp:", "tcp:", "aeron:");
+        assertThat(o.out().lines().filter(l -> l.contains("aeron.dir")).findFirst().orElseThrow()).contains("local");
+        assertThat(o.out().lines().filter(l -> l.contains("udp.gso ")).findFirst().orElseThrow()).contains("server");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
-import java.util.Locale;
+import io.lossprobe.core.transport.TransportOption;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,41 +23,31 @@ record TcpSettings(TcpIo io, boolean noDelay, int receiveBufferBytes, int sendBu
 
     static final int DEFAULT_HIGH_WATER_MARK_BYTES = 256 * 1024;
 
+    /** The options, declared once; {@link #from} reads them through these declarations. */
+    static final TransportOption<String> IO_OPTION = TransportOption.choice(IO, "auto",
+        "socket I/O: native epoll (with TCP_INFO counters) or Java NIO; auto takes epoll where it loads",
+        "auto", "epoll", "nio");
+    static final TransportOption<Boolean> NODELAY_OPTION = TransportOption.bool(NODELAY, true,
+        "TCP_NODELAY on the senders: a batch leaves at once instead of waiting for Nagle");
+    static final TransportOption<Integer> HIGH_WATER_MARK_OPTION = TransportOption.bytes(HIGH_WATER_MARK,
+        DEFAULT_HIGH_WATER_MARK_BYTES, "256KiB", 2, Integer.MAX_VALUE,
+        "bytes queued per connection above which the flow reports BLOCKED (writable again below half)");
+    static final TransportOption<Integer> RCVBUF_OPTION = TransportOption.bytes(RCVBUF, null,
+        "kernel autotuning", 1, Integer.MAX_VALUE, "receive socket buffer; setting it turns autotuning off");
+    static final TransportOption<Integer> SNDBUF_OPTION = TransportOption.bytes(SNDBUF, null,
+        "kernel autotuning", 1, Integer.MAX_VALUE, "send socket buffer; setting it turns autotuning off");
+    static final List<TransportOption<?>> ALL = List.of(IO_OPTION, NODELAY_OPTION, HIGH_WATER_MARK_OPTION,
+        RCVBUF_OPTION, SNDBUF_OPTION);
+
     static TcpSettings from(Map<String, String> options) {
-        return new TcpSettings(TcpIo.choose(options.get(IO)), bool(options.get(NODELAY), true),
-            bytes(options.get(RCVBUF), RCVBUF, 0), bytes(options.get(SNDBUF), SNDBUF, 0),
-            bytes(options.get(HIGH_WATER_MARK), HIGH_WATER_MARK, DEFAULT_HIGH_WATER_MARK_BYTES));
+        Integer rcvbuf = RCVBUF_OPTION.read(options);
+        Integer sndbuf = SNDBUF_OPTION.read(options);
+        return new TcpSettings(TcpIo.choose(IO_OPTION.read(options)), NODELAY_OPTION.read(options),
+            rcvbuf == null ? 0 : rcvbuf, sndbuf == null ? 0 : sndbuf, HIGH_WATER_MARK_OPTION.read(options));
     }
 
     /** Netty turns writability back on below this: half the high mark, so a flow does not flap. */
     int lowWaterMarkBytes() {
         return highWaterMarkBytes / 2;
-    }
-
-    private static boolean bool(String value, boolean fallback) {
-        if (value == null) {
-            return fallback;
-        }
-        return switch (value.trim().toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException(NODELAY + " must be true or false, not '" + value + "'");
-        };
-    }
-
-    private static int bytes(String value, String key, int fallback) {
-        if (value == null) {
-            return fallback;
-        }
-        long parsed;
-        try {
-            parsed = Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a number of bytes, not '" + value + "'");
-        }
-        if (parsed < 1 || parsed > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(key + " must be between 1 and " + Integer.MAX_VALUE + " bytes");
-        }
-        return (int) parsed;
     }
 }

@@ -73,12 +73,11 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     static UdpReceiver open(ReceiverSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(spec.option("udp.io", "auto"));
+        NettyIo io = NettyIo.choose(UdpOptions.IO.read(spec.options()));
         int size = spec.plan().messageSize();
-        int rcvbuf = UdpTransport.bufferOption(spec.options().get("rcvbuf"));
-        boolean gro = groOption(io, spec.option("udp.gro", System.getProperty("lossprobe.udp.gro", "off")));
-        int threads = receiveThreads(spec.flows().length,
-            spec.option("udp.rxThreads", System.getProperty("lossprobe.udp.rxThreads", "auto")));
+        int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
+        boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
+        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()));
         EventLoopGroup group = io.newGroup("lossprobe-udp-rx", threads);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];

@@ -69,13 +69,12 @@ final class UdpSender implements SenderEndpoint {
     }
 
     static UdpSender open(SenderSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(spec.option("udp.io", "auto"));
-        int sndbuf = UdpTransport.bufferOption(spec.options().get("sndbuf"));
+        NettyIo io = NettyIo.choose(UdpOptions.IO.read(spec.options()));
+        int sndbuf = UdpOptions.SNDBUF.read(spec.options());
         int flows = spec.plan().ports();
-        int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(), spec.option("udp.gso",
-            System.getProperty("lossprobe.udp.gso", "auto")));
-        boolean recvErr = recvErrOption(io, spec.option("udp.recverr",
-            System.getProperty("lossprobe.udp.recverr", "auto")));
+        int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(),
+            UdpOptions.GSO.read(spec.options()));
+        boolean recvErr = recvErrOption(io, UdpOptions.RECVERR.read(spec.options()));
         EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
@@ -115,7 +114,7 @@ final class UdpSender implements SenderEndpoint {
         env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
             channels.get(0).config()).getSendBufferSize());
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
-        long minCycleNs = spec.replies() != null ? 0 : Long.getLong("lossprobe.udp.minCycleNs", DEFAULT_MIN_CYCLE_NS);
+        long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
         return new UdpSender(group, channels, writers, errors, env, minCycleNs);
     }
 

@@ -9,16 +9,17 @@ import io.lossprobe.core.transport.Transport;
 /**
  * Raw UDP: one datagram per message, one socket per port on each side, no retransmission. What is lost is lost.
  *
- * <p>Options: {@code udp.io} (auto, epoll, nio), {@code rcvbuf} and {@code sndbuf} (bytes requested; the kernel
- * caps them at net.core.rmem_max / wmem_max and the granted sizes are reported). For throughput work (see
- * docs/performance.md), each of these is also read from the system property {@code lossprobe.<option>}:
+ * <p>Options (declared in {@link UdpOptions}): {@code udp.io} (auto, epoll, nio), {@code rcvbuf} and {@code sndbuf}
+ * (bytes requested; the kernel caps them at net.core.rmem_max / wmem_max and the granted sizes are reported). For
+ * throughput work (see docs/performance.md), each of these also takes its default from the system property
+ * {@code lossprobe.<option>}:
  * {@code udp.gso} (auto, on, off: batch messages into UDP_SEGMENT sends; auto uses it with epoll),
  * {@code udp.gro} (off, on: UDP_GRO on the receiving sockets; faster, but socketDrops then counts coalesced
  * packets rather than datagrams), {@code udp.rxThreads} (receiving event loops; auto is half the cores, at
  * least 2, never more than the flows), {@code udp.recverr} (auto, on, off: IP_RECVERR on the sending sockets, so
  * a datagram the sending host's own egress queue drops fails its send and counts in sendFailed, not as lost; auto
- * uses it with epoll). {@code lossprobe.udp.minCycleNs} (default 50,000) is the shortest gap between send cycles
- * that are not behind.
+ * uses it with epoll). {@code udp.minCycleNs} (default 50,000) is the shortest gap between send cycles that are
+ * not behind.
  */
 public final class UdpTransport implements Transport {
     static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -38,7 +39,8 @@ public final class UdpTransport implements Transport {
         return UdpSender.open(spec);
     }
 
-    static int bufferOption(String value) {
-        return value == null ? DEFAULT_BUFFER_BYTES : Integer.parseInt(value);
+    @Override
+    public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
+        return UdpOptions.ALL;
     }
 }

@@ -2,10 +2,10 @@ package io.lossprobe.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lossprobe.core.control.Auth;
-import io.lossprobe.core.control.ControlClient;
-import io.lossprobe.core.control.ControlServer;
-import io.lossprobe.core.control.ServerLimits;
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
@@ -39,14 +39,19 @@ class RemoteRunTest {
 
     private static RunResult runAgainst(ControlServer server, int basePort, String level, long warmupMs)
         throws Exception {
+        return runAgainst(server, basePort, level, warmupMs, Map.of());
+    }
+
+    private static RunResult runAgainst(ControlServer server, int basePort, String level, long warmupMs,
+                                        Map<String, String> options) throws Exception {
         Transport udp = new UdpTransport();
         Plan plan = new Plan(List.of("udp"), 8, basePort, List.of(Level.parse(level), Level.parse(level)),
             TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(warmupMs), TimeUnit.SECONDS.toNanos(1),
             64, "127.0.0.1");
         int runId = basePort * 31;
         try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
-            client.negotiate(plan, runId, Map.of());
-            RunEngine engine = new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
+            client.negotiate(plan, runId, options, List.of(udp));
+            RunEngine engine = new RunEngine(plan, Map.of("udp", udp), options, new RunListener() {
             }, StepHooks.NONE, client.receiveSides(), "127.0.0.1", runId);
             return engine.run();
         }
@@ -56,7 +61,7 @@ class RemoteRunTest {
     @Timeout(120)
     void twoControllersAgainstOneServerGetCorrectSeparateResults() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(server, 41500, "4k"));
             CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(server, 41600, "8k"));
             RunResult ra = a.get(90, TimeUnit.SECONDS);
@@ -88,7 +93,7 @@ class RemoteRunTest {
     @Timeout(120)
     void reverseTheServerSendsToTheControllerOnly() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             Transport udp = new UdpTransport();
             Plan plan = new Plan(List.of("udp"), 4, 41700, List.of(Level.parse("4k")),
                 TimeUnit.MILLISECONDS.toNanos(800), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1),
@@ -138,7 +143,7 @@ class RemoteRunTest {
     @Timeout(120)
     void withNoWarmUpTheDelayIsStillMeasuredAndTheWeakBaselineIsNamed() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null)) {
+            () -> Map.of("udp", new UdpTransport()), null)) {
             RunResult r = runAgainst(server, 41800, "4k", 0);
             for (StepResult s : r.steps()) {
                 assertOneWayDelayOnTheEstimatedClock(s);
@@ -158,7 +163,7 @@ class RemoteRunTest {
     @Timeout(120)
     void datagramsFromAnotherAddressThanTheControllersAreForeign() throws Exception {
         try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
-            Map.of("udp", new UdpTransport()), null);
+            () -> Map.of("udp", new UdpTransport()), null);
              java.net.DatagramSocket stranger = new java.net.DatagramSocket(
                  new java.net.InetSocketAddress("127.0.0.2", 0))) {
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
@@ -194,6 +199,24 @@ class RemoteRunTest {
                 foreign += s.flows().get(0).counts().foreign();
             }
             assertThat(foreign).isPositive().isLessThanOrEqualTo(sentByStranger.get());
+        }
+    }
+
+    /**
+     * -X means the same on both hosts: the receivers' options (once dropped by a fixed allow-list) reach the
+     * server's receivers, as their own report of what they were given shows.
+     */
+    @Test
+    @Timeout(120)
+    void receiverOptionsApplyOnTheServer() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            RunResult r = runAgainst(server, 41950, "2k", 0, Map.of("udp.rxThreads", "1", "rcvbuf", "1MiB",
+                "sndbuf", "512KiB", "udp.gso", "off"));
+            assertThat(r.environment().transportSettings()).containsEntry("udp.remote.receiveThreads", 1L)
+                .containsEntry("udp.gsoSegmentsPerSend", 1L);
+            assertThat(r.environment().socketBuffers()).containsEntry("udp.remote.receiveBufferRequested", 1L << 20)
+                .containsEntry("udp.sendBufferRequested", 512L << 10);
         }
     }
 

@@ -76,6 +76,19 @@ public final class SequenceTracker {
         this.wordMask = words.length - 1;
     }
 
+    /**
+     * Each flow's window for a step of {@code plan} at {@code level}: its rate over twice the drain, at least a
+     * second ({@code max} levels as 2^20/s). The engine and a control server derive it alike, from the plan alone.
+     */
+    public static int[] windowsFor(io.lossprobe.core.plan.Plan plan, io.lossprobe.core.plan.Level level) {
+        int[] bits = new int[plan.ports()];
+        double trackSeconds = Math.max(1.0, 2.0 * plan.drainNs() / 1e9);
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = windowFor(level.isMax() ? 1 << 20 : plan.flowRate(level, i), trackSeconds);
+        }
+        return bits;
+    }
+
     /** Window size that covers {@code seconds} of a flow at {@code ratePerSecond}, within [4096, 2^22]. */
     public static int windowFor(long ratePerSecond, double seconds) {
         long wanted = (long) Math.ceil(Math.max(1, ratePerSecond) * Math.max(seconds, 0.001));

@@ -180,11 +180,9 @@ public final class RunEngine {
         int flows = plan.ports();
         listener.stepStarted(name, step, level);
         long[] rates = new long[flows];
-        int[] windowBits = new int[flows];
-        double trackSeconds = Math.max(1.0, 2.0 * plan.drainNs() / 1e9);
+        int[] windowBits = SequenceTracker.windowsFor(plan, level);
         for (int i = 0; i < rates.length; i++) {
             rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
-            windowBits[i] = SequenceTracker.windowFor(level.isMax() ? 1 << 20 : rates[i], trackSeconds);
         }
         if (plan.echo() && receiver.localEndpoint() != null) {
             receiver.replyFilter(hooks.replyFilter(name, step));
@@ -422,7 +420,7 @@ public final class RunEngine {
         if (egressWarning != null) {
             warnings.add(egressWarning);
         }
-        if (transport.reliable() && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
+        if (transport.reliable(options) && (totals.lost() > 0 || totals.duplicates() > 0 || totals.reordered() > 0)) {
             warnings.add(transport.name() + " promises delivery, yet lost=" + totals.lost() + " duplicates="
                 + totals.duplicates() + " reordered=" + totals.reordered()
                 + ": a defect of the path or of lossprobe");

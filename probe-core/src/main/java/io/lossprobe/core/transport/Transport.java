@@ -5,6 +5,10 @@ package io.lossprobe.core.transport;
  * Implementations live in their own modules, are found with {@link java.util.ServiceLoader}, and never depend
  * on each other. The run engine in probe-core does the pacing, accounting and reporting; a transport only moves
  * bytes and reports its own counters.
+ *
+ * <p>An instance serves one run at a time: it may share what it opened between that run's receiver and sender (Aeron
+ * shares one media driver), so a server gives every session instances of its own. Everything it reads from the
+ * run's options is declared in {@link #options()}.
  */
 public interface Transport {
     /** Short name used on the command line and in results: {@code udp}, {@code tcp}, {@code aeron}. */
@@ -16,6 +20,27 @@ public interface Transport {
      */
     default boolean reliable() {
         return false;
+    }
+
+    /** {@link #reliable()} under the run's {@code options} (Aeron is reliable unless told otherwise). */
+    default boolean reliable(java.util.Map<String, String> options) {
+        return reliable();
+    }
+
+    /**
+     * Every option this transport reads from the run's options, declared once: validated before any traffic,
+     * forwarded to a server when it applies there, and read through the declaration.
+     */
+    default java.util.List<TransportOption<?>> options() {
+        return java.util.List.of();
+    }
+
+    /**
+     * Memory a run of {@code plan} makes this transport map or allocate on one host beyond the kernel's socket
+     * buffers (Aeron's term buffers), so a server can refuse a plan that would exhaust it; 0 when negligible.
+     */
+    default long memoryBytes(io.lossprobe.core.plan.Plan plan, java.util.Map<String, String> options) {
+        return 0;
     }
 
     /**

@@ -1,0 +1,519 @@
+package io.lossprobe.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.accounting.FailedRanges;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.ReceiveSideFactory;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.engine.SendSideFactory;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.ClockOffset;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportOptions;
+import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.core.transport.Transports;
+import io.lossprobe.core.wire.MessageAuth;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The controller's end of the control channel ({@code lossprobe run --target HOST}): checks the server's proof
+ * before giving its own, negotiates the plan, and gives the engine a {@link ReceiveSide} (or, reversed, a
+ * {@link SendSide}) per transport whose receivers (senders) run on the server. Every frame after the handshake is
+ * MACed both ways; one that fails its check ends the run with a clear error.
+ */
+public final class ControlClient implements AutoCloseable {
+    public static final int DEFAULT_PORT = 7400;
+    /** Largest frame from the server: a step result for 4,096 flows fits with room to spare. */
+    static final int MAX_REPLY_BYTES = 8 << 20;
+    /** Write timeout on the control connection: a server that stops reading ends the run, not hangs it. */
+    static final int WRITE_TIMEOUT_MS = 10_000;
+
+    private final FrameChannel channel;
+    private final int timeoutMs;
+    private final byte[] sessionKey;
+    private final ServerLimits serverLimits;
+
+    private ControlClient(FrameChannel channel, int timeoutMs, byte[] sessionKey, ServerLimits serverLimits) {
+        this.channel = channel;
+        this.timeoutMs = timeoutMs;
+        this.sessionKey = sessionKey;
+        this.serverLimits = serverLimits;
+    }
+
+    /** The server's address as this connection reaches it. */
+    public String peerAddress() {
+        return channel.remoteAddress();
+    }
+
+    /** What the server accepts, as it said when it admitted this session. */
+    public ServerLimits serverLimits() {
+        return serverLimits;
+    }
+
+    /** The data key of run {@code runId} in this session: the server derives the same one. */
+    public MessageAuth dataKey(int runId) {
+        return MessageAuth.derive(sessionKey, runId);
+    }
+
+    /**
+     * Connects and authenticates within {@code timeoutMs}: the server must prove it knows the secret before this
+     * side proves anything.
+     */
+    public static ControlClient connect(String host, int port, Auth auth, int timeoutMs) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host, port), timeoutMs);
+        } catch (IOException e) {
+            socket.close();
+            throw new IOException("cannot reach lossprobe serve at " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        FrameChannel channel = new FrameChannel(socket, WRITE_TIMEOUT_MS);
+        try {
+            String clientNonce = Auth.nonce();
+            channel.send(Codec.encode(new Request.Hello(Codec.VERSION, clientNonce)));
+            Reply first = handshakeReply(channel.receive(ControlServer.PRE_AUTH_MAX_BYTES, deadline));
+            if (!(first instanceof Reply.Challenge challenge)) {
+                throw new ControlProtocolException("expected 'challenge', got '" + Codec.typeOf(first) + "'");
+            }
+            if (!Auth.verify(auth.serverProof(clientNonce, challenge.nonce()), challenge.proof())) {
+                throw new ControlProtocolException("the server at " + host + ":" + port
+                    + " could not prove it knows the secret (another secret there, or not a lossprobe serve); "
+                    + "nothing was sent to it");
+            }
+            channel.send(Codec.encode(new Request.Authenticate(auth.clientProof(clientNonce, challenge.nonce()))));
+            byte[] key = auth.sessionKey(clientNonce, challenge.nonce());
+            channel.authenticate(Auth.frameKey(key, "client"), Auth.frameKey(key, "server"));
+            Reply admitted;
+            try {
+                admitted = Codec.reply(channel.receive(MAX_REPLY_BYTES, deadline));
+            } catch (FrameChannel.BadMac e) {
+                // A server that refused our proof answers in clear: it cannot know the key we check with.
+                throw new ControlProtocolException("server refused: " + clearFailure(e.frame, e));
+            }
+            if (admitted instanceof Reply.Failure f) {
+                throw new ControlProtocolException("server: " + f.message());
+            }
+            if (!(admitted instanceof Reply.Welcome welcome)) {
+                throw new ControlProtocolException("expected 'welcome', got '" + Codec.typeOf(admitted) + "'");
+            }
+            return new ControlClient(channel, timeoutMs, key, welcome.limits());
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** The server's first reply; another protocol version is told apart from a broken message. */
+    private static Reply handshakeReply(byte[] frame) throws ControlProtocolException {
+        JsonNode node = Codec.tree(frame);
+        JsonNode version = node.get("version");
+        if (version != null && version.isIntegralNumber() && version.asInt() != Codec.VERSION) {
+            JsonNode message = node.get("message");
+            throw new ControlProtocolException("the server speaks control protocol " + version.asInt()
+                + ", this controller " + Codec.VERSION + ": run the same lossprobe version on both hosts"
+                + (message != null && message.isTextual() ? " (server: " + PeerText.clean(message.asText()) + ")"
+                : ""));
+        }
+        Reply reply = Codec.read(node, Reply.class);
+        if (reply instanceof Reply.Failure f) {
+            throw new ControlProtocolException("server: " + f.message());
+        }
+        return reply;
+    }
+
+    /** The text of a clear error frame, or the MAC failure itself when the frame is not one. */
+    private static String clearFailure(byte[] frame, ControlProtocolException macFailure)
+        throws ControlProtocolException {
+        Reply reply;
+        try {
+            reply = Codec.reply(frame);
+        } catch (ControlProtocolException notClear) {
+            throw macFailure;
+        }
+        if (reply instanceof Reply.Failure f) {
+            return f.message();
+        }
+        throw macFailure;
+    }
+
+    /**
+     * Sends the plan with the options every transport of it declares as applying on a server ({@code options}
+     * filtered by {@code transports}' declarations); returns the address the server's receivers are bound to.
+     */
+    public String negotiate(Plan plan, int runId, Map<String, String> options, Collection<Transport> transports)
+        throws IOException {
+        Map<String, String> forServer = TransportOptions.forServer(options, transports);
+        return request(new Request.PlanRequest(runId, plan.withTransportOptions(forServer)), Reply.PlanOk.class)
+            .bindAddress();
+    }
+
+    /** {@link #negotiate(Plan, int, Map, Collection)} with the plan's transports found on the class path. */
+    public String negotiate(Plan plan, int runId, Map<String, String> options) throws IOException {
+        Map<String, Transport> available = Transports.available();
+        List<Transport> used = new ArrayList<>();
+        for (String name : plan.transports()) {
+            if (available.containsKey(name)) {
+                used.add(available.get(name));
+            }
+        }
+        return negotiate(plan, runId, options, used);
+    }
+
+    /** Clock exchanges made once, before the first estimate, and discarded. */
+    static final int WARM_UP_CLOCK_EXCHANGES = 200;
+    private boolean clockWarmed;
+
+    /**
+     * Estimates the server's clock offset from {@code exchanges} (1..256) back-to-back
+     * {@code clock} exchanges, keeping the least-delayed one (see {@link ClockSync}). Takes a few round trips of
+     * the control connection; call it between steps, where no data traffic queues in front of it.
+     */
+    public ClockOffset clockOffset(int exchanges) throws IOException {
+        if (!clockWarmed) {
+            // Warms both ends' exchange path first: run interpreted, its round trip (hence the estimate's
+            // uncertainty) is several times larger (measured on loopback: ~100 us cold, ~10 us warm).
+            clockWarmed = true;
+            for (int done = 0; done < WARM_UP_CLOCK_EXCHANGES; done += ClockSync.MAX_EXCHANGES) {
+                clockOffset(Math.min(ClockSync.MAX_EXCHANGES, WARM_UP_CLOCK_EXCHANGES - done));
+            }
+        }
+        return ClockSync.estimate(exchanges, this::clockExchange);
+    }
+
+    /** {@link #clockOffset(int)} with the default 16 exchanges. */
+    public ClockOffset clockOffset() throws IOException {
+        return clockOffset(ClockSync.DEFAULT_EXCHANGES);
+    }
+
+    /** One exchange; synchronized like {@link #request}, so no other request runs between t1 and t4. */
+    private synchronized ClockSync.Stamps clockExchange(int seq) throws IOException {
+        byte[] msg = Codec.encode(new Request.Clock(seq));
+        long t1 = System.nanoTime();
+        channel.send(msg);
+        Reply reply = Codec.reply(channel.receive(MAX_REPLY_BYTES,
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)));
+        long t4 = System.nanoTime();
+        Reply.ClockReply c = expect(reply, Reply.ClockReply.class);
+        if (c.seq() != seq) {
+            throw new ControlProtocolException("clock reply for another request");
+        }
+        return new ClockSync.Stamps(t1, c.t2(), c.t3(), t4);
+    }
+
+    /** One request and its reply, which must be of type {@code expected}; the server's error is an exception. */
+    synchronized <R extends Reply> R request(Request msg, Class<R> expected) throws IOException {
+        channel.send(Codec.encode(msg));
+        return expect(Codec.reply(channel.receive(MAX_REPLY_BYTES,
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs))), expected);
+    }
+
+    private static <R extends Reply> R expect(Reply reply, Class<R> expected) throws ControlProtocolException {
+        if (reply instanceof Reply.Failure f) {
+            throw new ControlProtocolException("server: " + f.message());
+        }
+        if (!expected.isInstance(reply)) {
+            throw new ControlProtocolException("expected '" + expected.getSimpleName() + "', got '"
+                + Codec.typeOf(reply) + "'");
+        }
+        return expected.cast(reply);
+    }
+
+    /** Receive sides on the server, one per transport in the engine's order. */
+    public ReceiveSideFactory receiveSides() {
+        return new ReceiveSideFactory() {
+            @Override
+            public ReceiveSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
+                                    Map<String, String> options) throws IOException {
+                return new Remote(transport.name(), plan.ports());
+            }
+
+            @Override
+            public MessageAuth dataKey(int runId) {
+                return ControlClient.this.dataKey(runId);
+            }
+        };
+    }
+
+    /** Drops the connection without a goodbye, as a controller that crashes or loses its network would. */
+    public void abort() {
+        channel.close();
+    }
+
+    /** Senders on the server, sending to this controller's address (a {@code --reverse} run). */
+    public SendSideFactory sendSides() {
+        return new SendSideFactory() {
+            @Override
+            public SendSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
+                                 Map<String, String> options) throws IOException {
+                return new RemoteSender(transport.name(), plan.ports());
+            }
+
+            @Override
+            public MessageAuth dataKey(int runId) {
+                return ControlClient.this.dataKey(runId);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.send(Codec.encode(new Request.Bye()));
+        } catch (IOException e) {
+            // Closing anyway.
+        }
+        channel.close();
+    }
+
+    private static FailedRanges[] freshLedger(int flows) {
+        FailedRanges[] out = new FailedRanges[flows];
+        for (int i = 0; i < flows; i++) {
+            out[i] = new FailedRanges();
+        }
+        return out;
+    }
+
+    private static Map<String, Long> remote(Map<String, Long> environment) {
+        Map<String, Long> out = new HashMap<>();
+        environment.forEach((k, v) -> out.put("remote." + k, v));
+        return out;
+    }
+
+    private static long[] ofLength(long[] values, int flows, String what) throws ControlProtocolException {
+        if (values.length != flows) {
+            throw new ControlProtocolException(what + " for " + values.length + " flows, not " + flows);
+        }
+        return values;
+    }
+
+    /** One transport's senders on the server. */
+    private final class RemoteSender implements SendSide {
+        private static final long POLL_NS = 5_000_000;
+        private final int flows;
+        private final Map<String, Long> environment;
+        private FailedRanges[] failures;
+        private long warmupNs;
+        private long sent;
+        private long[] sentPerFlow;
+        private boolean closed;
+
+        RemoteSender(String transport, int flows) throws IOException {
+            this.flows = flows;
+            this.failures = freshLedger(flows);
+            this.environment = remote(request(new Request.OpenSender(transport), Reply.SenderReady.class)
+                .environment());
+        }
+
+        @Override
+        public Map<String, Long> environment() {
+            return environment;
+        }
+
+        @Override
+        public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws IOException {
+            if (filter != SendFilter.NONE) {
+                throw new IllegalArgumentException("send filters cannot run on a remote sender");
+            }
+            failures = freshLedger(flows);
+            sent = 0;
+            sentPerFlow = null;
+            warmupNs = request(new Request.SendBegin(step), Reply.SendReady.class).warmupNs();
+        }
+
+        @Override
+        public FailedRanges[] failures() {
+            return failures;
+        }
+
+        @Override
+        public ClockOffset clockOffset() throws IOException {
+            return ControlClient.this.clockOffset();
+        }
+
+        /**
+         * The window begins warm-up after the server starts; seen from here that is at most one control round trip
+         * off, which the counters' skew includes.
+         */
+        @Override
+        public long start() throws IOException {
+            long before = System.nanoTime();
+            request(new Request.SendStart(), Reply.Ok.class);
+            return before + warmupNs;
+        }
+
+        @Override
+        public void beginWindow() throws IOException {
+            request(new Request.SendWindow(), Reply.Ok.class);
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNs) throws IOException {
+            long deadline = System.nanoTime() + timeoutNs;
+            while (true) {
+                Reply.Sent p = request(new Request.SendProgress(), Reply.Sent.class);
+                sent = p.sent();
+                FailedRangesCodec.decodeInto(p.failed(), failures);
+                if (p.done()) {
+                    if (p.sentPerFlow() == null) {
+                        throw new ControlProtocolException("send progress done without per-flow counts");
+                    }
+                    sentPerFlow = ofLength(p.sentPerFlow(), flows, "sent");
+                    return true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(left, POLL_NS));
+            }
+        }
+
+        @Override
+        public long sentProgress() {
+            return sent;
+        }
+
+        @Override
+        public long[] sent() {
+            return sentPerFlow == null ? new long[flows] : sentPerFlow.clone();
+        }
+
+        @Override
+        public void abort() throws IOException {
+            request(new Request.SendAbort(), Reply.Ok.class);
+        }
+
+        @Override
+        public Outcome finish() throws IOException {
+            Reply.SendOutcome r = request(new Request.SendResult(), Reply.SendOutcome.class);
+            FailedRangesCodec.decodeInto(r.failed(), failures);
+            if (r.counts().length != flows) {
+                throw new ControlProtocolException("send result without " + flows + " flows");
+            }
+            SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
+            for (int i = 0; i < flows; i++) {
+                long[] c = r.counts()[i];
+                out[i] = new SendLoop.FlowSendCounts(c[0], c[1], c[2], c[3]);
+            }
+            Reply.Lag l = r.lag();
+            Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),
+                l.maxNs(), null, null);
+            return new Outcome(out, r.windowNs(), lag, new TransportReport(r.counters(), r.flowCounters(), r.notes()),
+                r.failedAfterClose());
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                request(new Request.Close(), Reply.Ok.class);
+            }
+        }
+    }
+
+    /** One transport's receivers on the server. */
+    private final class Remote implements ReceiveSide {
+        private final int flows;
+        private final Map<String, Long> environment;
+        private final Map<Integer, Late> lateSeen = new HashMap<>();
+        /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
+        private FailedRanges[] failures;
+        private int[] shipped;
+        private boolean closed;
+
+        Remote(String transport, int flows) throws IOException {
+            this.flows = flows;
+            this.environment = remote(request(new Request.Open(transport), Reply.Ready.class).environment());
+        }
+
+        @Override
+        public Map<String, Long> environment() {
+            return environment;
+        }
+
+        @Override
+        public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
+            beginStep(step, windowBits, failures, 0);
+        }
+
+        /** The server derives the windows from the plan itself: {@code windowBits} stay here. */
+        @Override
+        public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs)
+            throws IOException {
+            this.failures = failures == null ? freshLedger(flows) : failures;
+            this.shipped = new int[flows];
+            request(new Request.BeginStep(step, clockOffsetNs), Reply.Ok.class);
+        }
+
+        @Override
+        public void beginWindow() throws IOException {
+            request(new Request.BeginWindow(), Reply.Ok.class);
+        }
+
+        @Override
+        public ClockOffset clockOffset() throws IOException {
+            return ControlClient.this.clockOffset();
+        }
+
+        /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
+        @Override
+        public long[] progress() throws IOException {
+            Reply.Received r = request(new Request.Progress(FailedRangesCodec.encodeNew(failures, shipped)),
+                Reply.Received.class);
+            return ofLength(r.received(), flows, "progress");
+        }
+
+        @Override
+        public Receipt closeStep(int step, long[] wireEnd) throws IOException {
+            Reply.StepResult reply = request(new Request.CloseStep(step, wireEnd,
+                FailedRangesCodec.encodeNew(failures, shipped)), Reply.StepResult.class);
+            if (reply.flows().size() != flows) {
+                throw new ControlProtocolException("step result without " + flows + " flows");
+            }
+            FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
+            for (int i = 0; i < flows; i++) {
+                summaries[i] = SummaryCodec.decode(reply.flows().get(i));
+            }
+            return new Receipt(summaries, new TransportReport(reply.counters(), reply.flowCounters(), reply.notes()),
+                reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu());
+        }
+
+        @Override
+        public Late lateAfterClose(int step) throws IOException {
+            if (closed) {
+                return lateSeen.getOrDefault(step, new Late(new long[flows], new long[flows]));
+            }
+            Reply.LateCounts reply = request(new Request.Late(step), Reply.LateCounts.class);
+            Late late = new Late(ofLength(reply.first(), flows, "late"), ofLength(reply.duplicates(), flows, "late"));
+            lateSeen.put(step, late);
+            return late;
+        }
+
+        @Override
+        public ReceiverEndpoint localEndpoint() {
+            return null;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                request(new Request.Close(), Reply.Ok.class);
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.lossprobe.control;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.lossprobe.core.plan.Plan;
+import java.util.Map;
+
+/**
+ * A message from the controller to the server, one record per type; the JSON object's {@code type} names it.
+ * Each record checks what it is built from, so a message that decodes is well-formed; whether it is allowed now is
+ * the session's state machine's business ({@link ServerSession}).
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = Request.Hello.class, name = "hello"),
+    @JsonSubTypes.Type(value = Request.Authenticate.class, name = "auth"),
+    @JsonSubTypes.Type(value = Request.PlanRequest.class, name = "plan"),
+    @JsonSubTypes.Type(value = Request.Open.class, name = "open"),
+    @JsonSubTypes.Type(value = Request.BeginStep.class, name = "begin-step"),
+    @JsonSubTypes.Type(value = Request.BeginWindow.class, name = "begin-window"),
+    @JsonSubTypes.Type(value = Request.Progress.class, name = "progress"),
+    @JsonSubTypes.Type(value = Request.CloseStep.class, name = "close-step"),
+    @JsonSubTypes.Type(value = Request.Late.class, name = "late"),
+    @JsonSubTypes.Type(value = Request.Close.class, name = "close"),
+    @JsonSubTypes.Type(value = Request.OpenSender.class, name = "open-sender"),
+    @JsonSubTypes.Type(value = Request.SendBegin.class, name = "send-begin"),
+    @JsonSubTypes.Type(value = Request.SendStart.class, name = "send-start"),
+    @JsonSubTypes.Type(value = Request.SendWindow.class, name = "send-window"),
+    @JsonSubTypes.Type(value = Request.SendProgress.class, name = "send-progress"),
+    @JsonSubTypes.Type(value = Request.SendAbort.class, name = "send-abort"),
+    @JsonSubTypes.Type(value = Request.SendResult.class, name = "send-result"),
+    @JsonSubTypes.Type(value = Request.Clock.class, name = "clock"),
+    @JsonSubTypes.Type(value = Request.Bye.class, name = "bye"),
+})
+sealed interface Request {
+    /** The first frame: the protocol version and the controller's fresh nonce. Unauthenticated. */
+    record Hello(int version, String nonce) implements Request {
+        public Hello {
+            Wire.nonce(nonce, "nonce");
+        }
+    }
+
+    /** The controller's proof over both nonces, once the server proved itself. Unauthenticated frame. */
+    record Authenticate(String proof) implements Request {
+        public Authenticate {
+            Wire.nonce(proof, "proof");
+        }
+    }
+
+    /**
+     * The run: the plan (its {@code transportOptions} are exactly the options forwarded to the server) and the run
+     * id the data key is derived with.
+     */
+    record PlanRequest(int runId, Plan plan) implements Request {
+        public PlanRequest {
+            Wire.present(plan, "plan");
+        }
+    }
+
+    /** Open the receivers of one of the plan's transports. */
+    record Open(String transport) implements Request {
+        public Open {
+            Wire.name(transport, "transport");
+        }
+    }
+
+    /**
+     * Begin a step: fresh accounting per flow (its windows derived by the server from the plan), and the
+     * controller's estimate of this host's clock minus its own, so delays become one-way.
+     */
+    record BeginStep(int step, long clockOffsetNs) implements Request {
+        public BeginStep {
+            Wire.atLeast(step, 0, "step");
+        }
+    }
+
+    /** The window begins: the server samples its counters. */
+    record BeginWindow() implements Request {
+    }
+
+    /** Poll the receivers; carries the sender's failed ranges recorded since the last poll (null: none). */
+    record Progress(Map<Integer, long[]> failed) implements Request {
+    }
+
+    /** Close the step: each flow's wire end (sent plus failed) and the last failed ranges. */
+    record CloseStep(int step, long[] wireEnd, Map<Integer, long[]> failed) implements Request {
+        public CloseStep {
+            Wire.atLeast(step, 0, "step");
+            Wire.nonNegative(wireEnd, "wireEnd");
+        }
+    }
+
+    /** Late arrivals counted for a closed step since it closed. */
+    record Late(int step) implements Request {
+        public Late {
+            Wire.atLeast(step, 0, "step");
+        }
+    }
+
+    /** Close whatever receivers or senders are open. */
+    record Close() implements Request {
+    }
+
+    /** Reverse runs: open the senders of one of the plan's transports, towards the controller's address. */
+    record OpenSender(String transport) implements Request {
+        public OpenSender {
+            Wire.name(transport, "transport");
+        }
+    }
+
+    /** Prepare a step's senders; the rates come from the checked plan, never from a message. */
+    record SendBegin(int step) implements Request {
+        public SendBegin {
+            Wire.atLeast(step, 0, "step");
+        }
+    }
+
+    record SendStart() implements Request {
+    }
+
+    record SendWindow() implements Request {
+    }
+
+    record SendProgress() implements Request {
+    }
+
+    record SendAbort() implements Request {
+    }
+
+    record SendResult() implements Request {
+    }
+
+    /** One clock exchange ({@link ClockSync}). */
+    record Clock(int seq) implements Request {
+        public Clock {
+            Wire.atLeast(seq, 0, "seq");
+        }
+    }
+
+    /** The controller is done; the server closes the session. */
+    record Bye() implements Request {
+    }
+}

@@ -1,0 +1,131 @@
+package io.lossprobe.control;
+
+import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.Transport;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a {@code lossprobe serve} accepts, before and after authentication. The defaults are safe for a shared
+ * network: a controller can ask for a modest sweep, not a flood, not for ports below 1024, and not for more memory
+ * than the host can spare; a stranger can hold a few unauthenticated connections for a few seconds, never a
+ * session.
+ *
+ * @param maxRatePerSecond   highest level accepted (messages/s over all flows); {@code max} levels are refused
+ * @param maxPorts           most flows per session
+ * @param maxDurationNs      longest step window (and warm-up, and drain)
+ * @param maxSessions        concurrent authenticated controllers
+ * @param minPort            lowest data port
+ * @param handshakeTimeoutMs the whole handshake, from accepting the connection to the controller's proof
+ * @param idleTimeoutMs      longest wait for a controller's next command
+ * @param maxLevels          most levels in a plan
+ * @param maxTotalDurationNs longest run: transports x levels x (warm-up + window + drain)
+ * @param maxBytesPerSecond  highest level times the message size
+ * @param maxMemoryBytes     what one session may make this host allocate: the receivers' sequence windows of its
+ *                           largest step plus what its largest transport maps (Aeron's term buffers)
+ * @param preAuthPerAddress  unauthenticated connections held at once from one address; a further one closes that
+ *                           address's oldest
+ * @param preAuthTotal       unauthenticated connections held at once; a further one closes the oldest
+ * @param writeTimeoutMs     longest a control write may block (a controller that never reads is closed)
+ */
+public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDurationNs, int maxSessions, int minPort,
+                           int handshakeTimeoutMs, int idleTimeoutMs, int maxLevels, long maxTotalDurationNs,
+                           long maxBytesPerSecond, long maxMemoryBytes, int preAuthPerAddress, int preAuthTotal,
+                           int writeTimeoutMs) {
+    public static final ServerLimits DEFAULTS = new ServerLimits(2_000_000, 256, TimeUnit.MINUTES.toNanos(5), 4,
+        1024, 5_000, 30_000, 256, TimeUnit.HOURS.toNanos(1), 256L << 20, 1L << 30, 4, 32, 10_000);
+
+    public ServerLimits {
+        if (maxSessions < 1 || maxPorts < 1 || maxLevels < 1 || preAuthPerAddress < 1 || preAuthTotal < 1) {
+            throw new IllegalArgumentException("session, port, level and connection limits must be at least 1");
+        }
+        if (handshakeTimeoutMs < 1 || idleTimeoutMs < 1 || writeTimeoutMs < 1) {
+            throw new IllegalArgumentException("timeouts must be at least 1 ms");
+        }
+    }
+
+    public ServerLimits withSessions(int sessions) {
+        return new ServerLimits(maxRatePerSecond, maxPorts, maxDurationNs, sessions, minPort, handshakeTimeoutMs,
+            idleTimeoutMs, maxLevels, maxTotalDurationNs, maxBytesPerSecond, maxMemoryBytes, preAuthPerAddress,
+            preAuthTotal, writeTimeoutMs);
+    }
+
+    public ServerLimits withTimeouts(int handshakeMs, int idleMs, int writeMs) {
+        return new ServerLimits(maxRatePerSecond, maxPorts, maxDurationNs, maxSessions, minPort, handshakeMs, idleMs,
+            maxLevels, maxTotalDurationNs, maxBytesPerSecond, maxMemoryBytes, preAuthPerAddress, preAuthTotal,
+            writeMs);
+    }
+
+    public ServerLimits withPreAuth(int perAddress, int total) {
+        return new ServerLimits(maxRatePerSecond, maxPorts, maxDurationNs, maxSessions, minPort, handshakeTimeoutMs,
+            idleTimeoutMs, maxLevels, maxTotalDurationNs, maxBytesPerSecond, maxMemoryBytes, perAddress, total,
+            writeTimeoutMs);
+    }
+
+    /** The plan-size limits: rate, ports, step duration, levels, run duration, bytes/s and memory per session. */
+    public ServerLimits withPlanLimits(long ratePerSecond, int ports, long durationNs, int levels, long totalNs,
+                                       long bytesPerSecond, long memoryBytes) {
+        return new ServerLimits(ratePerSecond, ports, durationNs, maxSessions, minPort, handshakeTimeoutMs,
+            idleTimeoutMs, levels, totalNs, bytesPerSecond, memoryBytes, preAuthPerAddress, preAuthTotal,
+            writeTimeoutMs);
+    }
+
+    /**
+     * Null when the plan is acceptable, else the reason, fit to send back. {@code transports} are the plan's (for
+     * the memory they map under {@code options}).
+     */
+    public String refuse(Plan plan, Map<String, Transport> transports, Map<String, String> options) {
+        if (plan.ports() > maxPorts) {
+            return "ports " + plan.ports() + " exceeds this server's limit of " + maxPorts;
+        }
+        if (plan.basePort() < minPort) {
+            return "base port " + plan.basePort() + " is below this server's minimum of " + minPort;
+        }
+        if (plan.durationNs() > maxDurationNs || plan.warmupNs() > maxDurationNs || plan.drainNs() > maxDurationNs) {
+            return "duration exceeds this server's limit of " + TimeUnit.NANOSECONDS.toSeconds(maxDurationNs) + "s";
+        }
+        if (plan.levels().size() > maxLevels) {
+            return plan.levels().size() + " levels exceed this server's limit of " + maxLevels;
+        }
+        long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs(); // each at most maxDurationNs: no overflow
+        if (stepNs > maxTotalDurationNs / ((long) plan.levels().size() * plan.transports().size())) {
+            return "the run takes " + TimeUnit.NANOSECONDS.toSeconds(stepNs) + "s x " + plan.levels().size()
+                + " levels x " + plan.transports().size() + " transports, beyond this server's limit of "
+                + TimeUnit.NANOSECONDS.toSeconds(maxTotalDurationNs) + "s";
+        }
+        long windowBytes = 0;
+        for (Level level : plan.levels()) {
+            if (level.isMax() || level.ratePerSecond() > maxRatePerSecond) {
+                return "level " + level + " exceeds this server's limit of " + maxRatePerSecond + " messages/s";
+            }
+            if (level.ratePerSecond() > maxBytesPerSecond / plan.messageSize()) {
+                return "level " + level + " of " + plan.messageSize() + "-byte messages exceeds this server's limit of "
+                    + maxBytesPerSecond + " bytes/s";
+            }
+            long bytes = 0;
+            for (int bits : SequenceTracker.windowsFor(plan, level)) {
+                bytes += bits / 8;
+            }
+            windowBytes = Math.max(windowBytes, bytes);
+        }
+        long transportBytes = 0;
+        for (String name : plan.transports()) {
+            Transport t = transports.get(name);
+            if (t != null) {
+                transportBytes = Math.max(transportBytes, t.memoryBytes(plan, options));
+            }
+        }
+        if (windowBytes + transportBytes > maxMemoryBytes) {
+            return "the plan needs " + mib(windowBytes + transportBytes) + " on this host (sequence windows "
+                + mib(windowBytes) + ", transport buffers " + mib(transportBytes) + "), beyond this server's limit of "
+                + mib(maxMemoryBytes);
+        }
+        return null;
+    }
+
+    private static String mib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+}

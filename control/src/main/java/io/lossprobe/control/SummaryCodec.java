@@ -1,0 +1,61 @@
+package io.lossprobe.control;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.result.SignedHistogram;
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
+
+/** A flow's receive summary on the control channel; histograms travel in HdrHistogram's compressed form. */
+final class SummaryCodec {
+    /** Largest compressed histogram accepted, in base64 characters. */
+    static final int MAX_HISTOGRAM_CHARS = 1 << 20;
+
+    private SummaryCodec() {
+    }
+
+    static Reply.FlowSummary encode(FlowReceiver.Summary s) {
+        return new Reply.FlowSummary(s.step(), s.received(), s.duplicates(), s.reordered(), s.late(),
+            s.lateDuplicates(), s.corrupt(), s.foreign(), s.warmup(), s.lossEvents(), s.lostInRuns(), s.lossBurst(),
+            histogram(s.delay().atOrAboveZero()), belowZero(s.delay()), histogram(s.transit().atOrAboveZero()),
+            belowZero(s.transit()), histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs());
+    }
+
+    static FlowReceiver.Summary decode(Reply.FlowSummary f) throws ControlProtocolException {
+        try {
+            return new FlowReceiver.Summary(f.step(), f.received(), f.duplicates(), f.reordered(), f.late(),
+                f.lateDuplicates(), f.corrupt(), f.foreign(), f.warmup(), f.lossEvents(), f.lostInRuns(),
+                f.lossBurst(), signed(f.delay(), f.delayBelowZero()), signed(f.transit(), f.transitBelowZero()),
+                histogram(f.ipdv()), f.jitterNs(), f.warmupDelays(), f.warmupMinDelayNs());
+        } catch (IllegalArgumentException e) {
+            throw new ControlProtocolException("bad flow summary: " + PeerText.clean(e.getMessage()));
+        }
+    }
+
+    private static String belowZero(SignedHistogram h) {
+        return h.magnitudesBelowZero() == null ? null : histogram(h.magnitudesBelowZero());
+    }
+
+    private static SignedHistogram signed(String atOrAboveZero, String belowZero) throws ControlProtocolException {
+        return new SignedHistogram(histogram(atOrAboveZero), belowZero == null ? null : histogram(belowZero));
+    }
+
+    private static String histogram(Histogram h) {
+        ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int length = h.encodeIntoCompressedByteBuffer(buf);
+        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), length));
+    }
+
+    private static Histogram histogram(String base64) throws ControlProtocolException {
+        if (base64.length() > MAX_HISTOGRAM_CHARS) {
+            throw new ControlProtocolException("histogram of " + base64.length() + " characters");
+        }
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+        } catch (DataFormatException | IllegalArgumentException | java.nio.BufferUnderflowException
+                 | IndexOutOfBoundsException e) {
+            throw new ControlProtocolException("bad histogram: " + PeerText.clean(e.getMessage()));
+        }
+    }
+}

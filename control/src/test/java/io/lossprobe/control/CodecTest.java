@@ -1,0 +1,75 @@
+package io.lossprobe.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lossprobe.core.result.Cpu;
+import io.lossprobe.core.result.LossBurst;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Typed messages on the wire: round trips, and everything a strict decoder must refuse. */
+class CodecTest {
+    private static Request request(String json) throws ControlProtocolException {
+        return Codec.request(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void everyMessageSaysItsTypeAndComesBackTheSame() throws Exception {
+        Request r = new Request.CloseStep(3, new long[] {1, 2}, Map.of(1, new long[] {4, 6}));
+        String json = new String(Codec.encode(r), StandardCharsets.UTF_8);
+        assertThat(json).startsWith("{\"type\":\"close-step\",");
+        Request.CloseStep back = (Request.CloseStep) Codec.request(Codec.encode(r));
+        assertThat(back.step()).isEqualTo(3);
+        assertThat(back.wireEnd()).containsExactly(1, 2);
+        assertThat(back.failed().get(1)).containsExactly(4, 6);
+        assertThat(Codec.request(Codec.encode(new Request.Bye()))).isInstanceOf(Request.Bye.class);
+
+        Reply.StepResult result = new Reply.StepResult(List.of(), Map.of("a.b", 1L), Map.of(0, Map.of("x", 2L)),
+            List.of("a note"), null, new Cpu(1.5, 2.5));
+        Reply.StepResult got = (Reply.StepResult) Codec.reply(Codec.encode(result));
+        assertThat(got.flowCounters()).isEqualTo(Map.of(0, Map.of("x", 2L)));
+        assertThat(got.hostCounters()).isNull();
+        assertThat(got.cpu()).isEqualTo(new Cpu(1.5, 2.5));
+        assertThat(Codec.typeOf(result)).isEqualTo("step-result");
+    }
+
+    @Test
+    void looseJsonIsRefused() {
+        String[][] bad = {
+            {"{\"type\":\"clock\",\"seq\":\"1\"}", "bad message"},
+            {"{\"type\":\"clock\",\"seq\":1.5}", "bad message"},
+            {"{\"type\":\"clock\",\"seq\":null}", "bad message"},
+            {"{\"type\":\"clock\"}", "bad message: missing field 'seq'"},
+            {"{\"type\":\"clock\",\"seq\":1,\"seq\":2}", "Duplicate field 'seq'"},
+            {"{\"type\":\"clock\",\"seq\":1,\"t\":0}", "bad message: unknown field 't'"},
+            {"{\"type\":\"clock\",\"seq\":-1}", "field 'seq' must be at least 0"},
+            {"{\"type\":\"clock\",\"seq\":1} {}", "bad message"},
+            {"{\"type\":\"teleport\"}", "unknown message type 'teleport'"},
+            {"{\"seq\":1}", "no message type"},
+            {"{\"type\":\"progress\",\"failed\":{\"x\":[1,2]}}", "bad message"},
+            {"{\"type\":\"progress\",\"failed\":" + "[".repeat(40) + "]".repeat(40) + "}", "bad message"},
+            {"{\"type\":\"open\",\"transport\":\"UDP; rm -rf\"}", "field 'transport' must be a transport name"},
+        };
+        for (String[] b : bad) {
+            assertThatThrownBy(() -> request(b[0])).as(b[0]).isInstanceOf(ControlProtocolException.class)
+                .hasMessageContaining(b[1]);
+        }
+    }
+
+    @Test
+    void peerTextInARefusalIsMadeSafe() {
+        assertThatThrownBy(() -> request("{\"type\":\"\\u001b[31mred\"}"))
+            .hasMessage("bad message: unknown message type '?[31mred'");
+        Reply.Failure f = new Reply.Failure(2, "a\u001b]0;x\u0007b\nc");
+        assertThat(f.message()).isEqualTo("a?]0;x?b?c");
+        assertThatThrownBy(() -> new Reply.Ready(Map.of("bad\u001b[2Jkey", 1L))).hasMessageContaining("environment");
+        assertThat(new Reply.Ready(Map.of("a key with spaces", 1L)).environment()).containsKey("a key with spaces");
+        assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null).notes())
+            .containsExactly("x?[2Jy");
+        assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null,
+            "", 0, 0, 0)).hasMessageContaining("at least 0");
+    }
+}

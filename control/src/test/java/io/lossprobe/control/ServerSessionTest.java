@@ -1,0 +1,204 @@
+package io.lossprobe.control;
+
+import static io.lossprobe.control.ControlTesting.AUTH;
+import static io.lossprobe.control.ControlTesting.LIMITS;
+import static io.lossprobe.control.ControlTesting.plan;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.Transport;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The session's state machine and the server's limits: a session runs its plan and nothing beyond it, and a plan
+ * beyond the limits (levels, run time, bytes/s, memory) is refused with the reason before anything is allocated.
+ */
+@Timeout(60)
+class ServerSessionTest {
+    private ControlTesting.CountingTransport transport;
+    private ControlServer server;
+
+    @BeforeEach
+    void start() throws IOException {
+        transport = new ControlTesting.CountingTransport();
+        server = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, ControlTesting.only(transport), null);
+    }
+
+    @AfterEach
+    void stop() {
+        assertThat(server.internalErrors()).isZero();
+        server.close();
+    }
+
+    private ControlClient planned(Plan plan) throws IOException {
+        ControlClient c = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
+        c.negotiate(plan, 3, Map.of());
+        return c;
+    }
+
+    /** A whole receive session, message by message: the sequence the engine sends is served. */
+    @Test
+    void theEnginesSequenceIsServed() throws IOException {
+        Plan twoSteps = new Plan(List.of("udp"), 4, 24000, List.of(Level.parse("1k"), Level.parse("2k")),
+            1_000_000_000L, 0, 1_000_000_000L, 64, "127.0.0.1");
+        try (ControlClient c = planned(twoSteps)) {
+            c.request(new Request.Clock(0), Reply.ClockReply.class);
+            c.request(new Request.Open("udp"), Reply.Ready.class);
+            for (int step = 0; step < 2; step++) {
+                c.request(new Request.BeginStep(step, 0), Reply.Ok.class);
+                c.request(new Request.BeginWindow(), Reply.Ok.class);
+                assertThat(c.request(new Request.Progress(Map.of(1, new long[] {3, 5})), Reply.Received.class)
+                    .received()).containsExactly(0, 0, 0, 0);
+                Reply.StepResult r = c.request(new Request.CloseStep(step, new long[] {9, 9, 9, 9}, null),
+                    Reply.StepResult.class);
+                assertThat(r.flows()).hasSize(4);
+                assertThat(r.hostCounters()).isNotNull();
+                c.request(new Request.Late(step), Reply.LateCounts.class);
+            }
+            c.request(new Request.Close(), Reply.Ok.class);
+            assertThat(transport.open.get()).isZero();
+        }
+    }
+
+    /** A whole reverse session: the server's senders run the plan's step and report it. */
+    @Test
+    void theEnginesReverseSequenceIsServed() throws IOException {
+        Plan plan = new Plan(List.of("udp"), 2, 24050, List.of(Level.parse("1k")), 200_000_000L, 0, 100_000_000L, 64,
+            "127.0.0.1");
+        try (ControlClient c = planned(plan)) {
+            c.request(new Request.OpenSender("udp"), Reply.SenderReady.class);
+            assertThat(c.request(new Request.SendBegin(0), Reply.SendReady.class).warmupNs()).isZero();
+            c.request(new Request.SendStart(), Reply.Ok.class);
+            c.request(new Request.SendWindow(), Reply.Ok.class);
+            ControlTesting.await("sent", 5_000, () -> {
+                try {
+                    return c.request(new Request.SendProgress(), Reply.Sent.class).done();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Reply.SendOutcome o = c.request(new Request.SendResult(), Reply.SendOutcome.class);
+            assertThat(o.counts()).hasNumberOfRows(2);
+            assertThat(o.counts()[0][1] + o.counts()[1][1]).as("sent, 1k/s for 200 ms").isBetween(150L, 250L);
+            assertThatThrownBy(() -> c.request(new Request.SendBegin(0), Reply.SendReady.class))
+                .hasMessageContaining("step 0 out of order");
+        }
+        ControlTesting.await("senders closed", 5_000, () -> transport.senders.get() == 0);
+    }
+
+    /** Each refused with the rule it broke; each ends the session, so every case gets a fresh one. */
+    @Test
+    void messagesOutOfTheirStateOrOrderAreRefused() throws IOException {
+        Object[][] cases = {
+            {List.of(), new Request.Open("tcp"), "transport 'tcp' is not in the plan"},
+            {List.of(), new Request.BeginStep(0, 0), "'begin-step' is not allowed with nothing open"},
+            {List.of(), new Request.SendStart(), "'send-start' is not allowed with nothing open"},
+            {List.of(new Request.Open("udp"), new Request.Close()), new Request.Open("udp"),
+                "the receivers of 'udp' were opened once already"},
+            {List.of(new Request.Open("udp")), new Request.BeginStep(1, 0), "step 1 out of order"},
+            {List.of(new Request.Open("udp")), new Request.Late(0), "step 0 has not closed"},
+            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0), new Request.BeginWindow()),
+                new Request.BeginWindow(), "the window of step 0 began already"},
+            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+                new Request.CloseStep(0, new long[3], null), "wireEnd must hold 4 numbers"},
+            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0),
+                new Request.CloseStep(0, new long[4], null)), new Request.BeginStep(0, 0), "step 0 out of order"},
+            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+                new Request.Progress(Map.of(9, new long[] {1, 2})), "'failed' has a bad entry for flow 9"},
+            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+                new Request.Progress(Map.of(0, new long[] {5, 2})), "empty or inverted range"},
+            {List.of(), new Request.Hello(2, Auth.nonce()), "'hello' belongs to the handshake"},
+            {List.of(), new Request.PlanRequest(1, plan(24100)), "'plan' is not allowed with nothing open"},
+        };
+        for (Object[] c : cases) {
+            try (ControlClient client = planned(plan(24000))) {
+                for (Object before : (List<?>) c[0]) {
+                    client.request((Request) before, Reply.class);
+                }
+                assertThatThrownBy(() -> client.request((Request) c[1], Reply.class)).as(c[2].toString())
+                    .hasMessageContaining((String) c[2]);
+            }
+            ControlTesting.await("session released", 5_000, () -> server.activeSessions() == 0);
+        }
+    }
+
+    /** The windows are the server's to derive: a begin-step that names them is not a begin-step. */
+    @Test
+    void windowsComeFromThePlanNeverFromTheController() throws IOException {
+        try (RawController c = RawController.connect(server.port())) {
+            c.handshake(AUTH);
+            c.send(RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(24200))));
+            c.read();
+            c.send("{\"type\":\"open\",\"transport\":\"udp\"}");
+            c.read();
+            c.send("{\"type\":\"begin-step\",\"step\":0,\"clockOffsetNs\":0,\"windowBits\":[4194304,4194304,"
+                + "4194304,4194304]}");
+            JsonNode reply = c.read();
+            assertThat(reply.get("type").asText()).isEqualTo("error");
+            assertThat(reply.get("message").asText()).isEqualTo("bad message: unknown field 'windowBits'");
+        }
+        // What the server derives is the engine's choice for the plan, a few KiB here.
+        assertThat(SequenceTracker.windowsFor(plan(24200), Level.parse("1k"))).containsOnly(4096);
+    }
+
+    private static Plan planOf(int levels, String rate, long durationNs, long drainNs, int size, int ports) {
+        return new Plan(List.of("udp"), ports, 24300, Collections.nCopies(levels, Level.parse(rate)), durationNs, 0,
+            drainNs, size, "127.0.0.1");
+    }
+
+    @Test
+    void plansBeyondTheLimitsAreRefusedWithTheReason() throws IOException {
+        long s = TimeUnit.SECONDS.toNanos(1);
+        Object[][] cases = {
+            {planOf(257, "1k", s, 0, 64, 4), "257 levels exceed this server's limit of 256"},
+            {planOf(65_536, "1k", s, 0, 64, 4), "65536 levels exceed"},
+            {planOf(100, "1k", 50 * s, 0, 64, 4), "the run takes 50s x 100 levels x 1 transports, beyond this "
+                + "server's limit of 3600s"},
+            {planOf(1, "500k", s, 0, 1024, 4), "level 500k of 1024-byte messages exceeds this server's limit of "
+                + "268435456 bytes/s"},
+            {planOf(1, "2M", s, 0, 64, 4), "level 2M exceeds this server's limit of 1000000 messages/s"},
+            {planOf(1, "1k", s, 0, 64, 65), "ports 65 exceeds this server's limit of 64"},
+        };
+        for (Object[] c : cases) {
+            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+                assertThatThrownBy(() -> client.negotiate((Plan) c[0], 1, Map.of())).hasMessageContaining(
+                    (String) c[1]);
+            }
+        }
+    }
+
+    /** Memory: the sequence windows of the largest step plus what the transport maps, against --max-memory. */
+    @Test
+    void aPlanNeedingMoreMemoryThanAllowedIsRefused() {
+        long s = TimeUnit.SECONDS.toNanos(1);
+        ServerLimits limits = LIMITS.withPlanLimits(1_000_000, 64, 60 * s, 256, TimeUnit.HOURS.toNanos(1),
+            1L << 40, 8L << 20);
+        // 64 flows at 1M/s with a 30 s drain: 60 s of sequence numbers per flow, 2^20 bits = 128 KiB each.
+        Plan big = planOf(1, "1M", s, 30 * s, 64, 64);
+        Map<String, Transport> none = Map.of();
+        assertThat(limits.refuse(big, none, Map.of())).isNull();
+        Plan bigger = planOf(1, "1M", s, 60 * s, 64, 17);
+        assertThat(limits.refuse(bigger, none, Map.of())).as("17 flows x 2^22 bits")
+            .isEqualTo("the plan needs 8.5 MiB on this host (sequence windows 8.5 MiB, transport buffers 0.0 MiB), "
+                + "beyond this server's limit of 8.0 MiB");
+        Transport mapping = new ControlTesting.NoTransport() {
+            @Override
+            public long memoryBytes(Plan plan, Map<String, String> options) {
+                return 6L << 20;
+            }
+        };
+        assertThat(limits.refuse(big, Map.of("udp", mapping), Map.of())).contains("transport buffers 6.0 MiB");
+    }
+}

@@ -1,0 +1,34 @@
+package io.lossprobe.cli;
+
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportOption;
+import io.lossprobe.core.transport.Transports;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code lossprobe options}: every transport option, as the transports declare it. */
+@Command(name = "options", mixinStandardHelpOptions = true,
+    description = {"Lists the transport options 'run -X KEY=VALUE' takes, per transport: the values, the default, "
+        + "and whether a --target run also applies it on the server ('server') or only on this host ('local')."})
+public final class OptionsCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        for (Transport t : Transports.available().values()) {
+            out.println(t.name() + ":");
+            for (TransportOption<?> o : t.options()) {
+                out.printf("  %-30s %-6s default %s; %s%n", o.key(), o.appliesOnServer() ? "server" : "local",
+                    o.defaultText(), o.values());
+                out.printf("  %-30s        %s%s%n", "", o.description(),
+                    o.systemProperty() == null ? "" : " (default also from -D" + o.systemProperty() + ")");
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}

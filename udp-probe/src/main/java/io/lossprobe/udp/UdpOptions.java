@@ -1,0 +1,35 @@
+package io.lossprobe.udp;
+
+import io.lossprobe.core.transport.TransportOption;
+import java.util.List;
+
+/** The UDP transport's options, declared once; the sender and receiver read them through these declarations. */
+final class UdpOptions {
+    static final TransportOption<String> IO = TransportOption.choice("udp.io", "auto",
+        "socket I/O: native epoll (sendmmsg/recvmmsg, GSO) or Java NIO; auto takes epoll where it loads",
+        "auto", "epoll", "nio");
+    static final TransportOption<Integer> RCVBUF = TransportOption.bytes("rcvbuf", UdpTransport.DEFAULT_BUFFER_BYTES,
+        "4MiB", 1, Integer.MAX_VALUE, "receive socket buffer to request (the kernel caps it at net.core.rmem_max)");
+    static final TransportOption<Integer> SNDBUF = TransportOption.bytes("sndbuf", UdpTransport.DEFAULT_BUFFER_BYTES,
+        "4MiB", 1, Integer.MAX_VALUE, "send socket buffer to request (the kernel caps it at net.core.wmem_max)");
+    static final TransportOption<String> GSO = TransportOption.choice("udp.gso", "auto",
+        "batch messages into UDP_SEGMENT sends; auto uses it with epoll, on fails where it is unavailable",
+        "auto", "on", "off").withSystemProperty();
+    static final TransportOption<String> GRO = TransportOption.choice("udp.gro", "off",
+        "UDP_GRO on the receiving sockets (epoll only); faster, but socketDrops then counts coalesced packets",
+        "off", "on", "false", "true").withSystemProperty();
+    static final TransportOption<String> RX_THREADS = TransportOption.autoOrNumber("udp.rxThreads", 1, 256,
+        "receiving event loops; auto is half the cores, at least 2, never more than the flows").withSystemProperty();
+    static final TransportOption<String> RECVERR = TransportOption.choice("udp.recverr", "auto",
+        "IP_RECVERR on the sending sockets, so a datagram the sending host's own egress queue drops is a failed "
+            + "send; auto uses it with epoll", "auto", "on", "off").withSystemProperty();
+    static final TransportOption<Long> MIN_CYCLE_NS = TransportOption.number("udp.minCycleNs",
+        UdpSender.DEFAULT_MIN_CYCLE_NS, 0, 1_000_000_000L,
+        "shortest gap in ns between send cycles that are not behind").withSystemProperty();
+
+    static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
+        MIN_CYCLE_NS);
+
+    private UdpOptions() {
+    }
+}
