@@ -107,8 +107,8 @@ public final class Units {
             }
             throw new IllegalArgumentException(what + " is not a size like 64, 1KiB or 4MiB: '" + text + "'");
         }
-        if (value <= 0) {
-            throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
+        if (value < 0) {
+            throw new IllegalArgumentException(what + " must not be negative: '" + text + "'");
         }
         if (value > Long.MAX_VALUE / scale) {
             throw new IllegalArgumentException(what + " is too large: '" + text + "'");
