@@ -26,11 +26,6 @@ import org.agrona.concurrent.AgentRunner;
  * {@link AeronOptions#replyStreamId}; the receive thread answers through an {@link EchoReplier} per flow.
  */
 final class AeronReceiver implements ReceiverEndpoint {
-    static final String REPLIES_SENT = "aeron.repliesSent";
-    static final String REPLIES_DROPPED = "aeron.repliesDropped";
-    static final String REPLIES_DROPPED_BACK_PRESSURED = "aeron.repliesDroppedBackPressured";
-    static final String REPLIES_DROPPED_NOT_CONNECTED = "aeron.repliesDroppedNotConnected";
-    static final String REPLY_BACK_PRESSURE_EPISODES = "aeron.replyBackPressureEpisodes";
 
     private final AeronDriver driver;
     private final Consumer<AeronDriver> release;
@@ -231,19 +226,21 @@ final class AeronReceiver implements ReceiverEndpoint {
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long lossBytes = 0;
         long lossObservations = 0;
+        long rcvNaks = 0;
         for (int i = 0; i < n; i++) {
             Map<String, Long> f = new HashMap<>();
             long bytes = report.bytesLost()[i] - lossBytesAtStart[i];
             long observations = report.observations()[i] - lossObservationsAtStart[i];
-            f.put("aeron.rcvNaksSent", naks[i] - naksAtStart[i]);
+            f.put(AeronProbeCounters.RCV_NAKS_SENT, naks[i] - naksAtStart[i]);
+            rcvNaks += naks[i] - naksAtStart[i];
             if (driver.datagrams() != null) {
                 // Frames from another source than the controller's: dropped before the driver saw them.
                 f.put(TransportReport.FOREIGN, driver.datagrams().refused(ports[i]) - refusedAtStart[i]);
             }
-            f.put("aeron.lossReportBytes", bytes);
-            f.put("aeron.lossReportObservations", observations);
+            f.put(AeronProbeCounters.LOSS_REPORT_BYTES, bytes);
+            f.put(AeronProbeCounters.LOSS_REPORT_OBSERVATIONS, observations);
             if (unfragmented) {
-                f.put("aeron.lossReportFrames", bytes / frameLength);
+                f.put(AeronProbeCounters.LOSS_REPORT_FRAMES, bytes / frameLength);
             }
             lossBytes += bytes;
             lossObservations += observations;
@@ -252,25 +249,26 @@ final class AeronReceiver implements ReceiverEndpoint {
                 long[] then = replyCountsAtStart[i];
                 long droppedBp = now[1] - then[1];
                 long droppedNc = now[2] - then[2];
-                f.put(REPLIES_SENT, now[0] - then[0]);
-                f.put(REPLIES_DROPPED, droppedBp + droppedNc);
-                f.put(REPLIES_DROPPED_BACK_PRESSURED, droppedBp);
-                f.put(REPLIES_DROPPED_NOT_CONNECTED, droppedNc);
-                f.put(REPLY_BACK_PRESSURE_EPISODES, now[3] - then[3]);
-                for (String key : List.of(REPLIES_SENT, REPLIES_DROPPED, REPLIES_DROPPED_BACK_PRESSURED,
-                    REPLIES_DROPPED_NOT_CONNECTED, REPLY_BACK_PRESSURE_EPISODES)) {
+                f.put(AeronProbeCounters.REPLIES_SENT, now[0] - then[0]);
+                f.put(AeronProbeCounters.REPLIES_DROPPED, droppedBp + droppedNc);
+                f.put(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED, droppedBp);
+                f.put(AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, droppedNc);
+                f.put(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES, now[3] - then[3]);
+                for (String key : List.of(AeronProbeCounters.REPLIES_SENT, AeronProbeCounters.REPLIES_DROPPED, AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED,
+                    AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)) {
                     totals.merge(key, f.get(key), Long::sum);
                 }
             }
             flows.put(i, f);
         }
-        totals.put("aeron.lossReportBytes", lossBytes);
-        totals.put("aeron.lossReportObservations", lossObservations);
+        totals.put(AeronProbeCounters.LOSS_REPORT_BYTES, lossBytes);
+        totals.put(AeronProbeCounters.RCV_NAKS_SENT, rcvNaks);
+        totals.put(AeronProbeCounters.LOSS_REPORT_OBSERVATIONS, lossObservations);
         if (unfragmented) {
-            totals.put("aeron.lossReportFrames", lossBytes / frameLength);
+            totals.put(AeronProbeCounters.LOSS_REPORT_FRAMES, lossBytes / frameLength);
         }
         if (driver.datagrams() != null && driver.datagrams().countingReceives()) {
-            totals.put("aeron.datagramsReceived", driver.datagrams().received() - datagramsAtStart);
+            totals.put(AeronProbeCounters.DATAGRAMS_RECEIVED, driver.datagrams().received() - datagramsAtStart);
         }
         return new TransportReport(totals, flows, poller.errors().notes());
     }

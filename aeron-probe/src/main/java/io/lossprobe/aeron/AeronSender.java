@@ -31,8 +31,6 @@ import org.agrona.concurrent.AgentRunner;
  */
 final class AeronSender implements SenderEndpoint {
     static final String THREAD_NAME = "lossprobe-aeron-tx";
-    static final String REPLY_NAKS_SENT = "aeron.replyNaksSent";
-    static final String REPLY_LOSS_REPORT_BYTES = "aeron.replyLossReportBytes";
 
     private final AeronDriver driver;
     private final Consumer<AeronDriver> release;
@@ -299,14 +297,14 @@ final class AeronSender implements SenderEndpoint {
         long refused = 0;
         for (int i = 0; i < writers.length; i++) {
             Map<String, Long> f = new HashMap<>();
-            f.put("aeron.sndNaksReceived", naks[i] - nakAtStart[i]);
-            f.put("aeron.sndBpe", bpe[i] - bpeAtStart[i]);
+            f.put(AeronProbeCounters.SND_NAKS_RECEIVED, naks[i] - nakAtStart[i]);
+            f.put(AeronProbeCounters.SND_BPE, bpe[i] - bpeAtStart[i]);
             long e = writers[i].backPressureEpisodes() - episodesAtStart[i];
             long a = writers[i].adminActions() - adminAtStart[i];
             long r = writers[i].notConnected() + writers[i].closedOrMaxPosition() - notConnectedAtStart[i];
-            f.put("aeron.backPressureEpisodes", e);
-            f.put("aeron.adminActions", a);
-            f.put("aeron.refusedNotConnectedOrClosed", r);
+            f.put(AeronProbeCounters.BACK_PRESSURE_EPISODES, e);
+            f.put(AeronProbeCounters.ADMIN_ACTIONS, a);
+            f.put(AeronProbeCounters.REFUSED_NOT_CONNECTED_OR_CLOSED, r);
             episodes += e;
             admin += a;
             refused += r;
@@ -317,19 +315,19 @@ final class AeronSender implements SenderEndpoint {
             long[] replyLoss = replyLossBytes();
             for (int i = 0; i < writers.length; i++) {
                 Map<String, Long> f = flows.get(i);
-                f.put(REPLY_NAKS_SENT, replyNaks[i] - replyNaksAtStart[i]);
-                f.put(REPLY_LOSS_REPORT_BYTES, replyLoss[i] - replyLossBytesAtStart[i]);
-                totals.merge(REPLY_NAKS_SENT, f.get(REPLY_NAKS_SENT), Long::sum);
-                totals.merge(REPLY_LOSS_REPORT_BYTES, f.get(REPLY_LOSS_REPORT_BYTES), Long::sum);
+                f.put(AeronProbeCounters.REPLY_NAKS_SENT, replyNaks[i] - replyNaksAtStart[i]);
+                f.put(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES, replyLoss[i] - replyLossBytesAtStart[i]);
+                totals.merge(AeronProbeCounters.REPLY_NAKS_SENT, f.get(AeronProbeCounters.REPLY_NAKS_SENT), Long::sum);
+                totals.merge(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES, f.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES), Long::sum);
             }
         }
-        totals.put("aeron.backPressureEpisodes", episodes);
-        totals.put("aeron.adminActions", admin);
-        totals.put("aeron.refusedNotConnectedOrClosed", refused);
+        totals.put(AeronProbeCounters.BACK_PRESSURE_EPISODES, episodes);
+        totals.put(AeronProbeCounters.ADMIN_ACTIONS, admin);
+        totals.put(AeronProbeCounters.REFUSED_NOT_CONNECTED_OR_CLOSED, refused);
         // Messages over the step's whole span (warm-up, window, drain), to set against the datagram count.
-        totals.put("aeron.messagesAccepted", accepted() - acceptedAtStart);
+        totals.put(AeronProbeCounters.MESSAGES_ACCEPTED, accepted() - acceptedAtStart);
         if (driver.datagrams() != null && driver.datagrams().countingSends()) {
-            totals.put("aeron.datagramsSent", driver.datagrams().sent() - datagramsAtStart);
+            totals.put(AeronProbeCounters.DATAGRAMS_SENT, driver.datagrams().sent() - datagramsAtStart);
         }
         return new TransportReport(totals, flows, replyPoller == null ? List.of() : replyPoller.errors().notes());
     }

@@ -63,6 +63,11 @@ public final class AeronTransport implements Transport {
         return AeronOptions.ALL;
     }
 
+    @Override
+    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
+        return AeronProbeCounters.ALL;
+    }
+
     /**
      * The term buffers an embedded driver maps for one side of the run: three terms per publication or image, one
      * per flow, and twice that in echo mode (the reply streams).

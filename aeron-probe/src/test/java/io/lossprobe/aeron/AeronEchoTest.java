@@ -61,12 +61,12 @@ class AeronEchoTest {
         assertThat(s.echo().roundTripLost()).isZero();
         assertThat(counters.get("aeron.naksSent")).isPositive();
         // Replies lost on the wire were repaired by the requester's driver: its NAKs on the reply streams.
-        assertThat(counters.get(AeronSender.REPLY_NAKS_SENT)).isPositive()
+        assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isPositive()
             .isLessThanOrEqualTo(counters.get("aeron.naksSent"));
-        assertThat(counters.get(AeronReceiver.REPLIES_SENT)).isEqualTo(s.echo().requestsReceived());
-        assertThat(counters.get(AeronReceiver.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(s.echo().requestsReceived());
+        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
         for (FlowResult f : s.flows()) {
-            assertThat(f.transport().get(AeronReceiver.REPLIES_SENT)).isEqualTo(f.echo().requestsReceived());
+            assertThat(f.transport().get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(f.echo().requestsReceived());
         }
         assertThat(s.warnings()).isEmpty();
     }
@@ -84,11 +84,11 @@ class AeronEchoTest {
         assertThat(e.requestsLost()).isPositive();
         assertThat(e.repliesLost()).as("the reply stream is unreliable too").isPositive();
         // Lost on the wire, not refused by the reply publication.
-        assertThat(counters.get(AeronReceiver.REPLIES_SENT)).isEqualTo(e.requestsReceived());
-        assertThat(counters.get(AeronReceiver.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(e.requestsReceived());
+        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
         assertThat(counters.get("aeron.naksSent")).isZero();
-        assertThat(counters.get(AeronSender.REPLY_NAKS_SENT)).isZero();
-        assertThat(counters.get(AeronSender.REPLY_LOSS_REPORT_BYTES)).isPositive();
+        assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isZero();
+        assertThat(counters.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES)).isPositive();
     }
 
     @Test
@@ -153,16 +153,16 @@ class AeronEchoTest {
             TransportReport report = rx.endStep();
             Map<String, Long> c = report.counters();
             System.out.println("stalled requester: " + c);
-            long sent = c.get(AeronReceiver.REPLIES_SENT);
-            long dropped = c.get(AeronReceiver.REPLIES_DROPPED);
-            assertThat(c.get(AeronReceiver.REPLIES_DROPPED_BACK_PRESSURED)).isPositive().isEqualTo(dropped);
-            assertThat(c.get(AeronReceiver.REPLY_BACK_PRESSURE_EPISODES)).isPositive();
+            long sent = c.get(AeronProbeCounters.REPLIES_SENT);
+            long dropped = c.get(AeronProbeCounters.REPLIES_DROPPED);
+            assertThat(c.get(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED)).isPositive().isEqualTo(dropped);
+            assertThat(c.get(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)).isPositive();
             assertThat(sent + dropped).isEqualTo(requests);
             // Bounded: what the publication took for a stalled requester fits its window and the requester's
             // receive window, both within one term (the last claim may start just below the limit).
             long frame = BitUtilFrames.frameLength(size);
             assertThat(sent * frame).isLessThanOrEqualTo(termLength + frame);
-            assertThat(report.flows().get(0).get(AeronReceiver.REPLIES_DROPPED)).isEqualTo(dropped);
+            assertThat(report.flows().get(0).get(AeronProbeCounters.REPLIES_DROPPED)).isEqualTo(dropped);
 
             await("the replies taken arrive", () -> replies[0].progress() == sent);
             FlowReceiver.Summary[] summary = new FlowReceiver.Summary[1];

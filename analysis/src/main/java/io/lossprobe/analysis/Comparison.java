@@ -60,13 +60,13 @@ public final class Comparison {
         for (StepResult sa : a.run().steps()) {
             String level = sa.level().toString();
             Optional<StepResult> sb = b.step(sa.transport(), level);
-            StepMetrics ma = StepMetrics.of(sa);
-            StepMetrics mb = sb.map(StepMetrics::of).orElse(null);
+            StepMetrics ma = StepMetrics.of(a.run(), sa);
+            StepMetrics mb = sb.map(x -> StepMetrics.of(b.run(), x)).orElse(null);
             rows.add(new Row(sa.transport(), level, ma, mb, mb == null ? List.of() : regressions(ma, mb, tolerance)));
         }
         for (StepResult sb : b.run().steps()) {
             if (a.step(sb.transport(), sb.level().toString()).isEmpty()) {
-                rows.add(new Row(sb.transport(), sb.level().toString(), null, StepMetrics.of(sb), List.of()));
+                rows.add(new Row(sb.transport(), sb.level().toString(), null, StepMetrics.of(b.run(), sb), List.of()));
             }
         }
         return new Comparison(rows);

@@ -243,8 +243,8 @@ public final class ComparisonReport {
     public String html() {
         Palette palette = new Palette();
         HistoryCharts charts = new HistoryCharts(palette);
-        List<StepMetrics> ma = a.run().steps().stream().map(StepMetrics::of).toList();
-        List<StepMetrics> mb = b.run().steps().stream().map(StepMetrics::of).toList();
+        List<StepMetrics> ma = StepMetrics.all(a.run());
+        List<StepMetrics> mb = StepMetrics.all(b.run());
         StringBuilder sb = new StringBuilder(128 * 1024);
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>lossprobe compare</title>\n")
             .append("<style>").append(HtmlReport.STYLE).append("</style></head><body>\n<h1>lossprobe compare</h1>\n")

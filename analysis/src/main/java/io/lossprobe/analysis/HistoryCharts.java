@@ -79,7 +79,7 @@ final class HistoryCharts {
                 if (!s.level().toString().equals(level)) {
                     continue;
                 }
-                StepMetrics m = StepMetrics.of(s);
+                StepMetrics m = StepMetrics.of(r.run(), s);
                 String key = m.transport() + (perTarget ? " @ " + target : "");
                 int ti = targetList.indexOf(target);
                 int handle = series.computeIfAbsent(key, k -> lines.series(k,

@@ -97,7 +97,7 @@ public final class HtmlReport {
             this.latest = results.get(results.size() - 1);
             this.run = latest.run();
             for (StepResult s : run.steps()) {
-                metrics.add(StepMetrics.of(s));
+                metrics.add(StepMetrics.of(run, s));
                 byTransport.computeIfAbsent(s.transport(), k -> new ArrayList<>()).add(s);
             }
         }
@@ -260,7 +260,7 @@ public final class HtmlReport {
                 if (!ds.isEmpty()) {
                     ChartParts.Figure f = delays.percentiles("percentiles-" + kind + "-" + i, e.getKey(), what, ds,
                         ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT);
-                    double bound = kind.equals("delay") ? e.getValue().stream().map(StepMetrics::of)
+                    double bound = kind.equals("delay") ? e.getValue().stream().map(s -> StepMetrics.of(run, s))
                         .mapToDouble(StepMetrics::delayUncertaintyMs).filter(v -> !Double.isNaN(v)).max()
                         .orElse(Double.NaN) : Double.NaN;
                     if (!Double.isNaN(bound)) {
@@ -279,7 +279,7 @@ public final class HtmlReport {
             double maxTps = 0;
             for (LoadedResult r : results) {
                 for (StepResult s : r.run().steps()) {
-                    StepMetrics m = StepMetrics.of(s);
+                    StepMetrics m = StepMetrics.of(r.run(), s);
                     if (m.echo() && m.tps() > 0 && !Double.isNaN(m.rttMs()[0])) {
                         byT.computeIfAbsent(m.transport(), k -> new ArrayList<>()).add(new DelayCharts.Pct(m.tps(),
                             m.rttMs(), Double.NaN, ReportCharts.levelName(m)));
@@ -319,7 +319,7 @@ public final class HtmlReport {
                 for (StepResult s : e.getValue()) {
                     List<RunExtras.Interval> iv = latest.intervals(s);
                     if (!iv.isEmpty()) {
-                        steps.add(new DelayCharts.StepIntervals(StepMetrics.of(s), iv));
+                        steps.add(new DelayCharts.StepIntervals(StepMetrics.of(run, s), iv));
                     }
                 }
                 if (!steps.isEmpty()) {

@@ -48,7 +48,7 @@ public final class MeshPrometheus {
                 continue;
             }
             for (StepResult s : p.result().steps()) {
-                StepMetrics m = StepMetrics.of(s);
+                StepMetrics m = StepMetrics.of(p.result(), s);
                 Labels l = Labels.of("source", p.source(), "target", p.target(), "transport", m.transport(),
                     "level", m.level());
                 perStep.get("loss").add(new Point(l, m.lossRatio()));

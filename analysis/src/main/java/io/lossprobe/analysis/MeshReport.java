@@ -30,7 +30,7 @@ public final class MeshReport {
     private final MeshResult mesh;
     private final List<String> names;
     /** (transport, level) in the order first met, e.g. "udp 10k". */
-    private final Map<String, Map<String, StepResult>> cells = new LinkedHashMap<>();
+    private final Map<String, Map<String, StepMetrics>> cells = new LinkedHashMap<>();
 
     private MeshReport(MeshResult mesh) {
         this.mesh = mesh;
@@ -41,7 +41,7 @@ public final class MeshReport {
             }
             for (StepResult s : p.result().steps()) {
                 cells.computeIfAbsent(s.transport() + " " + s.level(), k -> new LinkedHashMap<>())
-                    .put(key(p.source(), p.target()), s);
+                    .put(key(p.source(), p.target()), StepMetrics.of(p.result(), s));
             }
         }
     }
@@ -62,9 +62,9 @@ public final class MeshReport {
         if (source.equals(target)) {
             return new Cell("self", "\u00b7", "");
         }
-        StepResult s = cells.get(view).get(key(source, target));
+        StepMetrics m = cells.get(view).get(key(source, target));
         MeshResult.Pair p = mesh.pair(source, target).orElse(null);
-        if (s == null) {
+        if (m == null) {
             if (p == null) {
                 return new Cell("", "", "not in this mesh's pairs");
             }
@@ -73,7 +73,6 @@ public final class MeshReport {
             return new Cell(css, what, source + " -> " + target + ": " + p.status()
                 + (p.error() == null ? "" : ": " + p.error()));
         }
-        StepMetrics m = StepMetrics.of(s);
         return new Cell(lossClass(m.lost(), m.lossPercent()), Fmt.num(m.lossPercent(), 3) + "%",
             String.format(Locale.ROOT, "%s -> %s %s: sent %d, lost %d, p99 %s ms", source, target, view, m.sent(),
                 m.lost(), Fmt.delayMs(m.p99DelayMs(), 3)));
@@ -91,10 +90,10 @@ public final class MeshReport {
         long sent = 0;
         long lost = 0;
         for (String other : names) {
-            StepResult s = cells.get(view).get(asSource ? key(host, other) : key(other, host));
-            if (s != null) {
-                sent += s.counts().sent();
-                lost += s.counts().lost();
+            StepMetrics m = cells.get(view).get(asSource ? key(host, other) : key(other, host));
+            if (m != null) {
+                sent += m.sent();
+                lost += m.lost();
             }
         }
         return new long[] {sent, lost};
@@ -111,8 +110,8 @@ public final class MeshReport {
     }
 
     private String p99(String view, String source, String target) {
-        StepResult s = cells.get(view).get(key(source, target));
-        return s == null ? "" : Fmt.delayMs(StepMetrics.of(s).p99DelayMs(), 2) + " ms";
+        StepMetrics m = cells.get(view).get(key(source, target));
+        return m == null ? "" : Fmt.delayMs(m.p99DelayMs(), 2) + " ms";
     }
 
     /** The HTML page. */
@@ -220,7 +219,7 @@ public final class MeshReport {
                     "", "", "", "", "", "", Fmt.csv(p.error() == null ? "" : p.error()))).append('\n');
             }
             for (StepResult s : steps) {
-                StepMetrics m = StepMetrics.of(s);
+                StepMetrics m = StepMetrics.of(p.result(), s);
                 sb.append(String.join(",", Fmt.csv(p.source()), Fmt.csv(p.target()), "" + p.round(), p.status(),
                     m.transport(), m.level(), "" + m.sent(), "" + m.lost(), Fmt.num(m.lossPercent(), 4),
                     Fmt.num(m.p99DelayMs(), 3), Fmt.csv(p.error() == null ? "" : p.error()))).append('\n');
@@ -238,7 +237,7 @@ public final class MeshReport {
                 rows.add(new String[] {p.source(), p.target(), "" + p.round(), p.status(), "", "", "", "", "", note});
             }
             for (StepResult s : steps) {
-                StepMetrics m = StepMetrics.of(s);
+                StepMetrics m = StepMetrics.of(p.result(), s);
                 rows.add(new String[] {p.source(), p.target(), "" + p.round(), p.status(),
                     m.transport() + " " + m.level(), String.format(Locale.ROOT, "%,d", m.sent()),
                     String.format(Locale.ROOT, "%,d", m.lost()), Fmt.num(m.lossPercent(), 3),

@@ -31,7 +31,7 @@ public final class PolicyCheck {
         out.add(new CheckReport.Evaluation("*", "*", "steps", run.run().steps().size(), 1, anySteps,
             anySteps ? run.run().steps().size() + " steps" : "the run has no steps"));
         for (StepResult s : run.run().steps()) {
-            StepMetrics m = StepMetrics.of(s);
+            StepMetrics m = StepMetrics.of(run.run(), s);
             Policy.Thresholds t = policy.thresholdsFor(m.transport(), m.level());
             atMost(out, m, "maxLossPercent", m.lossPercent(), t.maxLossPercent(), "%", 4);
             atLeast(out, m, "minAchievedRate", m.achievedRate(), t.minAchievedRate(), " msg/s", 0);
@@ -55,8 +55,8 @@ public final class PolicyCheck {
             if (old.isEmpty()) {
                 continue;
             }
-            StepMetrics a = StepMetrics.of(old.get());
-            StepMetrics b = StepMetrics.of(s);
+            StepMetrics a = StepMetrics.of(base.run(), old.get());
+            StepMetrics b = StepMetrics.of(run.run(), s);
             List<Comparison.Regression> found = Comparison.regressions(a, b, tol);
             for (String metric : List.of("lossPercent", "achievedRate", "p99DelayMs")) {
                 Optional<Comparison.Regression> r = found.stream().filter(x -> x.metric().equals(metric)).findFirst();

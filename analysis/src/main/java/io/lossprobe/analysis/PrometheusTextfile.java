@@ -72,7 +72,7 @@ public final class PrometheusTextfile {
         }
         m.runLevel("lossprobe_last_run_steps", "Steps the last run completed", l -> l, r.steps().size());
         for (StepResult s : r.steps()) {
-            step(m, s);
+            step(m, r, s);
         }
         check.ifPresent(c -> check(m, c));
         return m.text();
@@ -90,8 +90,8 @@ public final class PrometheusTextfile {
         write(file, report.run(), RunLabels.of(report.run().run()), Optional.of(report));
     }
 
-    private static void step(Metrics m, StepResult s) {
-        StepMetrics sm = StepMetrics.of(s);
+    private static void step(Metrics m, RunResult r, StepResult s) {
+        StepMetrics sm = StepMetrics.of(r, s);
         Function<Labels, Labels> at = l -> l.add("transport", s.transport()).add("level", s.level().toString());
         long sent = s.counts().sent();
         m.runLevel("lossprobe_last_run_loss_ratio", "Messages lost as a fraction of sent (0..1)", at,

@@ -1,6 +1,10 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.CounterDescriptor;
+import io.lossprobe.core.transport.CounterDescriptor.Category;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -31,13 +35,24 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
-    public static StepMetrics of(StepResult s) {
+    /** {@code s}'s figures, its transport's counters read as {@code run} declares them. */
+    public static StepMetrics of(RunResult run, StepResult s) {
+        return of(s, run.counters(s.transport()));
+    }
+
+    /** Every step of {@code run}, in order. */
+    public static List<StepMetrics> all(RunResult run) {
+        return run.steps().stream().map(s -> of(run, s)).toList();
+    }
+
+    static StepMetrics of(StepResult s, List<CounterDescriptor> declared) {
         double windowS = s.windowNs() > 0 ? s.windowNs() / 1e9 : Double.NaN;
         long sent = s.counts().sent();
         boolean hasDelay = s.delay() != null && s.delay().count() > 0;
         Nic nic = Nic.busiest(s.hostCounters());
-        double retrans = retransmits(s);
-        double naks = naks(s.transportCounters());
+        double retrans = retransmits(s, declared);
+        double naks = declared.isEmpty() ? LegacyCounters.naks(s.transportCounters())
+            : sum(s.transportCounters(), declared, Category.NAK);
         return new StepMetrics(s.transport(), s.level().toString(), s.targetRate(),
             s.targetRate() > 0 ? s.targetRate() : s.achievedSendRate(), s.achievedReceiveRate(),
             s.achievedSendRate(), s.counts().lossPercent(), sent, s.counts().lost(), s.counts().duplicates(),
@@ -82,13 +97,14 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
     }
 
     /**
-     * Retransmissions: the transport's own counters whose name contains "retrans" (not byte counts or overflows);
-     * failing those, for a TCP transport, the host's Tcp.RetransSegs delta (host-wide, so other TCP traffic on the host
-     * adds to it). NaN when neither applies: raw UDP never retransmits.
+     * Retransmissions: the step's counters the transport declares as {@link Category#RETRANSMIT}; failing those, for
+     * a TCP transport, the host's Tcp.RetransSegs delta (host-wide, so other TCP traffic on the host adds to it).
+     * NaN when neither applies: raw UDP never retransmits.
      */
-    static double retransmits(StepResult s) {
-        Double own = sumMatching(s.transportCounters(), "retrans", null);
-        if (own != null) {
+    static double retransmits(StepResult s, List<CounterDescriptor> declared) {
+        double own = declared.isEmpty() ? LegacyCounters.retransmits(s.transportCounters())
+            : sum(s.transportCounters(), declared, Category.RETRANSMIT);
+        if (!Double.isNaN(own)) {
             return own;
         }
         if (s.transport().toLowerCase(Locale.ROOT).contains("tcp")) {
@@ -98,32 +114,18 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
         return Double.NaN;
     }
 
-    /**
-     * NAKs: transport counters whose name contains "nak". Where some of them count NAKs sent, only those are added,
-     * so a NAK sent and received on the same host is not counted twice.
-     */
-    static double naks(Map<String, Long> counters) {
-        Double sentOnly = sumMatching(counters, "nak", "sent");
-        if (sentOnly != null) {
-            return sentOnly;
-        }
-        Double all = sumMatching(counters, "nak", null);
-        return all == null ? Double.NaN : all;
-    }
-
-    private static Double sumMatching(Map<String, Long> counters, String needle, String alsoNeeded) {
+    /** The sum of the step's counters declared in {@code category}; NaN when the step reports none of them. */
+    static double sum(Map<String, Long> counters, List<CounterDescriptor> declared, Category category) {
         double sum = 0;
         boolean any = false;
-        for (Map.Entry<String, Long> e : counters.entrySet()) {
-            String key = e.getKey().toLowerCase(Locale.ROOT);
-            boolean counted = !key.contains("byte") && !key.contains("overflow");
-            if (key.contains(needle) && counted && (alsoNeeded == null || key.contains(alsoNeeded))
-                && e.getValue() != null) {
-                sum += e.getValue();
+        for (CounterDescriptor d : declared) {
+            Long v = d.category() == category ? counters.get(d.key()) : null;
+            if (v != null) {
+                sum += v;
                 any = true;
             }
         }
-        return any ? sum : null;
+        return any ? sum : Double.NaN;
     }
 
     /**

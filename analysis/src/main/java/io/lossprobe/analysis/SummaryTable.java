@@ -67,7 +67,7 @@ public final class SummaryTable {
         for (LoadedResult r : results) {
             for (StepResult s : r.run().steps()) {
                 rows.add(new Row(r.run().startedAt() == null ? "" : r.run().startedAt(), r.file().toString(),
-                    StepMetrics.of(s)));
+                    StepMetrics.of(r.run(), s)));
             }
         }
         return new SummaryTable(rows);

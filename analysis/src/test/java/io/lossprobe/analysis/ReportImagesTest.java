@@ -75,8 +75,8 @@ class ReportImagesTest {
         save(chromium, trend, out.resolve("trend.png"));
         Palette palette = new Palette();
         HistoryCharts history = new HistoryCharts(palette);
-        List<StepMetrics> a = def.run().steps().stream().map(StepMetrics::of).toList();
-        List<StepMetrics> b = lossy.run().steps().stream().map(StepMetrics::of).toList();
+        List<StepMetrics> a = StepMetrics.all(def.run());
+        List<StepMetrics> b = StepMetrics.all(lossy.run());
         save(chromium, history.compareLoss("compare-loss", a, b), out.resolve("compare-loss.png"));
         save(chromium, history.compareDelay("compare-delay-", a, b, new DelayCharts(palette)).get(0),
             out.resolve("compare-delay.png"));

@@ -67,7 +67,7 @@ class SummaryTableTest {
             s.put("transport", "tcp");
             s.with("hostCounters").put("Tcp.RetransSegs", 20);
         }));
-        StepMetrics m = StepMetrics.of(r.run().steps().get(0));
+        StepMetrics m = StepMetrics.of(r.run(), r.run().steps().get(0));
         assertThat(m.retransmitsPer1k()).isEqualTo(2.0);
         assertThat(m.naksPer1k()).isNaN();
     }

@@ -439,8 +439,7 @@ public final class RunCommand implements Callable<Integer> {
                 return; // a stream cannot be rewritten: it gets the final result
             }
             RunResult result = writeFailure == null ? partial
-                : new RunResult(partial.schemaVersion(), partial.tool(), partial.startedAt(), partial.finishedAt(),
-                    "failed", writeFailure, partial.environment(), partial.plan(), partial.steps());
+                : partial.withStatus("failed", writeFailure);
             try {
                 write(result);
             } catch (IOException e) {

@@ -349,7 +349,7 @@ class RunCommandTest {
              "steps": []}
             """, RunResult.class);
         RunResult complete = new RunResult(running.schemaVersion(), running.tool(), running.startedAt(),
-            "2026-11-30T23:00:05Z", "complete", null, null, running.plan(), running.steps());
+            "2026-11-30T23:00:05Z", "complete", null, null, running.plan(), null, running.steps());
         try (Scratch.Tmpfs fs = Scratch.tmpfs(dir, 64 * 1024)) {
             Path file = fs.dir().resolve("r.json");
             StringWriter err = new StringWriter();

@@ -2,6 +2,7 @@ package io.lossprobe.tcp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.CounterDescriptor;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
  * plain calls on the connection's own thread: each flush is one write (or writev) syscall per flow per cycle.
  */
 final class TcpSender implements SenderEndpoint {
+    private static final Map<String, CounterDescriptor> DECLARED = CounterDescriptor.byKey(TcpCounters.ALL);
     private static final int CONNECT_TIMEOUT_MS = 5_000;
     /** Longest wait for the last repairs before reporting a step (a connection that stays stuck reports anyway). */
     static final long SETTLE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
@@ -188,15 +190,7 @@ final class TcpSender implements SenderEndpoint {
                 }
                 Map<String, Long> flow = writers[i].report();
                 flows.put(i, flow);
-                flow.forEach((k, v) -> {
-                    if (k.equals(FlowWriter.MAX_QUEUED_BYTES)) {
-                        totals.merge(k, v, Math::max);
-                    } else if (isGauge(k)) {
-                        totals.merge(k + "Max", v, Math::max);
-                    } else {
-                        totals.merge(k, v, Long::sum);
-                    }
-                });
+                flow.forEach((k, v) -> CounterDescriptor.addToTotal(totals, DECLARED, k, v));
             }
             return new TransportReport(totals, flows, notes);
         });
@@ -209,13 +203,6 @@ final class TcpSender implements SenderEndpoint {
             }
         }
         return true;
-    }
-
-    /** End-of-step values, not deltas: over all flows the step reports their largest (key + "Max"). */
-    private static boolean isGauge(String key) {
-        return key.equals(FlowWriter.RTT_US) || key.equals(FlowWriter.RTT_VAR_US)
-            || key.equals(FlowWriter.SND_CWND_SEGMENTS) || key.equals(FlowWriter.LOST_SEGMENTS)
-            || key.equals(FlowWriter.REORDERING);
     }
 
     private <T> T onLoop(Callable<T> task) throws Exception {

@@ -33,6 +33,11 @@ public final class TcpTransport implements Transport {
     }
 
     @Override
+    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
+        return TcpCounters.ALL;
+    }
+
+    @Override
     public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
         return TcpReceiver.open(spec, TcpSettings.from(spec.options()));
     }

@@ -255,10 +255,10 @@ final class UdpReceiver implements ReceiverEndpoint {
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();
-        counters.put("udp.receiverSocketDrops", total);
+        counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
         long dropped = repliesDropped.sumThenReset();
         if (dropped > 0) {
-            counters.put("udp.repliesDropped", dropped);
+            counters.put(UdpCounters.REPLIES_DROPPED, dropped);
         }
         return new TransportReport(counters, flows, notes);
     }

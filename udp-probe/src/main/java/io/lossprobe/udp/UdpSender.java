@@ -168,11 +168,11 @@ final class UdpSender implements SenderEndpoint {
         purgesAtLastStep = purges;
         Map<String, Long> counters = new HashMap<>();
         if (delta > 0) {
-            counters.put("udp.senderErrorQueuePurges", delta);
+            counters.put(UdpCounters.SENDER_ERROR_QUEUE_PURGES, delta);
         }
         long socketErrors = errors.sinceStepStart();
         if (socketErrors > 0) {
-            counters.put("udp.senderSocketErrors", socketErrors);
+            counters.put(UdpCounters.SENDER_SOCKET_ERRORS, socketErrors);
         }
         return counters.isEmpty() ? TransportReport.EMPTY : new TransportReport(counters, Map.of(), errors.notes());
     }

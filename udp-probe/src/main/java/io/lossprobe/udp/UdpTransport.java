@@ -43,4 +43,9 @@ public final class UdpTransport implements Transport {
     public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
         return UdpOptions.ALL;
     }
+
+    @Override
+    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
+        return UdpCounters.ALL;
+    }
 }

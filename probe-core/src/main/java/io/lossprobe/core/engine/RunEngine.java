@@ -520,7 +520,18 @@ public final class RunEngine {
         }
         Environment env = EnvironmentProbe.describe(socketBuffers);
         return new RunResult(RunResult.SCHEMA_VERSION, "lossprobe", startedAt, Instant.now().toString(), status,
-            error, env, plan, steps);
+            error, env, plan, declaredCounters(), steps);
+    }
+
+    private Map<String, List<io.lossprobe.core.transport.CounterDescriptor>> declaredCounters() {
+        Map<String, List<io.lossprobe.core.transport.CounterDescriptor>> declared = new java.util.LinkedHashMap<>();
+        for (String name : plan.transports()) {
+            Transport t = transports.get(name);
+            if (t != null && !t.counters().isEmpty()) {
+                declared.put(name, t.counters());
+            }
+        }
+        return declared;
     }
 
     /** A finished step and the receivers that keep counting its late arrivals until they close. */

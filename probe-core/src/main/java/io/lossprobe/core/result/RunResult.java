@@ -2,17 +2,22 @@ package io.lossprobe.core.result;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.CounterDescriptor;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A whole run as written to the results file. {@link #SCHEMA_VERSION} changes when a field changes meaning
  * or is removed; readers refuse newer major versions.
  *
- * @param status {@code complete}, {@code interrupted} (Ctrl-C: the steps done so far) or {@code failed}
+ * @param status   {@code complete}, {@code interrupted} (Ctrl-C: the steps done so far) or {@code failed}
+ * @param counters by transport: what each key of its {@code transportCounters} means (absent in files written
+ *                 before transports declared their counters)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
-                        String error, Environment environment, Plan plan, List<StepResult> steps) {
+                        String error, Environment environment, Plan plan,
+                        Map<String, List<CounterDescriptor>> counters, List<StepResult> steps) {
     /**
      * 2: dense wire sequences; {@code counts.late} holds first arrivals only ({@code lateDuplicates} apart);
      * {@code counts.lostInRuns}; delay between hosts corrected by the estimated clock offset.
@@ -21,5 +26,17 @@ public record RunResult(int schemaVersion, String tool, String startedAt, String
 
     public RunResult {
         steps = List.copyOf(steps);
+        counters = counters == null ? null : Maps.ordered(counters);
+    }
+
+    /** The same run with another status and error. */
+    public RunResult withStatus(String newStatus, String newError) {
+        return new RunResult(schemaVersion, tool, startedAt, finishedAt, newStatus, newError, environment, plan,
+            counters, steps);
+    }
+
+    /** What {@code transport} declared its counters to be; empty when the file does not say. */
+    public List<CounterDescriptor> counters(String transport) {
+        return counters == null ? List.of() : counters.getOrDefault(transport, List.of());
     }
 }

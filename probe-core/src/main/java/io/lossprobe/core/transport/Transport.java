@@ -36,6 +36,15 @@ public interface Transport {
     }
 
     /**
+     * Every counter this transport reports in its {@link TransportReport}s (step totals and per flow), declared
+     * once: written into the results, and how reports find retransmits, NAKs and drops. A key reported but not
+     * declared is a defect (each transport's tests check its declarations against a real run).
+     */
+    default java.util.List<CounterDescriptor> counters() {
+        return java.util.List.of();
+    }
+
+    /**
      * Memory a run of {@code plan} makes this transport map or allocate on one host beyond the kernel's socket
      * buffers (Aeron's term buffers), so a server can refuse a plan that would exhaust it; 0 when negligible.
      */

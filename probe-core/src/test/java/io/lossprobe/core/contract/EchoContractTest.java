@@ -81,6 +81,7 @@ public abstract class EchoContractTest {
         RunResult r = run(echoPlan(8, "8k", 1000, 0), StepHooks.NONE);
         StepResult s = r.steps().get(0);
         assertEchoIdentities(s);
+        TransportContractTest.assertCountersDeclared(r);
         assertThat(s.counts().scheduled()).isEqualTo(8000);
         assertThat(s.echo().requestsSent()).isEqualTo(8000);
         assertThat(s.echo().duplicateReplies()).isZero();

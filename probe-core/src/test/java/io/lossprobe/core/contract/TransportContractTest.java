@@ -88,6 +88,39 @@ public abstract class TransportContractTest {
             assertThat(step.counts()).isEqualTo(sum);
             assertThat(step.warnings()).noneMatch(w -> w.startsWith("accounting check failed"));
         }
+        assertCountersDeclared(result);
+    }
+
+    /**
+     * Every counter a real run reported, in a step's totals or a flow's map, is one its transport declared, so
+     * reports can find retransmits and NAKs by category; and a declared gauge's total is its largest flow value.
+     */
+    public static void assertCountersDeclared(RunResult result) {
+        for (StepResult step : result.steps()) {
+            Map<String, io.lossprobe.core.transport.CounterDescriptor> declared =
+                io.lossprobe.core.transport.CounterDescriptor.byKey(result.counters(step.transport()));
+            assertThat(declared.keySet()).as("declared counters of %s", step.transport())
+                .containsAll(step.transportCounters().keySet());
+            for (FlowResult flow : step.flows()) {
+                assertThat(declared.keySet()).as("declared counters of %s, flow %d", step.transport(), flow.flow())
+                    .containsAll(flowCounters(flow).keySet());
+            }
+            // Where every flow carries a key, the step's total is formed from them as the declaration says.
+            for (Map.Entry<String, Long> total : step.transportCounters().entrySet()) {
+                String key = total.getKey();
+                if (step.flows().isEmpty() || !step.flows().stream().allMatch(f -> flowCounters(f).containsKey(key))) {
+                    continue;
+                }
+                java.util.stream.LongStream values = step.flows().stream().mapToLong(f -> flowCounters(f).get(key));
+                long expected = declared.get(key).kind() == io.lossprobe.core.transport.CounterDescriptor.Kind.GAUGE
+                    ? values.max().orElseThrow() : values.sum();
+                assertThat(total.getValue()).as("%s total of %s", step.transport(), key).isEqualTo(expected);
+            }
+        }
+    }
+
+    private static Map<String, Long> flowCounters(FlowResult f) {
+        return f.transport() == null ? Map.of() : f.transport();
     }
 
     @Test
@@ -118,6 +151,7 @@ public abstract class TransportContractTest {
         ResultFiles.write(file, result);
         RunResult back = ResultFiles.read(file);
         assertThat(back.steps().get(1).counts()).isEqualTo(result.steps().get(1).counts());
+        assertThat(back.counters()).isEqualTo(result.counters());
         assertThat(Files.size(file)).isPositive();
     }
 

@@ -34,7 +34,7 @@ class ResultFilesTest {
     static RunResult minimal(String status) throws java.io.IOException {
         RunResult r = ResultFiles.mapper().readValue(OLD_FILE, RunResult.class);
         return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), status, null,
-            r.environment(), r.plan(), r.steps());
+            r.environment(), r.plan(), r.counters(), r.steps());
     }
 
     @Test
