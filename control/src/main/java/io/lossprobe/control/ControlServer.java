@@ -32,6 +32,8 @@ public final class ControlServer implements AutoCloseable {
     static final int PRE_AUTH_MAX_BYTES = 4096;
     /** Largest frame from an authenticated controller: a close-step carrying the most failed ranges fits. */
     static final int MAX_REQUEST_BYTES = 4 << 20;
+    /** How long a plan waits for its ports to be freed by a session that is ending before it is refused. */
+    static final long PORT_RELEASE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
 
     private final String bindAddress;
     private final Auth auth;
@@ -248,10 +250,22 @@ public final class ControlServer implements AutoCloseable {
         return true;
     }
 
-    /** Reserves [base, base + ports) for {@code who}; false when another session holds any of them. */
+    /**
+     * Reserves [base, base + ports) for {@code who}; false when another session still holds any of them after
+     * {@link #PORT_RELEASE_WAIT_NS}. The wait is for the common case of a controller that starts its next run as
+     * soon as the last one ended: the server notices the old connection's end a moment after the controller does.
+     */
     synchronized boolean reserve(ServerSession who, int base, int ports) {
-        for (ServerSession s : sessions) {
-            if (s != who && s.ports > 0 && base < s.basePort + s.ports && s.basePort < base + ports) {
+        long deadline = System.nanoTime() + PORT_RELEASE_WAIT_NS;
+        while (heldByAnother(who, base, ports)) {
+            long leftNs = deadline - System.nanoTime();
+            if (leftNs <= 0) {
+                return false;
+            }
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, leftNs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return false;
             }
         }
@@ -260,8 +274,18 @@ public final class ControlServer implements AutoCloseable {
         return true;
     }
 
+    private boolean heldByAnother(ServerSession who, int base, int ports) {
+        for (ServerSession s : sessions) {
+            if (s != who && s.ports > 0 && base < s.basePort + s.ports && s.basePort < base + ports) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private synchronized void releasePorts(ServerSession session) {
         session.ports = 0;
+        notifyAll();
     }
 
     void internalError(String where, Throwable e) {
