@@ -4,30 +4,15 @@ import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.wire.MessageAuth;
 import io.lossprobe.core.wire.MessageHeader;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link FlowReceiver#onMessage} per message: header validation, the sequence tracker, the delay and IPDV
  * histograms and RFC 3550 jitter - everything a receiver does per datagram after reading the four header words.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class FlowReceiverBenchmark {
+public class FlowReceiverBenchmark extends HotPathBenchmark {
     private static final int RUN_ID = 42;
     private static final int LENGTH = 64;
 

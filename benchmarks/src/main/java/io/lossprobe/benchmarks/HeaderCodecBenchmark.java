@@ -3,29 +3,14 @@ package io.lossprobe.benchmarks;
 import io.lossprobe.core.wire.MessageAuth;
 import io.lossprobe.core.wire.MessageHeader;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The 48-byte message header: encoding it into a direct buffer the way a sender does (big-endian longs) and
  * decoding plus validating it the way a receiver does. One operation is one message.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class HeaderCodecBenchmark {
+public class HeaderCodecBenchmark extends HotPathBenchmark {
     private static final int RUN_ID = 0x1234_5678;
     private static final int STEP = 2;
     private static final int LENGTH = 64;

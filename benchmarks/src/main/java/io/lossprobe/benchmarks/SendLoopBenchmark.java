@@ -7,17 +7,9 @@ import io.lossprobe.core.wire.MessageAuth;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The pacer per batch: one {@link SendLoop#doWork} with a writer that only sums what it is given, so the figure is
@@ -25,13 +17,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The clock is synthetic: each call advances it by exactly one full batch (64 messages per flow) at the
  * paced rate, or not at all for {@code max}. Divide by {@code 64 x flows} for the cost per message.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class SendLoopBenchmark {
+public class SendLoopBenchmark extends HotPathBenchmark {
     private static final int BATCH_LIMIT = 64;
     private static final long WINDOW_NS = TimeUnit.HOURS.toNanos(1);
 

@@ -1,32 +1,17 @@
 package io.lossprobe.benchmarks;
 
 import io.lossprobe.core.accounting.SequenceTracker;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link SequenceTracker#onSequence} per message, over arrival patterns: in order, with one loss in 100 (the
  * window slides over gaps and closes loss runs), and with adjacent pairs swapped (every other arrival reordered).
  * The window is the size the engine picks for a 1M msg/s flow.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class SequenceTrackerBenchmark {
+public class SequenceTrackerBenchmark extends HotPathBenchmark {
     @Param({"inOrder", "loss1in100", "swappedPairs"})
     public String pattern;
 

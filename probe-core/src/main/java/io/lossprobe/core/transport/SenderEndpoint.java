@@ -1,13 +1,12 @@
 package io.lossprobe.core.transport;
 
-import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The sending half of a transport: one writer per flow and the single thread the engine's send driver runs the
  * send loop on. The transport only moves bytes; pacing is the engine's.
  */
-public interface SenderEndpoint extends AutoCloseable {
+public interface SenderEndpoint extends StepEndpoint {
     /**
      * {@link #environment()} key: 1 when a send that the host's own egress queue drops fails (ENOBUFS), so its
      * messages count in sendFailed; 0 when the kernel reports success and they count as lost. Absent means 0.
@@ -41,32 +40,4 @@ public interface SenderEndpoint extends AutoCloseable {
     default void onReplyThread(Runnable action) throws Exception {
         throw new UnsupportedOperationException("this transport has no echo mode");
     }
-
-    /** Called before a step's traffic starts (reconnect what died, say), on the engine's thread. */
-    default void beginStep(int step) throws Exception {
-    }
-
-    /**
-     * Called on the engine's thread when the measured window starts, never on the sending thread: sample the
-     * counters whose deltas {@link #endStep} reports. Must not stop the send loop.
-     */
-    default void beginWindow() throws Exception {
-    }
-
-    /**
-     * This step's transport counters over the window, as deltas; called on the engine's thread after the step's
-     * sending ended and the receivers drained. A transport whose repair counters (retransmits, NAKs) can still move
-     * waits here, bounded, until they settle.
-     */
-    default TransportReport endStep() throws Exception {
-        return TransportReport.EMPTY;
-    }
-
-    /** Socket buffer sizes and similar facts granted by the OS, for the results' environment. */
-    default Map<String, Long> environment() {
-        return Map.of();
-    }
-
-    @Override
-    void close() throws Exception;
 }
