@@ -1,5 +1,6 @@
 package io.lossprobe.tcp;
 
+import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.LoopErrors;
@@ -71,8 +72,8 @@ final class TcpReceiver implements ReceiverEndpoint {
             }
         } catch (Exception e) {
             receiver.close();
-            throw new java.io.IOException("cannot listen for TCP on " + spec.bindAddress() + " ports "
-                + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
+            throw BindFailure.of("listen for TCP", spec.bindAddress(),
+                spec.plan().basePort(), spec.plan().port(flows - 1), e);
         }
         receiver.environment.put("io." + settings.io().name().toLowerCase(java.util.Locale.ROOT), 1L);
         if (settings.receiveBufferBytes() > 0) {

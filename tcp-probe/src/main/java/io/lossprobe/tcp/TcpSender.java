@@ -65,6 +65,10 @@ final class TcpSender implements SenderEndpoint {
         EventLoopGroup group = settings.io().newGroup("lossprobe-tcp-tx");
         Bootstrap b = new Bootstrap().group(group).channel(settings.io().socketChannel())
             .option(ChannelOption.TCP_NODELAY, settings.noDelay())
+            // Our connections close first and wait in TIME_WAIT on their ephemeral local ports; a listener (the
+            // next run's receiver: the default ports lie in Linux's ephemeral range) can take such a port only
+            // when both sockets set SO_REUSEADDR.
+            .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
             // Bounded memory: past the high mark queued in Netty the flow reports BLOCKED and falls behind.
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK,

@@ -1,5 +1,6 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.transport.Closing;
@@ -117,8 +118,8 @@ final class UdpReceiver implements ReceiverEndpoint {
                 c.close();
             }
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-            throw new java.io.IOException("cannot bind UDP receivers on " + spec.bindAddress() + " ports "
-                + spec.plan().basePort() + "-" + spec.plan().port(spec.flows().length - 1) + ": " + e.getMessage(), e);
+            throw BindFailure.of("bind UDP receivers", spec.bindAddress(),
+                spec.plan().basePort(), spec.plan().port(spec.flows().length - 1), e);
         }
         Map<String, Long> env = new HashMap<>();
         env.put("receiveBufferRequested", (long) rcvbuf);
