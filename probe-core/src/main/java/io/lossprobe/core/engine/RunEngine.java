@@ -218,7 +218,7 @@ public final class RunEngine {
          * returned. Null when the run was stopped during it.
          */
         StepResult measure(int step, Level level, StepTiming timing, boolean keep) throws Exception {
-            StepResult result = runStep(transport, pass, receiver, sender, step, level, timing);
+            StepResult result = runStep(transport, pass, receiver, sender, step, level, timing, keep);
             if (result != null && keep) {
                 synchronized (RunEngine.this) {
                     completed.add(new CompletedStep(result, receiver));
@@ -234,8 +234,9 @@ public final class RunEngine {
         }
     }
 
+    /** @param keep a step of the result (a search trial is not: its histograms are not logged) */
     private StepResult runStep(Transport transport, Plan plan, ReceiveSide receiver, SendSide sender, int step,
-                               Level level, StepTiming timing) throws Exception {
+                               Level level, StepTiming timing, boolean keep) throws Exception {
         String name = transport.name();
         int flows = plan.ports();
         listener.stepStarted(name, step, level);
@@ -325,6 +326,9 @@ public final class RunEngine {
         StepResult result = buildStep(transport, plan, step, level, outcome, receipt, replies, delay, rtt,
             windowSample, after, clocks, egressDrops, failures);
         long end = System.currentTimeMillis();
+        if (!keep) {
+            return result;
+        }
         if (receipt.intervals() != null) {
             listener.stepIntervalHistograms(name, step, "delay", receipt.intervals().delay(), delay,
                 windowStartEpochMs, plan.intervalNs(), outcome.windowNs());

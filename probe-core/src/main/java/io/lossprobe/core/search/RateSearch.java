@@ -69,6 +69,7 @@ public final class RateSearch {
                           List<SearchTrial> trials) {
     }
 
+    static final String PROBE = "probe";
     static final String SHORT = "short";
     static final String FULL = "full";
     /** Share of the trial budget the short phase may use when there is a full-length phase after it. */
@@ -106,37 +107,37 @@ public final class RateSearch {
 
     /** Runs the search; the findings in the order of the plan's criteria (unfinished ones say so). */
     public List<Finding> run(Trials measure) throws Exception {
-        long cap = plan.maxRate();
-        String capKind = "max";
-        if (cap == 0) {
-            Measured probe = trial(measure, 0, !twoPhases, twoPhases ? SHORT : FULL);
+        long cap = plan.maxRate() > 0 ? plan.maxRate() : Long.MAX_VALUE;
+        if (plan.maxRate() == 0) {
+            // No maximum given: one full-length trial at full tilt says roughly how fast this sender goes and, when
+            // the path lost there, how much it forwarded. A hint where to start, never a bound: unpaced sending is
+            // burstier than paced, and a cold start slower.
+            Measured probe = trial(measure, 0, true, PROBE);
             if (probe == null) {
                 return findings();
             }
-            // At full tilt: how fast this sender goes is the ceiling; the path's verdict there is only a hint.
-            cap = Math.max(plan.minRate(), (long) Math.floor(probe.achievedSendRate()));
-            senderCeiling = cap;
-            capKind = "sender";
+            long fastest = Math.max(plan.minRate(), (long) Math.floor(probe.achievedSendRate()));
             for (Bounds b : bounds.values()) {
-                b.hint = probe.lossRatio() > b.allowed ? (long) probe.achievedReceiveRate() : cap;
+                b.hint = probe.lossRatio() > b.allowed
+                    ? Math.max(plan.minRate(), (long) Math.floor(probe.achievedReceiveRate())) : fastest;
             }
         }
         int budgetLeft = plan.maxTrials() - trials.size();
         if (twoPhases) {
             int shortBudget = (int) Math.ceil(SHORT_SHARE * plan.maxTrials()) - trials.size();
-            phase(measure, SHORT, false, cap, capKind, Math.max(1, shortBudget));
+            phase(measure, SHORT, false, cap, Math.max(1, shortBudget));
             for (Bounds b : bounds.values()) {
                 b.carryOver();
             }
             budgetLeft = plan.maxTrials() - trials.size();
         }
         if (!stopped) {
-            phase(measure, FULL, true, cap, capKind, budgetLeft);
+            phase(measure, FULL, true, cap, budgetLeft);
         }
         return findings();
     }
 
-    private void phase(Trials measure, String phase, boolean full, long maxCap, String maxKind, int budget)
+    private void phase(Trials measure, String phase, boolean full, long maxCap, int budget)
         throws Exception {
         for (Bounds b : bounds.values()) {
             b.reset();
@@ -146,7 +147,7 @@ public final class RateSearch {
             Bounds b = null;
             Long rate = null;
             for (Bounds candidate : bounds.values()) {
-                rate = candidate.done ? null : next(candidate, maxCap, maxKind);
+                rate = candidate.done ? null : next(candidate, maxCap);
                 if (rate != null) {
                     b = candidate;
                     break;
@@ -241,9 +242,9 @@ public final class RateSearch {
     }
 
     /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
-    private Long next(Bounds b, long maxCap, String maxKind) {
+    private Long next(Bounds b, long maxCap) {
         long cap = Math.min(maxCap, senderCeiling);
-        String capKind = senderCeiling <= maxCap ? "sender" : maxKind;
+        String capKind = senderCeiling <= maxCap ? "sender" : "max";
         Long lower = b.lower;
         Long upper = b.upper;
         if (upper != null && upper <= plan.minRate()) {
@@ -279,7 +280,7 @@ public final class RateSearch {
                     r = underSpeed(lower);
                 }
             }
-            return r > lower ? round(r, lower, Math.min(cap + 1, Long.MAX_VALUE)) : b.finish(true, capKind);
+            return r > lower ? round(r, lower, plusOne(cap)) : b.finish(true, capKind);
         }
         if (upper != null) {
             long r;
@@ -305,7 +306,7 @@ public final class RateSearch {
             r = underSpeed(plan.minRate() - 1);
         }
         r = Math.max(plan.minRate(), Math.min(r, cap));
-        return round(r, plan.minRate() - 1, cap + 1);
+        return round(r, plan.minRate() - 1, plusOne(cap));
     }
 
     /**
@@ -318,6 +319,10 @@ public final class RateSearch {
         }
         long r = (long) Math.floor(senderSpeed * (1 - plan.precision() / 2));
         return r > lower && r < (long) Math.floor(senderCeiling / (1 + plan.precision() / 2)) ? r : lower;
+    }
+
+    private static long plusOne(long cap) {
+        return cap == Long.MAX_VALUE ? cap : cap + 1;
     }
 
     /** The geometric middle of (lower, upper), rounded where that keeps it strictly inside. */

@@ -90,8 +90,9 @@ class RateSearchTest {
         // The answer is a full-length pass; the trials went short first.
         assertThat(ndr.trials()).filteredOn(t -> t.rate() == ndr.rate() && t.phase().equals("full"))
             .anyMatch(t -> t.verdict().equals(SearchTrial.PASS));
-        assertThat(ndr.trials().get(0).phase()).isEqualTo("short");
+        assertThat(ndr.trials().get(0).phase()).isEqualTo("probe");
         assertThat(ndr.trials().get(0).rate()).as("the first trial at full tilt").isZero();
+        assertThat(ndr.trials().get(1).phase()).isEqualTo("short");
         assertThat(ndr.trials().size()).isLessThanOrEqualTo(40);
     }
 
@@ -139,15 +140,15 @@ class RateSearchTest {
     void aOneOffLossInAFullTrialIsRepeatedAndTakenForNoise() throws Exception {
         Model model = new Model(300_000, 2_000_000);
         List<Long> fullRates = new ArrayList<>();
-        // The first full-length trial (the short phase's lower bound) loses 3 messages once.
+        // The first paced full-length trial (the short phase's lower bound) loses 3 messages once.
         RateSearch search = new RateSearch(plan(0, 40, 0.02), FULL_NS);
         int[] firstFull = {-1};
         RateSearch.Trials trials = (rate, full) -> {
-            if (full && firstFull[0] < 0) {
+            if (full && rate > 0 && firstFull[0] < 0) {
                 firstFull[0] = model.rates.size() + 1;
                 model.spurious = n -> n == firstFull[0];
             }
-            if (full) {
+            if (full && rate > 0) {
                 fullRates.add(rate);
             }
             return model.measure(rate, full);
