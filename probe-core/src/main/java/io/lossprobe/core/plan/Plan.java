@@ -86,6 +86,7 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         transports = List.copyOf(transports);
         levels = List.copyOf(levels == null ? List.of() : levels);
         transportOptions = sortedOptions(transportOptions);
+        String sizeOption = sizes == null || sizes.isEmpty() ? "--size" : "--sizes";
         sizes = sizes == null || sizes.isEmpty() ? List.of(messageSize) : List.copyOf(sizes);
         if (transports.isEmpty()) {
             throw new IllegalArgumentException("no transport chosen");
@@ -128,7 +129,6 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         if (drainNs > MAX_PHASE_NS) {
             throw new IllegalArgumentException("--drain must be at most 24h");
         }
-        String sizeOption = sizes.size() > 1 ? "--sizes" : "--size";
         for (Integer size : sizes) {
             checkSize(size == null ? 0 : size, sizeOption);
         }
@@ -158,7 +158,7 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             if (intervalNs > durationNs) {
                 throw new IllegalArgumentException("--interval must not be longer than --duration");
             }
-            if (intervals(durationNs) > MAX_INTERVALS) {
+            if (intervals(durationNs, intervalNs) > MAX_INTERVALS) {
                 throw new IllegalArgumentException("--interval cuts each window into more than " + MAX_INTERVALS
                     + " intervals; choose a longer one");
             }
@@ -199,6 +199,10 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
 
     /** The intervals a window of {@code windowNs} is cut into (0 without {@code --interval}). */
     public int intervals(long windowNs) {
+        return intervals(windowNs, intervalNs);
+    }
+
+    private static int intervals(long windowNs, long intervalNs) {
         if (intervalNs <= 0) {
             return 0;
         }
