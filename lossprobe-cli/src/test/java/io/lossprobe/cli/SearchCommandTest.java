@@ -148,4 +148,41 @@ class SearchCommandTest {
         }
         assertThat(parsed.get(parsed.size() - 1).get("status").asText()).isEqualTo("complete");
     }
+
+    /**
+     * The same between two "hosts" on loopback: a ControlServer in this process, the run with --target. Every trial
+     * a step whose rate and window the server checked against the plan; receivers opened per size; intervals
+     * counted on the server and added up to each step there.
+     */
+    @Test
+    @Tag("system")
+    @Timeout(120)
+    void aSearchWithSizesAndIntervalsAgainstAServer(@TempDir Path dir) throws Exception {
+        Path secret = dir.resolve("secret");
+        io.lossprobe.control.Auth.writeNewSecret(secret);
+        io.lossprobe.control.Auth auth = io.lossprobe.control.Auth.load(secret, w -> { });
+        try (io.lossprobe.control.ControlServer server = new io.lossprobe.control.ControlServer("127.0.0.1", 0, auth,
+            io.lossprobe.control.ServerLimits.DEFAULTS.withPlanLimits(200_000, 64, 60_000_000_000L, 256,
+                3_600_000_000_000L, 256L << 20, 1L << 30), io.lossprobe.core.transport.Transports::available, null)) {
+            Path file = dir.resolve("r.json");
+            RunCommandTest.Outcome o = RunCommandTest.execute("run", "--target", "127.0.0.1:" + server.port(),
+                "--secret-file", secret.toString(), "--transport", "udp", "--ports", "4", "--base-port", "47560",
+                "--search", "ndr,pdr", "--sizes", "64,512", "--levels", "2k", "--interval", "100ms", "--duration",
+                "300ms", "--warmup", "100ms", "--drain", "200ms", "--search-trial", "100ms", "--search-trials", "12",
+                "--quiet", "-o", file.toString());
+            assertThat(o.exit()).as(o.out() + o.err()).isZero();
+            RunResult r = ResultFiles.read(file);
+            assertThat(r.plan().search().maxRate()).as("the server's --max-rate").isEqualTo(200_000);
+            assertThat(r.steps()).extracting(StepResult::messageSize).containsExactly(64, 512);
+            for (StepResult s : r.steps()) {
+                IntervalAssertions.assertIntervalsAddUp(s);
+                assertThat(s.delay().basis()).isEqualTo(io.lossprobe.core.result.Latency.CLOCK_OFFSET);
+            }
+            assertThat(r.search()).extracting(SearchResult::messageSize).containsExactly(64, 64, 512, 512);
+            for (SearchResult s : r.search()) {
+                assertThat(s.trials()).isNotEmpty().allMatch(t -> t.rate() <= 200_000 && t.rate() > 0);
+                assertThat(s.lowerBound()).isNotNull();
+            }
+        }
+    }
 }
