@@ -19,6 +19,7 @@ import java.util.Map;
  * @param tps              echo mode: replies received per second, else NaN
  * @param rttMs            echo mode: round trip p50, p90, p99, p99.9 (ms), else NaNs
  * @param warnings         how many warnings the step carries
+ * @param messageSize      bytes per message of the step, 0 when the file does not say (one size: the plan's)
  */
 public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
                           double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
@@ -27,11 +28,17 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
                           double hostCpuPercent, String nicInterface, double nicInMbps, double nicOutMbps,
                           double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
                           double retransmitsPer1k, double naks, double naksPer1k, boolean saturated,
-                          double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings) {
+                          double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings,
+                          int messageSize) {
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
     public static StepMetrics of(StepResult s) {
+        return of(s, 0);
+    }
+
+    /** @param planSize the size to tell when the step does not record its own (a file from before --sizes) */
+    public static StepMetrics of(StepResult s, int planSize) {
         double windowS = s.windowNs() > 0 ? s.windowNs() / 1e9 : Double.NaN;
         long sent = s.counts().sent();
         boolean hasDelay = s.delay() != null && s.delay().count() > 0;
@@ -51,7 +58,8 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated(),
             s.socketDrops() == null ? Double.NaN : s.socketDrops(),
             s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
-            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size());
+            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size(),
+            s.messageSize() == null ? planSize : s.messageSize());
     }
 
     private static double[] rtt(StepResult s) {

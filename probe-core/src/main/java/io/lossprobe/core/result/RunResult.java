@@ -15,7 +15,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
                         String error, Environment environment, Plan plan, List<StepResult> steps,
-                        List<SearchResult> search) {
+                        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
+                            using = LenientList.Searches.class) List<SearchResult> search) {
     /**
      * 2: dense wire sequences; {@code counts.late} holds first arrivals only ({@code lateDuplicates} apart);
      * {@code counts.lostInRuns}; delay between hosts corrected by the estimated clock offset.

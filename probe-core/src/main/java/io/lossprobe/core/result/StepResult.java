@@ -44,7 +44,9 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
-                         Echo echo, List<FlowResult> flows, Integer messageSize, List<IntervalResult> intervals) {
+                         Echo echo, List<FlowResult> flows, Integer messageSize,
+                         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
+                             using = LenientList.Intervals.class) List<IntervalResult> intervals) {
     public StepResult {
         intervals = intervals == null ? null : List.copyOf(intervals);
         hostCounters = Maps.sorted(hostCounters);
