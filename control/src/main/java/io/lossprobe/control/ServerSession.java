@@ -315,7 +315,8 @@ final class ServerSession {
         if (plan.intervalNs() == 0) {
             throw new ControlProtocolException("the plan has no intervals");
         }
-        if (stepIntervals > 0 || windowBegun) {
+        // With no warm-up the window's counters are sampled before the first message, so before this too.
+        if (stepIntervals > 0) {
             throw new ControlProtocolException("the intervals of step " + lastBegun + " were set already");
         }
         int count = plan.intervals(stepWindowNs);

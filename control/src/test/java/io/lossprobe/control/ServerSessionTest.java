@@ -258,6 +258,7 @@ class ServerSessionTest {
             Reply.StepResult r = c.request(new Request.CloseStep(0, new long[4], null), Reply.StepResult.class);
             assertThat(r.intervals().received()).hasSize(4).containsOnly(0L);
             c.request(begin(1), Reply.Ok.class);
+            c.request(new Request.BeginWindow(), Reply.Ok.class); // no warm-up: sampled before the first message
             c.request(new Request.CountIntervals(System.nanoTime()), Reply.Ok.class);
             assertThatThrownBy(() -> c.request(new Request.CountIntervals(0), Reply.class))
                 .hasMessageContaining("the intervals of step 1 were set already");
