@@ -28,6 +28,8 @@ public record SearchPlan(List<String> criteria, double pdrLossRatio, double prec
     public static final int DEFAULT_MAX_TRIALS = 40;
     /** The most trials a search may be allowed: each is a step, and steps are numbered in 16 bits. */
     public static final int MAX_TRIALS = 1_000;
+    /** The highest rate a search may try: a billion messages a second. */
+    public static final long MAX_RATE = 1_000_000_000L;
 
     public SearchPlan {
         criteria = List.copyOf(criteria == null ? List.of() : criteria);
@@ -53,6 +55,9 @@ public record SearchPlan(List<String> criteria, double pdrLossRatio, double prec
         }
         if (minRate < 1) {
             throw new IllegalArgumentException("--search-min must be at least 1 message/s");
+        }
+        if (maxRate > MAX_RATE || minRate > MAX_RATE) {
+            throw new IllegalArgumentException("--search-min and --search-max must be at most 1G messages/s");
         }
         if (maxRate != 0 && maxRate < minRate) {
             throw new IllegalArgumentException("--search-max " + maxRate + " is below --search-min " + minRate);

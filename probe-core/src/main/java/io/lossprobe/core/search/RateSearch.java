@@ -20,9 +20,10 @@ import java.util.Map;
  * <ol>
  *   <li>Short trials first, then full-length ones. Each phase keeps, per criterion, the highest rate that passed
  *   (lower bound) and the lowest that failed (upper bound); the next trial halves the gap geometrically. With only
- *   one bound, it steps out from it by a width that doubles each time (down, the first step lands just under the
- *   rate the path forwarded at the failing trial). A phase ends for a criterion when upper / lower - 1 is at most
- *   the precision. The full-length phase starts from the short phase's bounds.</li>
+ *   one bound, it steps out from it: up by a width that doubles each time (halving the gap instead towards a rate
+ *   the sender could not carry); down to just under the rate the path forwarded at the failing trial, or, when that
+ *   trial lost less than the precision, by a doubling width. A phase ends for a criterion when upper / lower - 1 is
+ *   at most the precision. The full-length phase starts from the short phase's bounds.</li>
  *   <li>Trials are shared: one trial judges every criterion.</li>
  *   <li>A trial whose sender fell more than 1 % short of the rate (behind its schedule, or refused by its own host)
  *   is sender-limited: it says nothing about the path unless the path lost too much anyway. The search never goes
@@ -70,6 +71,8 @@ public final class RateSearch {
     }
 
     static final String PROBE = "probe";
+    /** Without a maximum, the search goes no higher than this many times the probe's rate at full tilt. */
+    static final long PROBE_HEADROOM = 2;
     static final String SHORT = "short";
     static final String FULL = "full";
     /** Share of the trial budget the short phase may use when there is a full-length phase after it. */
@@ -83,7 +86,7 @@ public final class RateSearch {
     private final boolean twoPhases;
     private final List<Trial> trials = new ArrayList<>();
     private final Map<String, Bounds> bounds = new LinkedHashMap<>();
-    /** The lowest rate the sender could not carry (or its speed at full tilt); Long.MAX_VALUE: none seen. */
+    /** The lowest rate the sender could not carry; Long.MAX_VALUE: none seen. */
     private long senderCeiling = Long.MAX_VALUE;
     /** What the sender achieved at {@link #senderCeiling}: the next try goes just under it. */
     private double senderSpeed = Double.MAX_VALUE;
@@ -117,6 +120,8 @@ public final class RateSearch {
                 return findings();
             }
             long fastest = Math.max(plan.minRate(), (long) Math.floor(probe.achievedSendRate()));
+            // Paced sending may beat the burst at full tilt, but not by much: twice it is the search's maximum.
+            cap = Math.max(plan.minRate(), Math.min(Long.MAX_VALUE / 4, fastest) * PROBE_HEADROOM);
             for (Bounds b : bounds.values()) {
                 b.hint = probe.lossRatio() > b.allowed
                     ? Math.max(plan.minRate(), (long) Math.floor(probe.achievedReceiveRate())) : fastest;
@@ -244,7 +249,7 @@ public final class RateSearch {
     /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
     private Long next(Bounds b, long maxCap) {
         long cap = Math.min(maxCap, senderCeiling);
-        String capKind = senderCeiling <= maxCap ? "sender" : "max";
+        String capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? "sender" : "max";
         Long lower = b.lower;
         Long upper = b.upper;
         if (upper != null && upper <= plan.minRate()) {
@@ -267,6 +272,10 @@ public final class RateSearch {
             if (b.hintUpper != null && b.hintUpper > lower && b.hintUpper < cap && !b.triedHintUpper) {
                 b.triedHintUpper = true;
                 r = b.hintUpper;
+            } else if ("sender".equals(capKind)) {
+                // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
+                // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
+                return inside(lower, cap);
             } else {
                 b.upWidth = b.upWidth == 0 ? 2 * plan.precision() : 2 * b.upWidth;
                 r = (long) Math.min(Long.MAX_VALUE / 2, Math.ceil(lower * (1 + b.upWidth)));
@@ -288,10 +297,11 @@ public final class RateSearch {
                 b.triedHintLower = true;
                 r = b.hintLower;
             } else {
-                // First just under what the path forwarded at the failing rate, then twice as far each time.
-                double forwarded = b.atUpper == null ? 0 : b.atUpper.achievedReceiveRate() / upper;
-                b.downWidth = Math.min(0.5, b.downWidth == 0
-                    ? Math.max(plan.precision(), 1 - forwarded) + plan.precision() : 2 * b.downWidth);
+                // Just under what the path forwarded at the lowest failing rate, when it lost enough for that to
+                // tell where its capacity is; else (a little loss at any rate) twice as far as the last step.
+                double shortfall = b.atUpper == null ? 1 : 1 - b.atUpper.achievedReceiveRate() / upper;
+                b.downWidth = Math.min(0.5, shortfall >= plan.precision() ? shortfall + plan.precision()
+                    : b.downWidth == 0 ? 2 * plan.precision() : 2 * b.downWidth);
                 r = (long) Math.floor(upper * (1 - b.downWidth));
             }
             r = Math.max(plan.minRate(), Math.min(r, cap));
@@ -306,7 +316,8 @@ public final class RateSearch {
             r = underSpeed(plan.minRate() - 1);
         }
         r = Math.max(plan.minRate(), Math.min(r, cap));
-        return round(r, plan.minRate() - 1, plusOne(cap));
+        // Rounded up to the search's maximum at most, never up to a rate the sender could not carry.
+        return round(r, plan.minRate() - 1, senderCeiling != Long.MAX_VALUE ? senderCeiling : plusOne(cap));
     }
 
     /**

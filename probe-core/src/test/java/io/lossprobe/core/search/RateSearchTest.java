@@ -191,4 +191,48 @@ class RateSearchTest {
         assertThat(RateSearch.round(812_345, 800_000, 825_000)).isEqualTo(812_000);
         assertThat(RateSearch.round(800_400, 800_000, 801_000)).isEqualTo(800_400);
     }
+
+    /**
+     * A cold first trial whose sender managed a tenth of the rate is a bound the search approaches by halving the
+     * gap, not a speed it believes: it still finds the path's capacity, in few trials.
+     */
+    @Test
+    void aColdFirstTrialThatFellShortDoesNotHideThePath() throws Exception {
+        Model model = new Model(300_000, 2_000_000);
+        RateSearch.Trials coldFirst = (rate, full) -> {
+            if (model.rates.isEmpty()) {
+                model.rates.add(rate);
+                long windowNs = full ? FULL_NS : SHORT_NS;
+                long scheduled = rate * windowNs / 1_000_000_000L;
+                long sent = scheduled / 10;
+                return new RateSearch.Measured(rate, windowNs, scheduled, sent, sent, 0, scheduled - sent,
+                    sent * 1e9 / windowNs, sent * 1e9 / windowNs, Latency.EMPTY);
+            }
+            return model.measure(rate, full);
+        };
+        List<RateSearch.Finding> found = new RateSearch(plan(1_000_000, 40, 0.02), FULL_NS).run(coldFirst);
+        RateSearch.Finding ndr = found.get(0);
+        assertThat(ndr.trials().get(0).verdict()).isEqualTo(SearchTrial.SENDER_LIMITED);
+        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
+        assertThat(model.rates).hasSizeLessThan(20);
+    }
+
+    /** Without a maximum, no trial goes above twice what the probe at full tilt sent. */
+    @Test
+    void withoutAMaximumTheSearchStaysWithinTwiceTheProbe() throws Exception {
+        Model model = new Model(10_000_000, 10_000_000);
+        RateSearch.Trials slowProbe = (rate, full) -> {
+            if (rate == 0) {
+                model.rates.add(rate);
+                return new RateSearch.Measured(0, FULL_NS, 100_000, 100_000, 100_000, 0, 0, 100_000, 100_000,
+                    Latency.EMPTY);
+            }
+            return model.measure(rate, full);
+        };
+        List<RateSearch.Finding> found = new RateSearch(plan(0, 40, 0.02), FULL_NS).run(slowProbe);
+        assertThat(model.rates).allMatch(r -> r <= 200_000);
+        assertThat(found.get(0).boundedBy()).isEqualTo("max");
+        assertThat(found.get(0).rate()).isEqualTo(200_000);
+    }
 }
