@@ -64,14 +64,19 @@ class SearchCommandTest {
     void aSearchPrintsAndWritesNdrAndPdrWithBounds(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("r.json");
         RunCommandTest.Outcome o = RunCommandTest.execute("run", "--transport", "udp", "--ports", "8", "--base-port",
-            "47500", "--search", "ndr,pdr", "--duration", "300ms", "--warmup", "100ms", "--drain", "200ms",
-            "--search-trial", "100ms", "--search-max", "60k", "--quiet", "-o", file.toString());
+            "39600", "--search", "ndr,pdr", "--duration", "300ms", "--warmup", "100ms", "--drain", "200ms",
+            "--search-trial", "100ms", "--search-max", "60k", "--latency-at", "50%", "--quiet", "-o", file.toString());
         assertThat(o.exit()).as(o.err()).isZero();
         assertThat(o.out()).containsPattern("udp +64B NDR [0-9,]+/s \\[[0-9,]+ \\.\\. [-0-9,]+\\]")
             .containsPattern("udp +64B PDR \\(loss <= 0.5%\\) [0-9,]+/s \\[")
-            .contains(" trial  1 ").doesNotContain("proto");
+            .contains(" trial  1 ");
         RunResult r = ResultFiles.read(file);
-        assertThat(r.steps()).as("a search alone keeps no steps").isEmpty();
+        assertThat(r.steps()).as("a search alone keeps only its latency step").hasSize(1);
+        SearchResult.LatencyStep half = r.search().get(1).latencySteps().get(0);
+        assertThat(half.fraction()).isEqualTo(0.5);
+        assertThat(half.rate()).isEqualTo(Math.max(800, Math.round(0.5 * r.search().get(1).rate())));
+        assertThat(r.steps().get(0).step()).isEqualTo(half.step());
+        assertThat(r.steps().get(0).targetRate()).isEqualTo(half.rate());
         assertThat(r.plan().levels()).isEmpty();
         assertThat(r.search()).extracting(SearchResult::criterion).containsExactly("ndr", "pdr");
         for (SearchResult s : r.search()) {
@@ -100,7 +105,7 @@ class SearchCommandTest {
     @Timeout(60)
     void resultsToStdoutAndPeopleToStderr() throws Exception {
         RunCommandTest.Outcome o = RunCommandTest.execute("run", "--transport", "udp", "--ports", "2", "--base-port",
-            "47520", "--levels", "1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "-o", "-");
+            "39620", "--levels", "1k", "--duration", "200ms", "--warmup", "0", "--drain", "100ms", "-o", "-");
         assertThat(o.exit()).as(o.err()).isZero();
         RunResult r = ResultFiles.mapper().readValue(o.out(), RunResult.class);
         assertThat(r.status()).isEqualTo("complete");
@@ -120,8 +125,8 @@ class SearchCommandTest {
         Path file = dir.resolve("r.json");
         Path lines = dir.resolve("r.jsonl");
         RunCommandTest.Outcome o = RunCommandTest.execute("run", "--transport", "udp", "--ports", "4", "--base-port",
-            "47540", "--levels", "4k", "--sizes", "64,1400", "--interval", "100ms", "--duration", "300ms", "--warmup",
-            "100ms", "--drain", "200ms", "--quiet", "-o", file.toString(), "--stream", lines.toString());
+            "39640", "--levels", "4k", "--sizes", "64,1400", "--interval", "100ms", "--duration", "300ms", "--warmup",
+            "100ms", "--drain", "200ms", "--quiet", "-o", file.toString(), "--stream", lines.toString(), "--hlog");
         assertThat(o.exit()).as(o.err()).isZero();
         RunResult r = ResultFiles.read(file);
         assertThat(r.plan().sizes()).containsExactly(64, 1400);
@@ -147,6 +152,19 @@ class SearchCommandTest {
             assertThat(sent).isEqualTo(total.get("counts").get("sent").asLong()).isEqualTo(1200);
         }
         assertThat(parsed.get(parsed.size() - 1).get("status").asText()).isEqualTo("complete");
+        // --hlog: one histogram per interval, the three adding up to the step's delay count.
+        org.HdrHistogram.HistogramLogReader log = new org.HdrHistogram.HistogramLogReader(
+            dir.resolve("r.udp.step1.delay.hlog").toFile());
+        long count = 0;
+        int histograms = 0;
+        for (org.HdrHistogram.EncodableHistogram h = log.nextIntervalHistogram(); h != null;
+             h = log.nextIntervalHistogram()) {
+            count += ((org.HdrHistogram.Histogram) h).getTotalCount();
+            histograms++;
+        }
+        log.close();
+        assertThat(histograms).isEqualTo(3);
+        assertThat(count).isEqualTo(r.steps().get(1).delay().count());
     }
 
     /**
@@ -166,7 +184,7 @@ class SearchCommandTest {
                 3_600_000_000_000L, 256L << 20, 1L << 30), io.lossprobe.core.transport.Transports::available, null)) {
             Path file = dir.resolve("r.json");
             RunCommandTest.Outcome o = RunCommandTest.execute("run", "--target", "127.0.0.1:" + server.port(),
-                "--secret-file", secret.toString(), "--transport", "udp", "--ports", "4", "--base-port", "47560",
+                "--secret-file", secret.toString(), "--transport", "udp", "--ports", "4", "--base-port", "39660",
                 "--search", "ndr,pdr", "--sizes", "64,512", "--levels", "2k", "--interval", "100ms", "--duration",
                 "300ms", "--warmup", "100ms", "--drain", "200ms", "--search-trial", "100ms", "--search-trials", "12",
                 "--quiet", "-o", file.toString());
