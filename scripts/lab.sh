@@ -6,13 +6,16 @@
 #   scripts/lab.sh up [SENDERS]        create (or re-create) the lab: lp-rx 198.18.0.1, lp-tx1 198.18.0.11, ...
 #   scripts/lab.sh loss PCT [PROTO]    drop PCT % of PROTO (udp|tcp, default udp) packets arriving at lp-rx
 #   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
-#   scripts/lab.sh shape RATE          shape lp-rx's ingress link to RATE (tc tbf on the switch port, e.g. 100mbit)
+#   scripts/lab.sh shape RATE [LATENCY] [BURST]  shape the data into lp-rx to RATE: tc tbf on the switch port
+#                                      (e.g. 20mbit; LATENCY default 50ms, BURST 64kb); the control port passes
+#                                      unshaped, so the tbf's drop counter counts data only
 #   scripts/lab.sh shape-tx RATE [HOST] shape a sender's own egress (tc tbf on HOST's eth0, default lp-tx1)
 #   scripts/lab.sh link-loss HOST PCT [PROTO]  drop PCT % of PROTO packets on HOST's link in both directions
 #                                      (into HOST and out of it), counted per peer host: for a mesh
 #   scripts/lab.sh counters            print the lab's counters as JSON: nftables (packets and bytes), the
 #                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards, and
-#                                      with link-loss the drops per direction and peer
+#                                      with link-loss the drops per direction and peer, with shape the data
+#                                      tbf's packets, bytes and drops ("shaped")
 #   scripts/lab.sh clear               remove loss, duplication and shaping (nftables and qdisc counters reset)
 #   scripts/lab.sh hosts               every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh)
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
@@ -129,10 +132,35 @@ NFT
   echo "duplicating $1 % of UDP packets each sender sends to $RX"
 }
 
-shape() {
-  ip -n "$SW" link show "${PORT}0" >/dev/null 2>&1 || die "lab is not up"
-  tc -n "$SW" qdisc replace dev "${PORT}0" root tbf rate "$1" burst 64kb latency 50ms
-  echo "shaped the link into $RX to $1"
+# The data into lp-rx (UDP and TCP, the control connection to port 7400 excepted) goes through a tbf of RATE;
+# everything else (the control connection, ARP, ICMP, IPv6) through a class of its own, unshaped, so a full tbf
+# never drops a control segment and the tbf's counters ("shaped" in counters) count data alone.
+# htb is only the classifier here (its classes run at 10gbit); prio is not built into every kernel the lab runs on.
+# tbf counts a packet's length from its Ethernet header: a UDP datagram of P payload bytes is P + 42 bytes to it.
+shape() { # RATE [LATENCY] [BURST]
+  local dev=${PORT}0 latency=${2:-50ms} burst=${3:-64kb}
+  ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
+  tc -n "$SW" qdisc del dev "$dev" root 2>/dev/null || true
+  tc -n "$SW" qdisc add dev "$dev" root handle 1: htb default 10 r2q 100000 \
+    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:10 htb rate 10gbit \
+    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:20 htb rate 10gbit \
+    && tc -n "$SW" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit 1000 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip dport $CONTROL_PORT 0xffff \
+      flowid 1:10 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 2 u32 match ip protocol 17 0xff flowid 1:20 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 3 u32 match ip protocol 6 0xff flowid 1:20 \
+    || die "tc could not build the classes (needs htb and u32)"
+  tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$1" burst "$burst" latency "$latency" \
+    || die "tc refused RATE '$1', LATENCY '$latency' or BURST '$burst' (e.g. 20mbit 5ms 4kb)"
+  echo "shaped the data into $RX to $1 (tbf latency $latency, burst $burst)"
+}
+
+shaped_of() { # -> "packets bytes drops" of the data tbf into lp-rx (nothing when not shaped)
+  tc -n "$SW" -s qdisc show dev "${PORT}0" 2>/dev/null | awk '
+    /^qdisc tbf 20:/ { on = 1; next }
+    /^qdisc/ { on = 0 }
+    on && /Sent/ { for (i = 1; i <= NF; i++) { if ($i == "Sent") b = $(i + 1); if ($i == "pkt") p = $(i - 1);
+      if ($i == "(dropped") { d = $(i + 1); sub(",", "", d) } } print p, b, d; exit }' || true
 }
 
 # tbf drops at enqueue when its queue (rate x latency + burst bytes) is full and returns NET_XMIT_DROP, which the
@@ -255,6 +283,11 @@ counters() {
   printf '{"dropped":%d,"droppedBytes":%d,"duplicated":%d,"duplicatedBytes":%d,' \
     "$dropped" "$dropped_bytes" "$duplicated" "$duplicated_bytes"
   printf '"egressDrops":%d,"sndbufErrors":%d,"outDiscards":%d' "$egress" "$sndbuf" "$discards"
+  local shaped; shaped=$(shaped_of)
+  if [ -n "$shaped" ]; then
+    set -- $shaped
+    printf ',"shaped":{"packets":%d,"bytes":%d,"drops":%d}' "${1:-0}" "${2:-0}" "${3:-0}"
+  fi
   link_counters
   printf '}\n'
 }
@@ -276,12 +309,12 @@ case "$cmd" in
   down) down; echo "lab down" ;;
   loss) [ $# -ge 1 ] || die "usage: lab.sh loss PCT [udp|tcp]"; loss "$@" ;;
   dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
-  shape) [ $# -eq 1 ] || die "usage: lab.sh shape RATE"; shape "$1" ;;
+  shape) [ $# -ge 1 ] && [ $# -le 3 ] || die "usage: lab.sh shape RATE [LATENCY] [BURST]"; shape "$@" ;;
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
   link-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh link-loss HOST PCT [udp|tcp]"; link_loss "$@" ;;
   counters) counters ;;
   hosts) hosts_list | awk '{print $1, $2}' ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -57,19 +57,25 @@ public final class Comparison {
 
     public static Comparison of(LoadedResult a, LoadedResult b, Tolerance tolerance) {
         List<Row> rows = new ArrayList<>();
+        boolean sized = a.sized() || b.sized();
         for (StepResult sa : a.run().steps()) {
-            String level = sa.level().toString();
-            Optional<StepResult> sb = b.step(sa.transport(), level);
+            String level = label(sa, sized);
+            Optional<StepResult> sb = b.stepLike(sa);
             StepMetrics ma = StepMetrics.of(a.run(), sa);
             StepMetrics mb = sb.map(x -> StepMetrics.of(b.run(), x)).orElse(null);
             rows.add(new Row(sa.transport(), level, ma, mb, mb == null ? List.of() : regressions(ma, mb, tolerance)));
         }
         for (StepResult sb : b.run().steps()) {
-            if (a.step(sb.transport(), sb.level().toString()).isEmpty()) {
-                rows.add(new Row(sb.transport(), sb.level().toString(), null, StepMetrics.of(b.run(), sb), List.of()));
+            if (a.stepLike(sb).isEmpty()) {
+                rows.add(new Row(sb.transport(), label(sb, sized), null, StepMetrics.of(b.run(), sb), List.of()));
             }
         }
         return new Comparison(rows);
+    }
+
+    /** The level as a row names it: with the message size when a run stepped through several. */
+    static String label(StepResult s, boolean sized) {
+        return s.level() + (sized && s.messageSize() != null ? " " + s.messageSize() + "B" : "");
     }
 
     /** What got worse from {@code a} to {@code b} beyond the tolerance, in words ("loss % 0.00 -> 1.20"). */

@@ -96,9 +96,17 @@ public final class HtmlReport {
             this.progress = progress;
             this.latest = results.get(results.size() - 1);
             this.run = latest.run();
+            Map<String, Set<Integer>> sizes = new LinkedHashMap<>();
+            for (StepResult s : run.steps()) {
+                sizes.computeIfAbsent(s.transport(), k -> new java.util.HashSet<>())
+                    .add(s.messageSize() == null ? 0 : s.messageSize());
+            }
             for (StepResult s : run.steps()) {
                 metrics.add(StepMetrics.of(run, s));
-                byTransport.computeIfAbsent(s.transport(), k -> new ArrayList<>()).add(s);
+                // A transport run at several message sizes is a series per size, as ReportCharts.byTransport does.
+                String key = sizes.get(s.transport()).size() > 1 ? s.transport() + " " + s.messageSize() + "B"
+                    : s.transport();
+                byTransport.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
             }
         }
 
@@ -356,7 +364,8 @@ public final class HtmlReport {
             sb.append("<th>k-drops</th><th>warnings</th></tr></thead>\n<tbody>\n");
             for (StepResult s : run.steps()) {
                 sb.append(s.counts().lost() > 0 ? "<tr class=\"lossy\">" : "<tr>").append("<td>")
-                    .append(Fmt.html(s.transport())).append("</td><td>").append(Fmt.html(s.level().toString()))
+                    .append(Fmt.html(s.transport())).append("</td><td>").append(Fmt.html(Comparison.label(s,
+                        latest.sized())))
                     .append("</td><td class=\"n\">").append(String.format(java.util.Locale.ROOT, "%,d",
                         s.counts().lost())).append("</td>");
                 for (String k : keys) {

@@ -64,6 +64,23 @@ public record LoadedResult(Path file, RunResult run, RunExtras extras) {
         }
     }
 
+    /**
+     * The step of this run that corresponds to {@code like} (of another run): same transport, level and, when both
+     * record one, message size.
+     */
+    public Optional<StepResult> stepLike(StepResult like) {
+        return run.steps().stream()
+            .filter(s -> s.transport().equals(like.transport()) && s.level().equals(like.level())
+                && (s.messageSize() == null || like.messageSize() == null
+                || s.messageSize().equals(like.messageSize())))
+            .findFirst();
+    }
+
+    /** Whether the run stepped through more than one message size ({@code --sizes}). */
+    public boolean sized() {
+        return run.plan() != null && run.plan().sizes().size() > 1;
+    }
+
     /** The step of {@code transport} at {@code level} (as written, e.g. "30k"), if the run has one. */
     public Optional<StepResult> step(String transport, String level) {
         return run.steps().stream()

@@ -51,7 +51,7 @@ public final class PolicyCheck {
         Comparison.Tolerance tol = policy.baseline() != null ? policy.baseline().tolerance()
             : Comparison.Tolerance.DEFAULT;
         for (StepResult s : run.run().steps()) {
-            Optional<StepResult> old = base.step(s.transport(), s.level().toString());
+            Optional<StepResult> old = base.stepLike(s);
             if (old.isEmpty()) {
                 continue;
             }

@@ -92,7 +92,10 @@ public final class PrometheusTextfile {
 
     private static void step(Metrics m, RunResult r, StepResult s) {
         StepMetrics sm = StepMetrics.of(r, s);
-        Function<Labels, Labels> at = l -> l.add("transport", s.transport()).add("level", s.level().toString());
+        Function<Labels, Labels> at = l -> {
+            Labels with = l.add("transport", s.transport()).add("level", s.level().toString());
+            return s.messageSize() == null ? with : with.add("size_bytes", Integer.toString(s.messageSize()));
+        };
         long sent = s.counts().sent();
         m.runLevel("lossprobe_last_run_loss_ratio", "Messages lost as a fraction of sent (0..1)", at,
             sent == 0 ? Double.NaN : (double) s.counts().lost() / sent);
@@ -182,12 +185,13 @@ public final class PrometheusTextfile {
     /** Gauges gathered by name, in first-seen order, each point with the run's labels plus its own. */
     private static final class Metrics {
         private final Labels base;
+        private final String sizeBytes;
         private final Map<String, GaugeSnapshot.Builder> gauges = new LinkedHashMap<>();
         private final Map<String, List<Labels>> seen = new LinkedHashMap<>();
 
         Metrics(RunLabels labels) {
-            this.base = Labels.of("target", labels.target(), "mode", labels.mode(), "direction", labels.direction(),
-                "size_bytes", Integer.toString(labels.sizeBytes()));
+            this.base = Labels.of("target", labels.target(), "mode", labels.mode(), "direction", labels.direction());
+            this.sizeBytes = Integer.toString(labels.sizeBytes());
         }
 
         void runLevel(String name, String help, Function<Labels, Labels> labels, double value) {
@@ -196,6 +200,9 @@ public final class PrometheusTextfile {
             }
             GaugeSnapshot.Builder b = gauges.computeIfAbsent(name, n -> GaugeSnapshot.builder().name(n).help(help));
             Labels l = labels.apply(base);
+            if (!l.contains("size_bytes")) {
+                l = l.add("size_bytes", sizeBytes); // a step of a run at several sizes says its own
+            }
             List<Labels> names = seen.computeIfAbsent(name, n -> new ArrayList<>());
             if (names.contains(l)) {
                 return; // two steps of one transport at one level: the first is kept (a series is unique)

@@ -60,9 +60,11 @@ final class ReportCharts {
         int k = 0;
         double middle = Math.sqrt(x.getLowerBound() * x.getUpperBound());
         for (RunExtras.Search s : searches) {
+            if (!s.found()) {
+                continue; // nothing passed: the verdict says so in words
+            }
             ValueMarker m = new ValueMarker(s.rate(), palette.transport(s.transport()), Palette.dash(1, 1.6f));
-            m.setLabel(ChartParts.shorten(s.transport() + " " + s.criterion(), 24) + " "
-                + RateFormat.compact(s.rate()));
+            m.setLabel(ChartParts.shorten(Verdict.searchName(s), 24) + " " + RateFormat.compact(s.rate()));
             m.setLabelFont(ChartParts.NOTE);
             m.setLabelPaint(palette.transport(s.transport()));
             // Right of the line in the left half, left of it in the right half: the label stays in the plot.
@@ -318,10 +320,20 @@ final class ReportCharts {
 
     // ---- shared with the other chart classes
 
+    /**
+     * The steps by transport, in run order: one series each, or one per transport and message size when a transport
+     * stepped through several sizes ({@code udp 64B}, {@code udp 1400B}).
+     */
     static Map<String, List<StepMetrics>> byTransport(List<StepMetrics> steps) {
+        Map<String, java.util.Set<Integer>> sizes = new LinkedHashMap<>();
+        for (StepMetrics m : steps) {
+            sizes.computeIfAbsent(m.transport(), k -> new java.util.HashSet<>()).add(m.messageSize());
+        }
         Map<String, List<StepMetrics>> map = new LinkedHashMap<>();
         for (StepMetrics m : steps) {
-            map.computeIfAbsent(m.transport(), k -> new ArrayList<>()).add(m);
+            String key = sizes.get(m.transport()).size() > 1 ? m.transport() + " " + m.messageSize() + "B"
+                : m.transport();
+            map.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
         }
         return map;
     }

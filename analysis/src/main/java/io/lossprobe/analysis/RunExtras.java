@@ -15,12 +15,15 @@ import java.util.Map;
  * "steps": [ { ..., "intervals": [ { "startNs": 0, "endNs": 100000000, "sent": 10000, "received": 9990,
  *                                    "lost": 10, "delay": { "p50Ns": .., "p90Ns": .., "p99Ns": .., "p999Ns": ..,
  *                                                           "maxNs": .. } }, ... ] } ]
- * "search": [ { "transport": "udp", "criterion": "NDR", "maxLossRatio": 0, "rate": 812000,
- *               "lowerBound": 800000, "upperBound": 825000, "lossRatio": 0, "trials": 7 }, ... ]
+ * "search": [ { "transport": "udp", "messageSize": 64, "criterion": "ndr", "maxLossRatio": 0, "rate": 812000,
+ *               "lowerBound": 800000, "upperBound": 825000, "lossRatio": 0, "boundedBy": "path",
+ *               "trials": [ ... ] }, ... ]
  * </pre>
  *
- * {@code startNs}/{@code endNs} count from the step's window start; {@code trials} is a count or an array of trials.
- * An entry without the fields it needs is skipped.
+ * {@code startNs}/{@code endNs} count from the step's window start; {@code trials} is a count or an array of trials;
+ * {@code rate} may be null (nothing passed: see {@code boundedBy}); {@code messageSize} and {@code boundedBy} may be
+ * absent. An entry without the fields it needs (a transport) is skipped. {@code lossprobe run --search} and
+ * {@code --interval} write these shapes (docs/results.md).
  *
  * @param intervals per step, by the step's index in the file's {@code steps} array
  * @param searches  the run's rate searches, in file order
@@ -53,9 +56,21 @@ public record RunExtras(Map<Integer, List<Interval>> intervals, List<Search> sea
      * @param upperBound   the lowest rate measured beyond it
      * @param lossRatio    loss measured at {@code rate}
      * @param trials       measurements the search took, 0 when not given
+     * @param messageSize  the message size searched at, 0 when not given
+     * @param boundedBy    what bounds the answer from above ({@code path}, {@code sender}, {@code max}, {@code min},
+     *                     {@code trials}, {@code stopped}), null when not given
      */
     public record Search(String transport, String criterion, double maxLossRatio, double rate, double lowerBound,
-                  double upperBound, double lossRatio, int trials) {
+                  double upperBound, double lossRatio, int trials, int messageSize, String boundedBy) {
+        public Search(String transport, String criterion, double maxLossRatio, double rate, double lowerBound,
+                      double upperBound, double lossRatio, int trials) {
+            this(transport, criterion, maxLossRatio, rate, lowerBound, upperBound, lossRatio, trials, 0, null);
+        }
+
+        /** Whether a rate was found (a search failing at its lowest rate has none). */
+        public boolean found() {
+            return !Double.isNaN(rate);
+        }
     }
 
     static RunExtras of(JsonNode root) {
@@ -73,12 +88,14 @@ public record RunExtras(Map<Integer, List<Interval>> intervals, List<Search> sea
         List<Search> searches = new ArrayList<>();
         JsonNode search = root.path("search");
         for (JsonNode s : search.isArray() ? search : List.of(search)) {
-            if (s.isObject() && s.path("transport").isTextual() && s.path("rate").isNumber()) {
+            if (s.isObject() && s.path("transport").isTextual()
+                && (s.path("rate").isNumber() || s.path("boundedBy").isTextual())) {
                 JsonNode trials = s.path("trials");
                 searches.add(new Search(s.get("transport").asText(), s.path("criterion").asText("search"),
-                    number(s, "maxLossRatio"), s.get("rate").asDouble(), number(s, "lowerBound"),
+                    number(s, "maxLossRatio"), number(s, "rate"), number(s, "lowerBound"),
                     number(s, "upperBound"), number(s, "lossRatio"),
-                    trials.isArray() ? trials.size() : trials.asInt(0)));
+                    trials.isArray() ? trials.size() : trials.asInt(0), s.path("messageSize").asInt(0),
+                    s.path("boundedBy").isTextual() ? s.get("boundedBy").asText() : null));
             }
         }
         return intervals.isEmpty() && searches.isEmpty() ? NONE : new RunExtras(intervals, searches);

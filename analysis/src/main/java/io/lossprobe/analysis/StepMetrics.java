@@ -23,6 +23,7 @@ import java.util.Map;
  * @param tps              echo mode: replies received per second, else NaN
  * @param rttMs            echo mode: round trip p50, p90, p99, p99.9 (ms), else NaNs
  * @param warnings         how many warnings the step carries
+ * @param messageSize      bytes per message of the step, 0 when the file does not say (one size: the plan's)
  */
 public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
                           double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
@@ -31,13 +32,17 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
                           double hostCpuPercent, String nicInterface, double nicInMbps, double nicOutMbps,
                           double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
                           double retransmitsPer1k, double naks, double naksPer1k, boolean saturated,
-                          double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings) {
+                          double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings,
+                          int messageSize) {
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
-    /** {@code s}'s figures, its transport's counters read as {@code run} declares them. */
+    /**
+     * {@code s}'s figures, its transport's counters read as {@code run} declares them; a step that does not record
+     * its message size (a file from before --sizes) has the plan's.
+     */
     public static StepMetrics of(RunResult run, StepResult s) {
-        return of(s, run.counters(s.transport()));
+        return of(s, run.counters(s.transport()), run.plan() == null ? 0 : run.plan().messageSize());
     }
 
     /** Every step of {@code run}, in order. */
@@ -45,7 +50,7 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
         return run.steps().stream().map(s -> of(run, s)).toList();
     }
 
-    static StepMetrics of(StepResult s, List<CounterDescriptor> declared) {
+    static StepMetrics of(StepResult s, List<CounterDescriptor> declared, int planSize) {
         double windowS = s.windowNs() > 0 ? s.windowNs() / 1e9 : Double.NaN;
         long sent = s.counts().sent();
         boolean hasDelay = s.delay() != null && s.delay().count() > 0;
@@ -66,7 +71,8 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated(),
             s.socketDrops() == null ? Double.NaN : s.socketDrops(),
             s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
-            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size());
+            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size(),
+            s.messageSize() == null ? planSize : s.messageSize());
     }
 
     private static double[] rtt(StepResult s) {

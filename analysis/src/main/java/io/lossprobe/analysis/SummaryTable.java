@@ -55,10 +55,20 @@ public final class SummaryTable {
         new Column("warnings", "warnings", true, r -> r.m.warnings() == 0 ? "" : Integer.toString(r.m.warnings())),
         new Column("flags", "flags", false, r -> r.m.saturated() ? "saturated" : ""));
 
-    private final List<Row> rows;
+    /** After the level when a run stepped through several message sizes ({@code --sizes}); else not shown. */
+    private static final Column SIZE = new Column("size B", "message_size_bytes", true,
+        r -> r.m.messageSize() > 0 ? Integer.toString(r.m.messageSize()) : "");
 
-    private SummaryTable(List<Row> rows) {
+    private final List<Row> rows;
+    private final List<Column> columns;
+
+    private SummaryTable(List<Row> rows, boolean sized) {
         this.rows = List.copyOf(rows);
+        List<Column> cs = new ArrayList<>(COLUMNS);
+        if (sized) {
+            cs.add(cs.indexOf(COLUMNS.get(2)) + 1, SIZE);
+        }
+        this.columns = List.copyOf(cs);
     }
 
     /** Every step of every run, runs in the order given (oldest first from {@link LoadedResult#readAll}). */
@@ -70,7 +80,7 @@ public final class SummaryTable {
                     StepMetrics.of(r.run(), s)));
             }
         }
-        return new SummaryTable(rows);
+        return new SummaryTable(rows, results.stream().anyMatch(LoadedResult::sized));
     }
 
     public List<Row> rows() {
@@ -80,17 +90,17 @@ public final class SummaryTable {
     public String markdown() {
         StringBuilder sb = new StringBuilder();
         sb.append('|');
-        for (Column c : COLUMNS) {
+        for (Column c : columns) {
             sb.append(' ').append(c.title).append(" |");
         }
         sb.append("\n|");
-        for (Column c : COLUMNS) {
+        for (Column c : columns) {
             sb.append(c.numeric ? "---:|" : "---|");
         }
         sb.append('\n');
         for (Row r : rows) {
             sb.append('|');
-            for (Column c : COLUMNS) {
+            for (Column c : columns) {
                 // Markdown renders inline HTML: angle brackets from a result file are escaped.
                 sb.append(' ').append(c.text(r).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;"))
                     .append(" |");
@@ -102,13 +112,13 @@ public final class SummaryTable {
 
     public String csv() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < COLUMNS.size(); i++) {
-            sb.append(i == 0 ? "" : ",").append(COLUMNS.get(i).csvName);
+        for (int i = 0; i < columns.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append(columns.get(i).csvName);
         }
         sb.append('\n');
         for (Row r : rows) {
-            for (int i = 0; i < COLUMNS.size(); i++) {
-                sb.append(i == 0 ? "" : ",").append(Fmt.csv(COLUMNS.get(i).value.apply(r)));
+            for (int i = 0; i < columns.size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(Fmt.csv(columns.get(i).value.apply(r)));
             }
             sb.append('\n');
         }
@@ -118,7 +128,7 @@ public final class SummaryTable {
     /** An HTML table; {@code withStart} keeps the "started" column (useful only over several runs). */
     public String html(boolean withStart) {
         StringBuilder sb = new StringBuilder("<table class=\"summary\">\n<thead><tr>");
-        for (Column c : COLUMNS) {
+        for (Column c : columns) {
             if (withStart || !c.csvName.equals("started_at")) {
                 sb.append("<th>").append(Fmt.html(c.title)).append("</th>");
             }
@@ -126,7 +136,7 @@ public final class SummaryTable {
         sb.append("</tr></thead>\n<tbody>\n");
         for (Row r : rows) {
             sb.append(r.m.lost() > 0 ? "<tr class=\"lossy\">" : "<tr>");
-            for (Column c : COLUMNS) {
+            for (Column c : columns) {
                 if (withStart || !c.csvName.equals("started_at")) {
                     sb.append(c.numeric ? "<td class=\"n\">" : "<td>").append(Fmt.html(c.text(r)))
                         .append("</td>");

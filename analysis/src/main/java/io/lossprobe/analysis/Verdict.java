@@ -99,10 +99,21 @@ final class Verdict {
         return ChartParts.sig2(m.lossPercent()) + " %";
     }
 
+    /** "udp NDR", "udp 1400B PDR": the transport, the size when known, the criterion as NDR and PDR are written. */
+    static String searchName(RunExtras.Search s) {
+        return s.transport() + (s.messageSize() > 0 ? " " + s.messageSize() + "B" : "") + " "
+            + s.criterion().toUpperCase(Locale.ROOT);
+    }
+
     static String search(RunExtras.Search s) {
-        StringBuilder sb = new StringBuilder(s.transport()).append(' ').append(s.criterion());
+        StringBuilder sb = new StringBuilder(searchName(s));
         if (!Double.isNaN(s.maxLossRatio()) && s.maxLossRatio() > 0) {
             sb.append(" (loss <= ").append(ChartParts.sig2(100 * s.maxLossRatio())).append(" %)");
+        }
+        if (!s.found()) {
+            sb.append(": none: even the lowest rate tried").append(Double.isNaN(s.upperBound()) ? ""
+                : " (" + ReportCharts.RateFormat.compact(s.upperBound()) + ")").append(" lost too much");
+            return sb.toString();
         }
         sb.append(": ").append(ReportCharts.RateFormat.compact(s.rate())).append(" messages/s");
         if (!Double.isNaN(s.lowerBound()) && !Double.isNaN(s.upperBound())) {
@@ -114,6 +125,14 @@ final class Verdict {
         }
         if (s.trials() > 0) {
             sb.append(", ").append(s.trials()).append(" trials");
+        }
+        if ("sender".equals(s.boundedBy())) {
+            sb.append("; bounded by the sender, not the path: it could not carry more");
+        } else if ("max".equals(s.boundedBy())) {
+            sb.append("; passed at the search's highest rate: the path may carry more");
+        } else if ("trials".equals(s.boundedBy()) || "stopped".equals(s.boundedBy())) {
+            sb.append("; unfinished (").append("trials".equals(s.boundedBy()) ? "trial budget" : "interrupted")
+                .append(")");
         }
         return sb.toString();
     }

@@ -42,6 +42,14 @@ class HtmlReportSystemTest {
     static final Set<String> KINDS = Set.of("loss-curve", "achieved", "retransmits", "delay-bands", "percentiles",
         "rtt-bands", "heatmap", "intervals", "trend", "compare-loss", "compare-delay");
 
+    /** The second step loses every 10th message of one port. */
+    private static final StepHooks LOSSY_PORT_AT_STEP_1 = new StepHooks() {
+        @Override
+        public SendFilter sendFilter(String transport, int step) {
+            return step == 1 ? (flow, seq) -> flow == LOSSY_FLOW && seq % 10 == 0 : SendFilter.NONE;
+        }
+    };
+
     @TempDir
     Path dir;
 
@@ -117,19 +125,43 @@ class HtmlReportSystemTest {
         assertThat(udpBlue).as("udp's lines").isGreaterThan(500);
     }
 
+    /**
+     * What {@code run --search ndr,pdr --sizes 64,512 --interval 100ms} writes, from a real UDP run on loopback (one
+     * port losing every 10th message at the second level, so intervals show loss), drawn by Chromium: the search's
+     * findings in the verdict and on the loss curve, a loss curve per size, the intervals, nothing misdrawn.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aRealSearchWithSizesAndIntervalsRendersInChromium() throws Exception {
+        assumeTrue(Files.isExecutable(Chromium.BINARY), "chromium not installed (apt-get install chromium)");
+        long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        Plan plan = new Plan(List.of("udp"), 4, 44400, List.of(Level.of(2_000), Level.of(8_000)), 300 * ms,
+            100 * ms, 200 * ms, 64, "127.0.0.1", Plan.STREAM, 0, Map.of(), List.of(64, 512),
+            new io.lossprobe.core.plan.SearchPlan(List.of("ndr", "pdr"), 0.005, 0.05, 400, 20_000, 100 * ms, 10,
+                List.of()), 100 * ms);
+        RunResult run = new RunEngine(plan, Transports.available(), Map.of(), new RunListener() {
+        }, LOSSY_PORT_AT_STEP_1).run();
+        assertThat(run.search()).hasSize(4);
+        Path file = dir.resolve("search.json");
+        ResultFiles.write(file, run);
+        LoadedResult loaded = LoadedResult.read(file);
+        assertThat(loaded.extras().searches()).hasSize(4).allMatch(x -> x.messageSize() > 0);
+        assertThat(loaded.intervals(loaded.run().steps().get(1))).hasSize(3);
+        String page = HtmlReport.render(List.of(loaded), m -> { });
+        Chromium.Layout layout = new Chromium(dir).layout(page, 1400);
+        assertThat(layout.problems()).isEmpty();
+        assertThat(layout.figures()).contains("chart-loss loss-curve", "intervals-0 intervals",
+            "intervals-1 intervals");
+        assertThat(page).contains("udp 64B NDR", "udp 512B PDR (loss &lt;= 0.50 %)", "udp 64B", "udp 512B");
+    }
+
     /** A real UDP run on loopback: 8 ports, three levels; one port loses every 10th message at the second. */
     private Path realRun() throws Exception {
         Plan plan = new Plan(List.of("udp"), 8, 44200, List.of(Level.of(2_000), Level.of(8_000), Level.of(20_000)),
             TimeUnit.MILLISECONDS.toNanos(500), TimeUnit.MILLISECONDS.toNanos(200),
             TimeUnit.MILLISECONDS.toNanos(300), 64, "127.0.0.1");
-        StepHooks lossyPort = new StepHooks() {
-            @Override
-            public SendFilter sendFilter(String transport, int step) {
-                return step == 1 ? (flow, seq) -> flow == LOSSY_FLOW && seq % 10 == 0 : SendFilter.NONE;
-            }
-        };
         RunResult run = new RunEngine(plan, Transports.available(), Map.of(), new RunListener() {
-        }, lossyPort).run();
+        }, LOSSY_PORT_AT_STEP_1).run();
         assertThat(run.steps()).hasSize(3);
         assertThat(run.steps().get(1).flows().get(LOSSY_FLOW).counts().lost()).isPositive();
         Path file = dir.resolve("real.json");

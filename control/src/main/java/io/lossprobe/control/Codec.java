@@ -20,7 +20,8 @@ import java.io.IOException;
  */
 final class Codec {
     /** The control protocol's version; both ends must speak the same one. */
-    static final int VERSION = 2;
+    /** 3: steps carry their rate and window (rate searches), receivers open per message size, intervals. */
+    static final int VERSION = 3;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

@@ -238,7 +238,7 @@ public final class ControlClient implements AutoCloseable {
             @Override
             public ReceiveSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                     Map<String, String> options) throws IOException {
-                return new Remote(transport.name(), plan.ports());
+                return new Remote(transport.name(), plan.ports(), plan.messageSize());
             }
 
             @Override
@@ -425,19 +425,22 @@ public final class ControlClient implements AutoCloseable {
         }
     }
 
-    /** One transport's receivers on the server. */
+    /** One transport's receivers on the server, for one message size. */
     private final class Remote implements ReceiveSide {
         private final int flows;
         private final Map<String, Long> environment;
         private final Map<Integer, Late> lateSeen = new HashMap<>();
+        /** Intervals the open step is cut into (0: none). */
+        private int intervals;
         /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
         private FailedRanges[] failures;
         private int[] shipped;
         private boolean closed;
 
-        Remote(String transport, int flows) throws IOException {
+        Remote(String transport, int flows, int messageSize) throws IOException {
             this.flows = flows;
-            this.environment = remote(request(new Request.Open(transport), Reply.Ready.class).environment());
+            this.environment = remote(request(new Request.Open(transport, messageSize), Reply.Ready.class)
+                .environment());
         }
 
         @Override
@@ -450,13 +453,26 @@ public final class ControlClient implements AutoCloseable {
             beginStep(step, windowBits, failures, 0);
         }
 
-        /** The server derives the windows from the plan itself: {@code windowBits} stay here. */
+        /** The server needs the step's rate and window: see the engine's form below. */
         @Override
-        public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs)
-            throws IOException {
+        public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs) {
+            throw new UnsupportedOperationException("receivers on a server need the step's rate and window");
+        }
+
+        /** The server derives the windows from the rate and its plan itself: {@code windowBits} stay here. */
+        @Override
+        public void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
+                              FailedRanges[] failures, long clockOffsetNs) throws IOException {
             this.failures = failures == null ? freshLedger(flows) : failures;
             this.shipped = new int[flows];
-            request(new Request.BeginStep(step, clockOffsetNs), Reply.Ok.class);
+            this.intervals = 0;
+            request(new Request.BeginStep(step, clockOffsetNs, level.ratePerSecond(), windowNs), Reply.Ok.class);
+        }
+
+        @Override
+        public void countIntervals(long windowStartNs, long intervalNs, int count) throws IOException {
+            request(new Request.CountIntervals(windowStartNs), Reply.Ok.class);
+            this.intervals = count;
         }
 
         @Override
@@ -488,8 +504,13 @@ public final class ControlClient implements AutoCloseable {
             for (int i = 0; i < flows; i++) {
                 summaries[i] = SummaryCodec.decode(reply.flows().get(i));
             }
+            if ((reply.intervals() != null) != (intervals > 0)) {
+                throw new ControlProtocolException(intervals > 0 ? "step result without its intervals"
+                    : "step result with intervals nobody asked for");
+            }
             return new Receipt(summaries, new TransportReport(reply.counters(), reply.flowCounters(), reply.notes()),
-                reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu());
+                reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu(),
+                reply.intervals() == null ? null : SummaryCodec.decode(reply.intervals(), intervals));
         }
 
         @Override

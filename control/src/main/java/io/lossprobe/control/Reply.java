@@ -77,7 +77,7 @@ sealed interface Reply {
      */
     record StepResult(List<FlowSummary> flows, Map<String, Long> counters,
                       Map<Integer, Map<String, Long>> flowCounters, List<String> notes,
-                      Map<String, Long> hostCounters, Cpu cpu) implements Reply {
+                      Map<String, Long> hostCounters, Cpu cpu, Intervals intervals) implements Reply {
         public StepResult {
             Wire.present(flows, "flows").forEach(f -> Wire.present(f, "flows"));
             Wire.counters(counters, "counters");
@@ -108,6 +108,24 @@ sealed interface Reply {
             Wire.present(delay, "delay");
             Wire.present(transit, "transit");
             Wire.present(ipdv, "ipdv");
+        }
+    }
+
+    /**
+     * A step's receive counts per interval over all flows (null in a step without intervals); the delay histograms
+     * travel compressed, base64, one per interval ({@code delayBelowZero}'s entries null where none was below zero).
+     */
+    record Intervals(long[] received, long[] duplicates, long[] reordered, List<String> delay,
+                     List<String> delayBelowZero) {
+        public Intervals {
+            int n = Wire.nonNegative(received, "received").length;
+            if (Wire.nonNegative(duplicates, "duplicates").length != n
+                || Wire.nonNegative(reordered, "reordered").length != n
+                || Wire.present(delay, "delay").size() != n
+                || Wire.present(delayBelowZero, "delayBelowZero").size() != n) {
+                throw new IllegalArgumentException("field 'intervals' must hold one entry of each kind per interval");
+            }
+            delay.forEach(d -> Wire.present(d, "delay"));
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Request.PlanRequest.class, name = "plan"),
     @JsonSubTypes.Type(value = Request.Open.class, name = "open"),
     @JsonSubTypes.Type(value = Request.BeginStep.class, name = "begin-step"),
+    @JsonSubTypes.Type(value = Request.CountIntervals.class, name = "count-intervals"),
     @JsonSubTypes.Type(value = Request.BeginWindow.class, name = "begin-window"),
     @JsonSubTypes.Type(value = Request.Progress.class, name = "progress"),
     @JsonSubTypes.Type(value = Request.CloseStep.class, name = "close-step"),
@@ -57,21 +58,33 @@ sealed interface Request {
         }
     }
 
-    /** Open the receivers of one of the plan's transports. */
-    record Open(String transport) implements Request {
+    /** Open the receivers of one of the plan's transports, for one of its message sizes. */
+    record Open(String transport, int messageSize) implements Request {
         public Open {
             Wire.name(transport, "transport");
+            Wire.atLeast(messageSize, 0, "messageSize");
         }
     }
 
     /**
-     * Begin a step: fresh accounting per flow (its windows derived by the server from the plan), and the
-     * controller's estimate of this host's clock minus its own, so delays become one-way.
+     * Begin a step: fresh accounting per flow, and the controller's estimate of this host's clock minus its own, so
+     * delays become one-way. The step's rate (messages/s over all flows) and window are checked against the plan
+     * (a level of it, or a search's trial within its rates and trial lengths); the server derives the tracking
+     * windows and intervals from them, never anything else.
      */
-    record BeginStep(int step, long clockOffsetNs) implements Request {
+    record BeginStep(int step, long clockOffsetNs, long rate, long windowNs) implements Request {
         public BeginStep {
             Wire.atLeast(step, 0, "step");
+            Wire.atLeast(rate, 0, "rate");
+            Wire.atLeast(windowNs, 1, "windowNs");
         }
+    }
+
+    /**
+     * Count the step just begun per interval too ({@code --interval}): its window starts at {@code windowStartNs}
+     * on the controller's clock (the intervals' length and count come from the plan and the step's window).
+     */
+    record CountIntervals(long windowStartNs) implements Request {
     }
 
     /** The window begins: the server samples its counters. */

@@ -4,6 +4,7 @@ import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.Transport;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,9 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
                            int handshakeTimeoutMs, int idleTimeoutMs, int maxLevels, long maxTotalDurationNs,
                            long maxBytesPerSecond, long maxMemoryBytes, int preAuthPerAddress, int preAuthTotal,
                            int writeTimeoutMs) {
+    /** The most intervals one step may be cut into between hosts (each travels back as a histogram). */
+    static final int MAX_INTERVALS = 10_000;
+
     public static final ServerLimits DEFAULTS = new ServerLimits(2_000_000, 256, TimeUnit.MINUTES.toNanos(5), 4,
         1024, 5_000, 30_000, 256, TimeUnit.HOURS.toNanos(1), 256L << 20, 1L << 30, 4, 32, 10_000);
 
@@ -86,22 +90,35 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
         if (plan.durationNs() > maxDurationNs || plan.warmupNs() > maxDurationNs || plan.drainNs() > maxDurationNs) {
             return "duration exceeds this server's limit of " + TimeUnit.NANOSECONDS.toSeconds(maxDurationNs) + "s";
         }
-        if (plan.levels().size() > maxLevels) {
-            return plan.levels().size() + " levels exceed this server's limit of " + maxLevels;
+        int steps = plan.stepsPerTransport();
+        if (steps > maxLevels) {
+            return steps == plan.levels().size() ? plan.levels().size() + " levels exceed this server's limit of "
+                + maxLevels : steps + " steps per transport (levels, search trials and steps, for each message size) "
+                + "exceed this server's limit of " + maxLevels + " levels";
         }
         long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs(); // each at most maxDurationNs: no overflow
-        if (stepNs > maxTotalDurationNs / ((long) plan.levels().size() * plan.transports().size())) {
-            return "the run takes " + TimeUnit.NANOSECONDS.toSeconds(stepNs) + "s x " + plan.levels().size()
-                + " levels x " + plan.transports().size() + " transports, beyond this server's limit of "
+        if (stepNs > maxTotalDurationNs / ((long) steps * plan.transports().size())) {
+            return "the run takes " + TimeUnit.NANOSECONDS.toSeconds(stepNs) + "s x " + steps
+                + (steps == plan.levels().size() ? " levels" : " steps") + " x " + plan.transports().size()
+                + " transports, beyond this server's limit of "
                 + TimeUnit.NANOSECONDS.toSeconds(maxTotalDurationNs) + "s";
         }
+        int largest = plan.sizes().stream().mapToInt(Integer::intValue).max().orElse(plan.messageSize());
+        List<Level> rates = new java.util.ArrayList<>(plan.levels());
+        if (plan.search() != null) {
+            if (plan.search().maxRate() == 0) {
+                return "a search against this server needs a highest rate (--search-max), at most " + maxRatePerSecond
+                    + " messages/s";
+            }
+            rates.add(Level.of(plan.search().maxRate()));
+        }
         long windowBytes = 0;
-        for (Level level : plan.levels()) {
+        for (Level level : rates) {
             if (level.isMax() || level.ratePerSecond() > maxRatePerSecond) {
                 return "level " + level + " exceeds this server's limit of " + maxRatePerSecond + " messages/s";
             }
-            if (level.ratePerSecond() > maxBytesPerSecond / plan.messageSize()) {
-                return "level " + level + " of " + plan.messageSize() + "-byte messages exceeds this server's limit of "
+            if (level.ratePerSecond() > maxBytesPerSecond / largest) {
+                return "level " + level + " of " + largest + "-byte messages exceeds this server's limit of "
                     + maxBytesPerSecond + " bytes/s";
             }
             long bytes = 0;
@@ -110,6 +127,13 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
             }
             windowBytes = Math.max(windowBytes, bytes);
         }
+        int intervals = plan.intervals(plan.durationNs());
+        if (intervals > MAX_INTERVALS) {
+            return "the plan cuts each step into " + intervals + " intervals, beyond this server's limit of "
+                + MAX_INTERVALS;
+        }
+        // Each flow may hold a delay histogram per interval until its step closes.
+        windowBytes += (long) plan.ports() * intervals * io.lossprobe.core.accounting.IntervalTally.histogramBytes();
         long transportBytes = 0;
         for (String name : plan.transports()) {
             Transport t = transports.get(name);
@@ -119,7 +143,7 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
         }
         if (windowBytes + transportBytes > maxMemoryBytes) {
             return "the plan needs " + mib(windowBytes + transportBytes) + " on this host (sequence windows "
-                + mib(windowBytes) + ", transport buffers " + mib(transportBytes) + "), beyond this server's limit of "
+                + mib(windowBytes) + " with the intervals' histograms, transport buffers " + mib(transportBytes) + "), beyond this server's limit of "
                 + mib(maxMemoryBytes);
         }
         return null;

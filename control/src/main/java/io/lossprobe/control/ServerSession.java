@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   PLAN --plan--> IDLE --open--> RECEIVING --begin-step--> RX_STEP --close-step--> RECEIVING
- *                   |  \                                                 (begin-window, progress, late, clock)
+ *                   |  \                               (count-intervals, begin-window, progress, late, clock)
  *                   |   --open-sender--> SENDING --send-begin--> TX_STEP --send-result--> SENDING
  *                   |                                              (send-start, send-window, send-progress, send-abort)
  *   close: any state after PLAN -> IDLE;  clock: any state after PLAN;  bye: any state -> DONE
@@ -90,6 +90,9 @@ final class ServerSession {
     private int lastBegun = -1;
     private int lastClosed = -1;
     private boolean windowBegun;
+    /** The open step's window (ns) and whether it counts per interval already. */
+    private long stepWindowNs;
+    private int stepIntervals;
     /** The open step's failure ledger as the controller ships it: the receivers skip what it records. */
     private FailedRanges[] failures;
     private HostCounters.Sample windowSample;
@@ -112,6 +115,7 @@ final class ServerSession {
         on(Request.PlanRequest.class, EnumSet.of(State.PLAN), this::plan);
         on(Request.Open.class, EnumSet.of(State.IDLE, State.RECEIVING), this::open);
         on(Request.BeginStep.class, EnumSet.of(State.RECEIVING), this::beginStep);
+        on(Request.CountIntervals.class, EnumSet.of(State.RX_STEP), this::countIntervals);
         on(Request.BeginWindow.class, EnumSet.of(State.RX_STEP), this::beginWindow);
         on(Request.Progress.class, EnumSet.of(State.RX_STEP), this::progress);
         on(Request.CloseStep.class, EnumSet.of(State.RX_STEP), this::closeStep);
@@ -209,7 +213,8 @@ final class ServerSession {
         plan = requested.withBindAddress(server.bindAddress());
         runId = r.runId();
         long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs();
-        long plannedNs = stepNs * plan.levels().size() * plan.transports().size(); // bounded by the limits' check
+        // Bounded by the limits' check: levels and search steps, for each size, of every transport.
+        long plannedNs = stepNs * plan.stepsPerTransport() * plan.transports().size();
         deadlineNs = System.nanoTime() + 2 * plannedNs + SESSION_SLACK_NS;
         RunEngine.prewarm(); // counter readers' first use is slow: not mid-step
         server.log("session " + id + " from " + peer + ": " + plan.ports() + " ports from " + plan.basePort() + ", "
@@ -233,13 +238,24 @@ final class ServerSession {
     }
 
     private Reply open(Request.Open r) throws IOException {
-        String name = planTransport(r.transport(), openedReceivers, "receivers");
+        if (!plan.sizes().contains(r.messageSize())) {
+            throw new ControlProtocolException("message size " + r.messageSize() + " is not in the plan");
+        }
+        if (!plan.transports().contains(r.transport())) {
+            throw new ControlProtocolException("transport '" + r.transport() + "' is not in the plan");
+        }
+        String name = r.transport();
+        if (!openedReceivers.add(name + "/" + r.messageSize())) {
+            throw new ControlProtocolException("the receivers of '" + name + "' were opened once already"
+                + (plan.sizes().size() > 1 ? " for " + r.messageSize() + "-byte messages" : ""));
+        }
         closeSide();
-        FlowReceiver[] flows = LocalReceiveSide.newFlows(plan.ports(), runId, plan.messageSize(),
-            plan.levels().size(), dataKey());
+        Plan pass = plan.forSize(r.messageSize());
+        FlowReceiver[] flows = LocalReceiveSide.newFlows(pass.ports(), runId, pass.messageSize(),
+            pass.stepsPerTransport(), dataKey());
         // Data is taken only from the controller's address, and echo replies go back to it, nowhere else.
         side = call(() -> LocalReceiveSide.open(transports.get(name),
-            new ReceiverSpec(plan, server.bindAddress(), flows, plan.transportOptions(), plan.echo() ? peer : null,
+            new ReceiverSpec(pass, server.bindAddress(), flows, pass.transportOptions(), pass.echo() ? peer : null,
                 peer)));
         lastBegun = -1;
         lastClosed = -1;
@@ -247,18 +263,23 @@ final class ServerSession {
         return new Reply.Ready(side.environment());
     }
 
-    private int nextStep(int step, int last) throws ControlProtocolException {
-        if (step <= last || step >= plan.levels().size()) {
+    private int nextStep(int step, int last, int steps) throws ControlProtocolException {
+        if (step <= last || step >= steps) {
             throw new ControlProtocolException("step " + step + " out of order: the last begun was " + last
-                + " and the plan has " + plan.levels().size());
+                + " and the plan has " + steps);
         }
         return step;
     }
 
-    /** The windows come from the plan, as the controller's engine derives them: never from the message. */
+    /**
+     * The step's rate and window must be the plan's: one of its levels over its duration, or within its search's
+     * rates over the search's trial lengths. The tracking windows follow from that rate, as the controller's engine
+     * derives them.
+     */
     private Reply beginStep(Request.BeginStep r) throws IOException {
-        int step = nextStep(r.step(), lastBegun);
-        int[] windowBits = SequenceTracker.windowsFor(plan, plan.levels().get(step));
+        int step = nextStep(r.step(), lastBegun, plan.stepsPerTransport());
+        Level level = planned(r.rate(), r.windowNs());
+        int[] windowBits = SequenceTracker.windowsFor(plan, level);
         FailedRanges[] ledger = new FailedRanges[plan.ports()];
         for (int i = 0; i < ledger.length; i++) {
             ledger[i] = new FailedRanges();
@@ -268,7 +289,39 @@ final class ServerSession {
         lastBegun = step;
         windowBegun = false;
         windowSample = null;
+        stepWindowNs = r.windowNs();
+        stepIntervals = 0;
         state = State.RX_STEP;
+        return new Reply.Ok();
+    }
+
+    /** The level a step's rate and window stand for, when the plan has them; else the session ends. */
+    private Level planned(long rate, long windowNs) throws ControlProtocolException {
+        for (Level l : plan.levels()) {
+            if (l.ratePerSecond() == rate && windowNs == plan.durationNs() && rate > 0) {
+                return l;
+            }
+        }
+        io.lossprobe.core.plan.SearchPlan search = plan.search();
+        if (search != null && rate >= search.minRate() && rate <= search.maxRate()
+            && (windowNs == plan.durationNs() || windowNs == search.shortTrialNs())) {
+            return Level.of(rate);
+        }
+        throw new ControlProtocolException("a step at " + rate + " messages/s for " + windowNs + " ns is not in the "
+            + "plan");
+    }
+
+    private Reply countIntervals(Request.CountIntervals r) throws IOException {
+        if (plan.intervalNs() == 0) {
+            throw new ControlProtocolException("the plan has no intervals");
+        }
+        // With no warm-up the window's counters are sampled before the first message, so before this too.
+        if (stepIntervals > 0) {
+            throw new ControlProtocolException("the intervals of step " + lastBegun + " were set already");
+        }
+        int count = plan.intervals(stepWindowNs);
+        call(() -> side.countIntervals(r.windowStartNs(), plan.intervalNs(), count));
+        stepIntervals = count;
         return new Reply.Ok();
     }
 
@@ -307,7 +360,7 @@ final class ServerSession {
         TransportReport report = receipt.report();
         return new Reply.StepResult(flows, report.counters(), report.flows(), report.notes(),
             windowSample == null ? null : after.deltaSince(windowSample),
-            windowSample == null ? null : after.cpuSince(windowSample));
+            windowSample == null ? null : after.cpuSince(windowSample), SummaryCodec.encode(receipt.intervals()));
     }
 
     private Reply late(Request.Late r) throws IOException {
@@ -327,6 +380,9 @@ final class ServerSession {
 
     /** Senders towards the controller's own address: never anywhere else. */
     private Reply openSender(Request.OpenSender r) throws IOException {
+        if (plan.sizes().size() > 1 || plan.search() != null || plan.intervalNs() > 0) {
+            throw new ControlProtocolException("this server sends only plain levels: no sizes, search or intervals");
+        }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
         sendSide = call(() -> LocalSendSide.open(transports.get(name),
@@ -337,7 +393,7 @@ final class ServerSession {
     }
 
     private Reply sendBegin(Request.SendBegin r) throws IOException {
-        int step = nextStep(r.step(), lastSendBegun);
+        int step = nextStep(r.step(), lastSendBegun, plan.levels().size());
         Level level = plan.levels().get(step);
         long[] rates = new long[plan.ports()];
         for (int i = 0; i < rates.length; i++) {

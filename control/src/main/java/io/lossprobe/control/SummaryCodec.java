@@ -33,6 +33,35 @@ final class SummaryCodec {
         }
     }
 
+    /** A step's per-interval receive counts on the control channel (null stays null). */
+    static Reply.Intervals encode(io.lossprobe.core.accounting.ReceivedIntervals iv) {
+        if (iv == null) {
+            return null;
+        }
+        java.util.List<String> delay = new java.util.ArrayList<>();
+        java.util.List<String> below = new java.util.ArrayList<>();
+        for (SignedHistogram h : iv.delay()) {
+            delay.add(histogram(h.atOrAboveZero()));
+            below.add(belowZero(h));
+        }
+        return new Reply.Intervals(iv.received(), iv.duplicates(), iv.reordered(), delay, below);
+    }
+
+    /** @param expected the intervals the step was cut into, as this side asked for */
+    static io.lossprobe.core.accounting.ReceivedIntervals decode(Reply.Intervals iv, int expected)
+        throws ControlProtocolException {
+        if (iv.received().length != expected) {
+            throw new ControlProtocolException("intervals: " + iv.received().length + " where the step has "
+                + expected);
+        }
+        SignedHistogram[] delay = new SignedHistogram[expected];
+        for (int i = 0; i < expected; i++) {
+            delay[i] = signed(iv.delay().get(i), iv.delayBelowZero().get(i));
+        }
+        return new io.lossprobe.core.accounting.ReceivedIntervals(iv.received(), iv.duplicates(), iv.reordered(),
+            delay);
+    }
+
     private static String belowZero(SignedHistogram h) {
         return h.magnitudesBelowZero() == null ? null : histogram(h.magnitudesBelowZero());
     }

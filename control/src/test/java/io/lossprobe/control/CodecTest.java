@@ -28,7 +28,7 @@ class CodecTest {
         assertThat(Codec.request(Codec.encode(new Request.Bye()))).isInstanceOf(Request.Bye.class);
 
         Reply.StepResult result = new Reply.StepResult(List.of(), Map.of("a.b", 1L), Map.of(0, Map.of("x", 2L)),
-            List.of("a note"), null, new Cpu(1.5, 2.5));
+            List.of("a note"), null, new Cpu(1.5, 2.5), null);
         Reply.StepResult got = (Reply.StepResult) Codec.reply(Codec.encode(result));
         assertThat(got.flowCounters()).isEqualTo(Map.of(0, Map.of("x", 2L)));
         assertThat(got.hostCounters()).isNull();
@@ -51,7 +51,8 @@ class CodecTest {
             {"{\"seq\":1}", "no message type"},
             {"{\"type\":\"progress\",\"failed\":{\"x\":[1,2]}}", "bad message"},
             {"{\"type\":\"progress\",\"failed\":" + "[".repeat(40) + "]".repeat(40) + "}", "bad message"},
-            {"{\"type\":\"open\",\"transport\":\"UDP; rm -rf\"}", "field 'transport' must be a transport name"},
+            {"{\"type\":\"open\",\"transport\":\"UDP; rm -rf\",\"messageSize\":64}",
+                "field 'transport' must be a transport name"},
         };
         for (String[] b : bad) {
             assertThatThrownBy(() -> request(b[0])).as(b[0]).isInstanceOf(ControlProtocolException.class)
@@ -67,9 +68,21 @@ class CodecTest {
         assertThat(f.message()).isEqualTo("a?]0;x?b?c");
         assertThatThrownBy(() -> new Reply.Ready(Map.of("bad\u001b[2Jkey", 1L))).hasMessageContaining("environment");
         assertThat(new Reply.Ready(Map.of("a key with spaces", 1L)).environment()).containsKey("a key with spaces");
-        assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null).notes())
+        assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null, null).notes())
             .containsExactly("x?[2Jy");
         assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null,
             "", 0, 0, 0)).hasMessageContaining("at least 0");
+    }
+
+    @Test
+    void aStepsIntervalsComeBackTheSameAndMustHoldOneOfEachPerInterval() throws Exception {
+        Reply.Intervals iv = new Reply.Intervals(new long[] {5, 6}, new long[] {0, 1}, new long[] {0, 0},
+            List.of("a", "b"), java.util.Arrays.asList(null, "c"));
+        Reply.StepResult withIntervals = new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of(), null, null, iv);
+        Reply.Intervals back = ((Reply.StepResult) Codec.reply(Codec.encode(withIntervals))).intervals();
+        assertThat(back.received()).containsExactly(5, 6);
+        assertThat(back.delayBelowZero()).containsExactly(null, "c");
+        assertThatThrownBy(() -> new Reply.Intervals(new long[] {5}, new long[] {0, 1}, new long[] {0}, List.of("a"),
+            java.util.Arrays.asList((String) null))).hasMessageContaining("one entry of each kind per interval");
     }
 }

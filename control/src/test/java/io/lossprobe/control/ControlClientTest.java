@@ -62,7 +62,7 @@ class ControlClientTest {
     void aServerWithoutTheSecretGetsNothingToAttack() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<List<JsonNode>> frames = fakeServer(listener,
-                "{\"type\":\"challenge\",\"version\":2,\"nonce\":\"" + Auth.nonce() + "\",\"proof\":\""
+                "{\"type\":\"challenge\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce() + "\",\"proof\":\""
                     + Auth.nonce() + "\"}");
             assertThatThrownBy(() -> ControlClient.connect("127.0.0.1", listener.getLocalPort(), AUTH, 5_000))
                 .hasMessageContaining("could not prove it knows the secret")
@@ -78,10 +78,11 @@ class ControlClientTest {
     @Test
     void anOlderServerGetsAClearVersionError() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            fakeServer(listener, "{\"type\":\"error\",\"version\":1,\"message\":\"protocol version 2 is not 1\"}");
+            fakeServer(listener, "{\"type\":\"error\",\"version\":1,\"message\":\"protocol version " + Codec.VERSION
+                + " is not 1\"}");
             assertThatThrownBy(() -> ControlClient.connect("127.0.0.1", listener.getLocalPort(), AUTH, 5_000))
-                .hasMessage("the server speaks control protocol 1, this controller 2: run the same lossprobe "
-                    + "version on both hosts (server: protocol version 2 is not 1)");
+                .hasMessage("the server speaks control protocol 1, this controller " + Codec.VERSION + ": run the same "
+                    + "lossprobe version on both hosts (server: protocol version " + Codec.VERSION + " is not 1)");
         }
     }
 
@@ -91,7 +92,8 @@ class ControlClientTest {
         String hostile = "\\u001b[2J\\u001b]0;owned\\u0007line one\\r\\nlossprobe: forged line\\u202e"
             + "x".repeat(2_000);
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            fakeServer(listener, "{\"type\":\"error\",\"version\":2,\"message\":\"" + hostile + "\"}");
+            fakeServer(listener, "{\"type\":\"error\",\"version\":" + Codec.VERSION + ",\"message\":\"" + hostile
+                + "\"}");
             Throwable e = org.assertj.core.api.Assertions.catchThrowable(() ->
                 ControlClient.connect("127.0.0.1", listener.getLocalPort(), AUTH, 5_000));
             String message = e.getMessage();

@@ -52,7 +52,7 @@ class ControlFuzzTest {
     private static final long SEED = Long.getLong("lossprobe.fuzz.seed", System.nanoTime());
     private static final long BUDGET_NS = TimeUnit.SECONDS.toNanos(Long.getLong("lossprobe.fuzz.seconds", 20));
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final String[] TYPES = {"hello", "auth", "plan", "open", "begin-step", "begin-window", "progress",
+    private static final String[] TYPES = {"hello", "auth", "plan", "open", "begin-step", "count-intervals", "begin-window", "progress",
         "close-step", "late", "close", "open-sender", "send-begin", "send-start", "send-window", "send-progress",
         "send-abort", "send-result", "clock", "bye", "welcome", "error", "step-result", "no-such"};
     private static final String[] FIELDS = {"type", "version", "nonce", "proof", "runId", "plan", "transport", "step",
@@ -154,9 +154,11 @@ class ControlFuzzTest {
             1_000_000_000L, 0, 1_000_000_000L, 64, "127.0.0.1");
         List<String> out = new ArrayList<>();
         for (Request m : new Request[] {new Request.PlanRequest(7, plan), new Request.Clock(0),
-            new Request.Open("udp"), new Request.BeginStep(0, 12345), new Request.BeginWindow(),
+            new Request.Open("udp", 64), new Request.BeginStep(0, 12345, 1000, 1_000_000_000L),
+            new Request.BeginWindow(),
             new Request.Progress(Map.of(1, new long[] {2, 4})), new Request.CloseStep(0, new long[] {5, 5, 5, 5}, null),
-            new Request.Late(0), new Request.BeginStep(1, 0), new Request.Close(), new Request.OpenSender("udp"),
+            new Request.Late(0), new Request.BeginStep(1, 0, 1000, 1_000_000_000L), new Request.Close(),
+            new Request.OpenSender("udp"),
             new Request.SendBegin(0), new Request.SendStart(), new Request.SendProgress(), new Request.SendResult(),
             new Request.Bye()}) {
             out.add(new String(Codec.encode(m), StandardCharsets.UTF_8));
@@ -300,7 +302,8 @@ class ControlFuzzTest {
             client.negotiate(plan, 9, Map.of());
             try (ReceiveSide side = client.receiveSides().open(new ControlTesting.NoTransport(), plan, 9,
                 client.dataKey(9), Map.of())) {
-                side.beginStep(0, new int[4], null, client.clockOffset().offsetNs());
+                side.beginStep(0, Level.parse("1k"), 1_000_000_000L, new int[4], null,
+                    client.clockOffset().offsetNs());
                 side.beginWindow();
                 assertThat(side.progress()).containsExactly(0, 0, 0, 0);
                 assertThat(side.closeStep(0, new long[] {3, 3, 3, 3}).flows()).hasSize(4);

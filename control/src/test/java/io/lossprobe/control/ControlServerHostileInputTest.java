@@ -54,7 +54,7 @@ class ControlServerHostileInputTest {
     }
 
     private static String hello() {
-        return "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + Auth.nonce() + "\"}";
+        return "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce() + "\"}";
     }
 
     @Test
@@ -102,16 +102,16 @@ class ControlServerHostileInputTest {
         String[] bad = {
             "{\"type\":\"hello\",\"version\":\"2\",\"nonce\":\"" + nonce + "\"}",
             "{\"type\":\"hello\",\"version\":2.5,\"nonce\":\"" + nonce + "\"}",
-            "{\"type\":\"hello\",\"version\":2}",
-            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"short\"}",
-            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\",\"extra\":1}",
-            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\",\"nonce\":\"" + nonce + "\"}",
-            "{\"type\":42,\"version\":2}",
-            "{\"type\":\"no-such-type\",\"version\":2}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + "}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"short\"}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\",\"extra\":1}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\",\"nonce\":\"" + nonce + "\"}",
+            "{\"type\":42,\"version\":" + Codec.VERSION + "}",
+            "{\"type\":\"no-such-type\",\"version\":" + Codec.VERSION + "}",
             "[1,2,3]",
             "not json at all",
-            "{\"version\":2}",
-            "{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + nonce + "\"} trailing",
+            "{\"version\":" + Codec.VERSION + "}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\"} trailing",
         };
         for (String json : bad) {
             try (RawController c = RawController.connect(server.port())) {
@@ -131,7 +131,7 @@ class ControlServerHostileInputTest {
             assertThat(reply.get("type").asText()).isEqualTo("error");
             assertThat(reply.get("version").asInt()).isEqualTo(1);
             assertThat(reply.get("message").asText())
-                .isEqualTo("this server speaks control protocol 2, the controller 1: run the same lossprobe "
+                .isEqualTo("this server speaks control protocol " + Codec.VERSION + ", the controller 1: run the same lossprobe "
                     + "version on both hosts");
         }
     }
@@ -206,7 +206,8 @@ class ControlServerHostileInputTest {
     void wrongCommandsAfterThePlanAreRefusedNotCrashing() throws IOException {
         try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
             client.negotiate(plan(20600), 1, Map.of());
-            assertThatThrownBy(() -> client.request(new Request.BeginStep(0, 0), Reply.Ok.class))
+            assertThatThrownBy(() -> client.request(new Request.BeginStep(0, 0, 1000, 1_000_000_000L),
+                Reply.Ok.class))
                 .hasMessageContaining("'begin-step' is not allowed with nothing open");
         }
         assertServerStillServes(20600);
@@ -347,7 +348,7 @@ class ControlServerHostileInputTest {
             Map<String, String> options = Map.of("udp.io", "nio", "udp.rxThreads", "3", "udp.localPath", "/etc",
                 "tcp.nodelay", "false");
             client.negotiate(plan(20700).withTransportOptions(options), 1, options, List.of(udp));
-            assertThatThrownBy(() -> client.request(new Request.Open("udp"), Reply.Ready.class))
+            assertThatThrownBy(() -> client.request(new Request.Open("udp", 64), Reply.Ready.class))
                 .hasMessageContaining("recorded, not opened");
             assertThat(udp.opened.get().options()).isEqualTo(Map.of("udp.io", "nio", "udp.rxThreads", "3"));
             assertThat(udp.opened.get().plan().transportOptions()).isEqualTo(Map.of("udp.io", "nio",

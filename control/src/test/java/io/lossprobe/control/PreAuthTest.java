@@ -50,7 +50,7 @@ class PreAuthTest {
 
         @Override
         public void run() {
-            byte[] hello = ("{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + Auth.nonce() + "\"}")
+            byte[] hello = ("{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce() + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
             while (!stop.get()) {
                 try (RawController c = RawController.connect(from, port)) {
@@ -183,7 +183,7 @@ class PreAuthTest {
     void theWholeHandshakeHasOneDeadline() throws Exception {
         try (ControlServer server = server(ServerLimits.DEFAULTS.withTimeouts(1_000, 5_000, 1_000));
              RawController c = RawController.connect(server.port())) {
-            byte[] hello = ("{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + Auth.nonce() + "\"}")
+            byte[] hello = ("{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce() + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
             long start = System.nanoTime();
             OutputStream out = c.socket.getOutputStream();

@@ -63,7 +63,7 @@ final class RawController implements AutoCloseable {
     /** Hello, the server's proof checked, our proof; then every frame is MACed. Returns the welcome. */
     JsonNode handshake(Auth auth) throws IOException {
         String clientNonce = Auth.nonce();
-        send("{\"type\":\"hello\",\"version\":2,\"nonce\":\"" + clientNonce + "\"}");
+        send("{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + clientNonce + "\"}");
         JsonNode challenge = read();
         String serverNonce = challenge.get("nonce").asText();
         if (!Auth.verify(auth.serverProof(clientNonce, serverNonce), challenge.get("proof").asText())) {

@@ -55,9 +55,9 @@ class ServerSessionTest {
             1_000_000_000L, 0, 1_000_000_000L, 64, "127.0.0.1");
         try (ControlClient c = planned(twoSteps)) {
             c.request(new Request.Clock(0), Reply.ClockReply.class);
-            c.request(new Request.Open("udp"), Reply.Ready.class);
+            c.request(new Request.Open("udp", 64), Reply.Ready.class);
             for (int step = 0; step < 2; step++) {
-                c.request(new Request.BeginStep(step, 0), Reply.Ok.class);
+                c.request(new Request.BeginStep(step, 0, 1000, 1_000_000_000L), Reply.Ok.class);
                 c.request(new Request.BeginWindow(), Reply.Ok.class);
                 assertThat(c.request(new Request.Progress(Map.of(1, new long[] {3, 5})), Reply.Received.class)
                     .received()).containsExactly(0, 0, 0, 0);
@@ -98,26 +98,31 @@ class ServerSessionTest {
         ControlTesting.await("senders closed", 5_000, () -> transport.senders.get() == 0);
     }
 
+    /** A step of the plan's one level, 1k over its 1 s window. */
+    private static Request.BeginStep begin(int step) {
+        return new Request.BeginStep(step, 0, 1000, 1_000_000_000L);
+    }
+
     /** Each refused with the rule it broke; each ends the session, so every case gets a fresh one. */
     @Test
     void messagesOutOfTheirStateOrOrderAreRefused() throws IOException {
         Object[][] cases = {
-            {List.of(), new Request.Open("tcp"), "transport 'tcp' is not in the plan"},
-            {List.of(), new Request.BeginStep(0, 0), "'begin-step' is not allowed with nothing open"},
+            {List.of(), new Request.Open("tcp", 64), "transport 'tcp' is not in the plan"},
+            {List.of(), begin(0), "'begin-step' is not allowed with nothing open"},
             {List.of(), new Request.SendStart(), "'send-start' is not allowed with nothing open"},
-            {List.of(new Request.Open("udp"), new Request.Close()), new Request.Open("udp"),
+            {List.of(new Request.Open("udp", 64), new Request.Close()), new Request.Open("udp", 64),
                 "the receivers of 'udp' were opened once already"},
-            {List.of(new Request.Open("udp")), new Request.BeginStep(1, 0), "step 1 out of order"},
-            {List.of(new Request.Open("udp")), new Request.Late(0), "step 0 has not closed"},
-            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0), new Request.BeginWindow()),
+            {List.of(new Request.Open("udp", 64)), begin(1), "step 1 out of order"},
+            {List.of(new Request.Open("udp", 64)), new Request.Late(0), "step 0 has not closed"},
+            {List.of(new Request.Open("udp", 64), begin(0), new Request.BeginWindow()),
                 new Request.BeginWindow(), "the window of step 0 began already"},
-            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+            {List.of(new Request.Open("udp", 64), begin(0)),
                 new Request.CloseStep(0, new long[3], null), "wireEnd must hold 4 numbers"},
-            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0),
-                new Request.CloseStep(0, new long[4], null)), new Request.BeginStep(0, 0), "step 0 out of order"},
-            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+            {List.of(new Request.Open("udp", 64), begin(0),
+                new Request.CloseStep(0, new long[4], null)), begin(0), "step 0 out of order"},
+            {List.of(new Request.Open("udp", 64), begin(0)),
                 new Request.Progress(Map.of(9, new long[] {1, 2})), "'failed' has a bad entry for flow 9"},
-            {List.of(new Request.Open("udp"), new Request.BeginStep(0, 0)),
+            {List.of(new Request.Open("udp", 64), begin(0)),
                 new Request.Progress(Map.of(0, new long[] {5, 2})), "empty or inverted range"},
             {List.of(), new Request.Hello(2, Auth.nonce()), "'hello' belongs to the handshake"},
             {List.of(), new Request.PlanRequest(1, plan(24100)), "'plan' is not allowed with nothing open"},
@@ -141,10 +146,10 @@ class ServerSessionTest {
             c.handshake(AUTH);
             c.send(RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(24200))));
             c.read();
-            c.send("{\"type\":\"open\",\"transport\":\"udp\"}");
+            c.send("{\"type\":\"open\",\"transport\":\"udp\",\"messageSize\":64}");
             c.read();
-            c.send("{\"type\":\"begin-step\",\"step\":0,\"clockOffsetNs\":0,\"windowBits\":[4194304,4194304,"
-                + "4194304,4194304]}");
+            c.send("{\"type\":\"begin-step\",\"step\":0,\"clockOffsetNs\":0,\"rate\":1000,"
+                + "\"windowNs\":1000000000,\"windowBits\":[4194304,4194304,4194304,4194304]}");
             JsonNode reply = c.read();
             assertThat(reply.get("type").asText()).isEqualTo("error");
             assertThat(reply.get("message").asText()).isEqualTo("bad message: unknown field 'windowBits'");
@@ -191,8 +196,8 @@ class ServerSessionTest {
         assertThat(limits.refuse(big, none, Map.of())).isNull();
         Plan bigger = planOf(1, "1M", s, 60 * s, 64, 17);
         assertThat(limits.refuse(bigger, none, Map.of())).as("17 flows x 2^22 bits")
-            .isEqualTo("the plan needs 8.5 MiB on this host (sequence windows 8.5 MiB, transport buffers 0.0 MiB), "
-                + "beyond this server's limit of 8.0 MiB");
+            .isEqualTo("the plan needs 8.5 MiB on this host (sequence windows 8.5 MiB with the intervals' "
+                + "histograms, transport buffers 0.0 MiB), beyond this server's limit of 8.0 MiB");
         Transport mapping = new ControlTesting.NoTransport() {
             @Override
             public long memoryBytes(Plan plan, Map<String, String> options) {
@@ -200,5 +205,88 @@ class ServerSessionTest {
             }
         };
         assertThat(limits.refuse(big, Map.of("udp", mapping), Map.of())).contains("transport buffers 6.0 MiB");
+    }
+
+    private static Plan searchPlan(int basePort, long intervalNs, List<Integer> sizes) {
+        long s = TimeUnit.SECONDS.toNanos(1);
+        return new Plan(List.of("udp"), 4, basePort, List.of(Level.parse("1k")), s, 0, s / 10, sizes.get(0),
+            "127.0.0.1", Plan.STREAM, 0, Map.of(), sizes,
+            new io.lossprobe.core.plan.SearchPlan(List.of("ndr"), 0.005, 0.02, 400, 50_000, s / 5, 10, List.of()),
+            intervalNs);
+    }
+
+    /**
+     * A search's steps carry their own rates and windows: any rate within the search's, over its trial or full
+     * length, is served; a rate beyond them, another window, or a size the plan has not, ends the session.
+     */
+    @Test
+    void aSearchsStepsAreServedWithinItsRatesAndLengthsOnly() throws IOException {
+        try (ControlClient c = planned(searchPlan(24400, 0, List.of(64, 1400)))) {
+            c.request(new Request.Open("udp", 1400), Reply.Ready.class);
+            c.request(new Request.BeginStep(0, 0, 12_345, 200_000_000L), Reply.Ok.class);
+            c.request(new Request.CloseStep(0, new long[4], null), Reply.StepResult.class);
+            c.request(new Request.BeginStep(1, 0, 50_000, 1_000_000_000L), Reply.Ok.class);
+            c.request(new Request.CloseStep(1, new long[4], null), Reply.StepResult.class);
+        }
+        Object[][] cases = {
+            {new Request.BeginStep(0, 0, 50_001, 200_000_000L), "a step at 50001 messages/s for 200000000 ns is not "
+                + "in the plan"},
+            {new Request.BeginStep(0, 0, 399, 200_000_000L), "is not in the plan"},
+            {new Request.BeginStep(0, 0, 1000, 300_000_000L), "is not in the plan"},
+            {new Request.BeginStep(22, 0, 1000, 200_000_000L), "step 22 out of order"},
+        };
+        for (Object[] k : cases) {
+            try (ControlClient c = planned(searchPlan(24400, 0, List.of(64, 1400)))) {
+                c.request(new Request.Open("udp", 64), Reply.Ready.class);
+                assertThatThrownBy(() -> c.request((Request) k[0], Reply.class)).hasMessageContaining((String) k[1]);
+            }
+            ControlTesting.await("session released", 5_000, () -> server.activeSessions() == 0);
+        }
+        try (ControlClient c = planned(searchPlan(24400, 0, List.of(64)))) {
+            assertThatThrownBy(() -> c.request(new Request.Open("udp", 128), Reply.class))
+                .hasMessageContaining("message size 128 is not in the plan");
+        }
+    }
+
+    /** Intervals only when the plan has them, once a step, before its window; the counts come back with it. */
+    @Test
+    void intervalsAreCountedWhenThePlanHasThem() throws IOException {
+        try (ControlClient c = planned(searchPlan(24500, 250_000_000L, List.of(64)))) {
+            c.request(new Request.Open("udp", 64), Reply.Ready.class);
+            c.request(begin(0), Reply.Ok.class);
+            c.request(new Request.CountIntervals(System.nanoTime()), Reply.Ok.class);
+            Reply.StepResult r = c.request(new Request.CloseStep(0, new long[4], null), Reply.StepResult.class);
+            assertThat(r.intervals().received()).hasSize(4).containsOnly(0L);
+            c.request(begin(1), Reply.Ok.class);
+            c.request(new Request.BeginWindow(), Reply.Ok.class); // no warm-up: sampled before the first message
+            c.request(new Request.CountIntervals(System.nanoTime()), Reply.Ok.class);
+            assertThatThrownBy(() -> c.request(new Request.CountIntervals(0), Reply.class))
+                .hasMessageContaining("the intervals of step 1 were set already");
+        }
+        try (ControlClient c = planned(plan(24600))) {
+            c.request(new Request.Open("udp", 64), Reply.Ready.class);
+            c.request(begin(0), Reply.Ok.class);
+            assertThatThrownBy(() -> c.request(new Request.CountIntervals(0), Reply.class))
+                .hasMessageContaining("the plan has no intervals");
+        }
+    }
+
+    @Test
+    void searchesBeyondTheLimitsAreRefused() {
+        Map<String, Transport> none = Map.of();
+        Plan search = searchPlan(24700, 0, List.of(64));
+        assertThat(LIMITS.refuse(search, none, Map.of())).isNull();
+        Plan toMax = search.withSearch(new io.lossprobe.core.plan.SearchPlan(List.of("ndr"), 0.005, 0.02, 400, 0,
+            200_000_000L, 10, List.of()));
+        assertThat(LIMITS.refuse(toMax, none, Map.of())).contains("needs a highest rate (--search-max)");
+        Plan tooFast = search.withSearch(new io.lossprobe.core.plan.SearchPlan(List.of("ndr"), 0.005, 0.02, 400,
+            5_000_000, 200_000_000L, 10, List.of()));
+        assertThat(LIMITS.refuse(tooFast, none, Map.of())).contains("level 5M exceeds");
+        Plan manyTrials = search.withSearch(new io.lossprobe.core.plan.SearchPlan(List.of("ndr"), 0.005, 0.02, 400,
+            50_000, 200_000_000L, 300, List.of()));
+        assertThat(LIMITS.refuse(manyTrials, none, Map.of())).isEqualTo("301 steps per transport (levels, search "
+            + "trials and steps, for each message size) exceed this server's limit of 256 levels");
+        Plan bigSize = searchPlan(24700, 0, List.of(64, 60_000));
+        assertThat(LIMITS.refuse(bigSize, none, Map.of())).contains("of 60000-byte messages exceeds");
     }
 }

@@ -47,6 +47,7 @@ final class RemoteRun implements AutoCloseable {
         throws IOException {
         ControlClient client = connect(server, auth, timeoutMs);
         try {
+            plan = withServersMaxRate(plan, client.serverLimits());
             int runId = ThreadLocalRandom.current().nextInt();
             // Exactly the options the run's transports declare as applying on a server travel there.
             client.negotiate(plan, runId, options, transportsOf(plan, transports));
@@ -61,6 +62,21 @@ final class RemoteRun implements AutoCloseable {
             client.close();
             throw e;
         }
+    }
+
+    /**
+     * A search to "max" between hosts searches up to what the server accepts: its rate limit, and its bytes/s limit
+     * at the plan's largest message.
+     */
+    static Plan withServersMaxRate(Plan plan, io.lossprobe.control.ServerLimits limits) {
+        io.lossprobe.core.plan.SearchPlan s = plan.search();
+        if (s == null || s.maxRate() != 0) {
+            return plan;
+        }
+        int largest = plan.sizes().stream().mapToInt(Integer::intValue).max().orElse(plan.messageSize());
+        long max = Math.min(limits.maxRatePerSecond(), limits.maxBytesPerSecond() / largest);
+        return plan.withSearch(new io.lossprobe.core.plan.SearchPlan(s.criteria(), s.pdrLossRatio(), s.precision(),
+            s.minRate(), Math.max(max, s.minRate()), s.shortTrialNs(), s.maxTrials(), s.latencyFractions()));
     }
 
     /** The plan's transports among {@code available}, in the plan's order. */

@@ -43,9 +43,18 @@ public final class RunCommand implements Callable<Integer> {
     @CommandLine.Mixin
     PlanOptions planOptions;
 
+    @CommandLine.Mixin
+    ShapeOptions shapeOptions;
+
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
-        description = "Results JSON, rewritten after every step. Default: lossprobe-YYYYMMDD-HHMMSS.json.")
+        description = "Results JSON, rewritten after every step; - writes it to stdout at the end (the table then "
+            + "goes to stderr). Default: lossprobe-YYYYMMDD-HHMMSS.json.")
     Path output;
+
+    @Option(names = "--stream", paramLabel = "FILE",
+        description = "Also write the run as JSON lines while it goes (each step's intervals and totals, search "
+            + "trials and findings); - for stdout.")
+    String stream;
 
     @Option(names = "--mode", defaultValue = "stream", paramLabel = "MODE",
         description = "stream (one way) or echo (request/response: the receiver answers every message; TPS and "
@@ -105,6 +114,18 @@ public final class RunCommand implements Callable<Integer> {
         if (reverse && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--mode echo does not go with --reverse");
         }
+        if (reverse && shapeOptions.reshapes()) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--reverse does not go with --search, --sizes or --interval yet");
+        }
+        if (shapeOptions.search != null && "echo".equals(mode)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--search goes with --mode stream");
+        }
+        boolean resultsToStdout = output != null && output.toString().equals("-");
+        if (resultsToStdout && "-".equals(stream)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "-o - and --stream - both want stdout: give one of them a file");
+        }
         if (policy == null && (baseline != null || junit != null)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
         }
@@ -126,13 +147,28 @@ public final class RunCommand implements Callable<Integer> {
         }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
-        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter results = spec.commandLine().getOut();
         PrintWriter stderr = spec.commandLine().getErr();
+        // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
+        PrintWriter stdout = resultsToStdout ? stderr : results;
         planOptions.check(spec.commandLine(), options, available, plan, stderr);
+        if (policy != null && resultsToStdout) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--policy checks a results file: give -o "
+                + "a file, not -");
+        }
 
         Output sink = new Output(out, stdout, stderr, !quiet, hlog);
+        sink.ipv6(plan.bindAddress().contains(":"));
+        if (resultsToStdout) {
+            sink.toStdout(results);
+        }
+        if (stream != null) {
+            sink.stream(openStream(results));
+        }
         // Every output path is checked before any traffic: a typo must not cost a long run.
-        Inputs.requireWritable(spec.commandLine(), out, "results to");
+        if (!resultsToStdout) {
+            Inputs.requireWritable(spec.commandLine(), out, "results to");
+        }
         Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
         Inputs.requireWritable(spec.commandLine(), junit, "--junit");
         if (hlog && sink.stream()) {
@@ -173,10 +209,12 @@ public final class RunCommand implements Callable<Integer> {
             }
         }, "lossprobe-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        stdout.printf("lossprobe: %s over %d ports from %s, levels %s, %s per step; results -> %s%n",
+        stdout.printf("lossprobe: %s over %d ports from %s, %s%s, %s per step%s; results -> %s%n",
             String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
-            planOptions.levels, planOptions.duration, out);
-        stdout.println(StepTable.header());
+            plan.levels().isEmpty() ? "" : "levels " + planOptions.levels + (plan.search() == null ? "" : ", "),
+            plan.search() == null ? "" : "search " + String.join(",", plan.search().criteria()),
+            planOptions.duration, plan.sizes().size() > 1 ? ", sizes " + plan.sizes() : "",
+            resultsToStdout ? "stdout" : out);
         stdout.flush();
         try {
             RunResult result;
@@ -200,7 +238,7 @@ public final class RunCommand implements Callable<Integer> {
                 textfileOfFailedRun(out, stderr);
                 return 130;
             }
-            stdout.println("results written to " + out);
+            stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
             stdout.flush();
             if (policy != null) {
                 return checkInline(out);
@@ -214,6 +252,7 @@ public final class RunCommand implements Callable<Integer> {
                 remote.close();
             }
             sink.closeProgress();
+            sink.closeStream();
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -278,7 +317,42 @@ public final class RunCommand implements Callable<Integer> {
         } else if (reverse && !spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
             receivers = "0.0.0.0"; // the server sends to this host's address as it sees it
         }
-        return planOptions.plan(receivers, mode, concurrency, options);
+        Plan plan = planOptions.plan(receivers, mode, concurrency, options);
+        if (!shapeOptions.reshapes() && shapeOptions.latencyAt == null) {
+            return plan;
+        }
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        return shapeOptions.shape(plan, parsed.hasMatchedOption("--levels"), parsed.hasMatchedOption("--size"));
+    }
+
+    /** The --stream target: stdout, or a file created (or emptied) now, before any traffic. */
+    private java.io.OutputStream openStream(PrintWriter stdoutWriter) {
+        if (stream.equals("-")) {
+            return new java.io.OutputStream() {
+                @Override
+                public void write(int b) {
+                    stdoutWriter.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    stdoutWriter.write(new String(b, off, len, java.nio.charset.StandardCharsets.UTF_8));
+                }
+
+                @Override
+                public void flush() {
+                    stdoutWriter.flush();
+                }
+            };
+        }
+        Path file = Path.of(stream);
+        Inputs.requireWritable(spec.commandLine(), file, "--stream");
+        try {
+            return new java.io.BufferedOutputStream(OutputFiles.openStream(file));
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "cannot write --stream " + file + ": "
+                + (e instanceof OutputFiles.Refused ? e.getMessage() : LossprobeCommand.describe(e)));
+        }
     }
 
     /**
@@ -294,7 +368,17 @@ public final class RunCommand implements Callable<Integer> {
         private final PrintWriter err;
         private final boolean progress;
         private final boolean hlog;
-        private final boolean stream;
+        private boolean stream;
+        /** With -o -: where the final results go (stdout), else null. */
+        private PrintWriter resultsOut;
+        /** With --stream: the JSON lines, else null. */
+        private JsonLines lines;
+        private java.io.OutputStream linesOut;
+        /** Steps whose delay log was written per interval: their whole-step log is not written over it. */
+        private final java.util.Set<String> loggedPerInterval = new java.util.HashSet<>();
+        private boolean headerShown;
+        /** The receivers' address is IPv6: 40-byte IP headers in the wire rate. */
+        private boolean ipv6;
         private final boolean terminal = System.console() != null;
         private long lastProgressNs;
         private boolean progressShown;
@@ -315,6 +399,50 @@ public final class RunCommand implements Callable<Integer> {
             this.err = err;
             this.progress = progress;
             this.stream = OutputFiles.isStream(file);
+        }
+
+        void ipv6(boolean v6) {
+            this.ipv6 = v6;
+        }
+
+        /** With -o -: the results go to {@code stdout} once, at the end. */
+        void toStdout(PrintWriter stdout) {
+            this.resultsOut = stdout;
+            this.stream = true;
+        }
+
+        /** With --stream: JSON lines to {@code target} as the run goes. */
+        void stream(java.io.OutputStream target) {
+            this.linesOut = target;
+            this.lines = new JsonLines(target);
+        }
+
+        void closeStream() {
+            if (linesOut == null) {
+                return;
+            }
+            try {
+                lines.end(fileStatus == null ? "unknown" : fileStatus);
+                linesOut.close();
+            } catch (IOException e) {
+                err.println("lossprobe: cannot write --stream: " + reason(e));
+            }
+            linesOut = null;
+        }
+
+        private void streamLine(IOAction action) {
+            if (lines == null) {
+                return;
+            }
+            try {
+                action.run();
+            } catch (IOException e) {
+                failed("cannot write --stream: " + reason(e));
+            }
+        }
+
+        private interface IOAction {
+            void run() throws IOException;
         }
 
         /** Called (once, on the engine's thread) when an output cannot be written: stops the run. */
@@ -384,12 +512,41 @@ public final class RunCommand implements Callable<Integer> {
         }
 
         @Override
-        public void stepHistogram(String transport, int step, String kind,
-                                  io.lossprobe.core.result.SignedHistogram delays, long startEpochMs,
-                                  long endEpochMs) {
+        public void stepIntervalHistograms(String transport, int step, String kind,
+                                           io.lossprobe.core.result.SignedHistogram[] intervals,
+                                           io.lossprobe.core.result.SignedHistogram whole, long windowStartEpochMs,
+                                           long intervalNs, long windowNs) {
             if (!hlog) {
                 return;
             }
+            List<io.lossprobe.core.result.SignedHistogram> parts = new ArrayList<>();
+            List<long[]> spans = new ArrayList<>();
+            long intervalMs = intervalNs / 1_000_000;
+            for (int i = 0; i < intervals.length; i++) {
+                long start = windowStartEpochMs + i * intervalMs;
+                long end = i == intervals.length - 1 ? windowStartEpochMs + windowNs / 1_000_000 : start + intervalMs;
+                parts.add(intervals[i]);
+                spans.add(new long[] {start, Math.max(start, end)});
+            }
+            writeLog(transport, step, kind, parts, spans, whole, " per interval of " + StepTable.nanos(intervalNs));
+            loggedPerInterval.add(transport + "/" + step + "/" + kind);
+        }
+
+        @Override
+        public void stepHistogram(String transport, int step, String kind,
+                                  io.lossprobe.core.result.SignedHistogram delays, long startEpochMs,
+                                  long endEpochMs) {
+            if (!hlog || loggedPerInterval.remove(transport + "/" + step + "/" + kind)) {
+                return;
+            }
+            writeLog(transport, step, kind, List.of(delays), List.of(new long[] {startEpochMs, endEpochMs}), delays,
+                "");
+        }
+
+        /** One log of one or more interval histograms, all moved by the whole's minimum when it is below zero. */
+        private void writeLog(String transport, int step, String kind,
+                              List<io.lossprobe.core.result.SignedHistogram> parts, List<long[]> spans,
+                              io.lossprobe.core.result.SignedHistogram whole, String what) {
             String base = file.getFileName().toString().replaceFirst("\\.json$", "");
             Path log = file.toAbsolutePath().resolveSibling(base + "." + transport + ".step" + step + "." + kind
                 + ".hlog");
@@ -399,18 +556,22 @@ public final class RunCommand implements Callable<Integer> {
                 org.HdrHistogram.HistogramLogWriter w = new org.HdrHistogram.HistogramLogWriter(ps);
                 // HdrHistogram logs hold no values below zero: a one-way delay between hosts that has some (within
                 // the clock estimate's uncertainty) is written moved up by its minimum's magnitude, and says so.
-                long shift = Math.max(0, -delays.min());
-                org.HdrHistogram.Histogram histogram = shift == 0 ? delays.atOrAboveZero()
-                    : delays.shiftedBy(shift).atOrAboveZero();
-                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)"
+                long shift = Math.max(0, -whole.min());
+                long startEpochMs = spans.get(0)[0];
+                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)" + what
                     + (shift == 0 ? "" : "; every value is the delay plus " + shift + " ns"));
                 w.outputLogFormatVersion();
                 w.outputStartTime(startEpochMs);
                 w.setBaseTime(startEpochMs);
                 w.outputLegend();
-                histogram.setStartTimeStamp(startEpochMs);
-                histogram.setEndTimeStamp(endEpochMs);
-                w.outputIntervalHistogram(histogram);
+                for (int i = 0; i < parts.size(); i++) {
+                    io.lossprobe.core.result.SignedHistogram part = parts.get(i);
+                    org.HdrHistogram.Histogram histogram = shift == 0 ? part.atOrAboveZero()
+                        : part.shiftedBy(shift).atOrAboveZero();
+                    histogram.setStartTimeStamp(spans.get(i)[0]);
+                    histogram.setEndTimeStamp(spans.get(i)[1]);
+                    w.outputIntervalHistogram(histogram);
+                }
             }
             // The log's name is predictable from the results': written like them, a link planted there is replaced.
             try {
@@ -421,9 +582,33 @@ public final class RunCommand implements Callable<Integer> {
         }
 
         @Override
+        public void trialFinished(String transport, int messageSize, io.lossprobe.core.result.SearchTrial trial,
+                                  Map<String, String> verdicts) {
+            closeProgress();
+            out.println(StepTable.trial(transport, messageSize, trial, verdicts));
+            out.flush();
+            streamLine(() -> lines.trial(transport, messageSize, trial, verdicts));
+        }
+
+        @Override
+        public void searchFinished(List<io.lossprobe.core.result.SearchResult> found) {
+            closeProgress();
+            for (io.lossprobe.core.result.SearchResult s : found) {
+                out.println(StepTable.finding(s));
+                streamLine(() -> lines.search(s));
+            }
+            out.flush();
+        }
+
+        @Override
         public void stepFinished(StepResult result) {
             closeProgress();
-            out.println(StepTable.row(result));
+            if (!headerShown) {
+                out.println(StepTable.header()); // a search alone prints no step rows, so no header either
+                headerShown = true;
+            }
+            out.println(StepTable.row(result, result.messageSize() == null ? 0 : result.messageSize(), ipv6));
+            streamLine(() -> lines.step(result));
             if (result.echo() != null) {
                 out.println(StepTable.echoRow(result));
             }
@@ -438,8 +623,7 @@ public final class RunCommand implements Callable<Integer> {
             if (stream && "running".equals(partial.status())) {
                 return; // a stream cannot be rewritten: it gets the final result
             }
-            RunResult result = writeFailure == null ? partial
-                : partial.withStatus("failed", writeFailure);
+            RunResult result = writeFailure == null ? partial : partial.withStatus("failed", writeFailure);
             try {
                 write(result);
             } catch (IOException e) {
@@ -450,6 +634,14 @@ public final class RunCommand implements Callable<Integer> {
         private void write(RunResult result) throws IOException {
             byte[] bytes = ResultFiles.mapper().writeValueAsBytes(result);
             upToDate = false;
+            if (resultsOut != null) {
+                resultsOut.println(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+                resultsOut.flush();
+                lastWritten = null;
+                upToDate = true;
+                fileStatus = result.status();
+                return;
+            }
             OutputFiles.write(file, bytes);
             lastWritten = bytes;
             upToDate = true;

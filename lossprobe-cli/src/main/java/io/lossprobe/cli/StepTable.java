@@ -1,24 +1,39 @@
 package io.lossprobe.cli;
 
+import io.lossprobe.analysis.WireRate;
 import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.SearchResult;
+import io.lossprobe.core.result.SearchTrial;
 import io.lossprobe.core.result.StepResult;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 
-/** The one-row-per-step table printed during a run. */
+/** The one-row-per-step table printed during a run, and the lines of a rate search. */
 final class StepTable {
-    private static final String FORMAT = "%-6s %8s %11s %11s %10s %8s %7s %7s %8s %6s %9s %9s  %s";
+    private static final String FORMAT =
+        "%-6s %6s %8s %11s %11s %9s %9s %10s %8s %7s %7s %8s %6s %9s %9s  %s";
 
     private StepTable() {
     }
 
     static String header() {
-        return String.format(Locale.ROOT, FORMAT, "proto", "target", "sent/s", "recv/s", "lost", "loss%", "dup",
-            "reord", "k-drops", "cpu%", "p50", "p99", "flags");
+        return String.format(Locale.ROOT, FORMAT, "proto", "size", "target", "sent/s", "recv/s", "Mb/s",
+            "wire-Mb/s", "lost", "loss%", "dup", "reord", "k-drops", "cpu%", "p50", "p99", "flags");
     }
 
+    /** A row of a step this build measured (it records its message size), on IPv4. */
     static String row(StepResult r) {
+        return row(r, r.messageSize() == null ? io.lossprobe.core.wire.MessageHeader.LENGTH : r.messageSize(),
+            false);
+    }
+
+    /**
+     * @param planSize the plan's message size, for steps that do not record their own
+     * @param ipv6     the receivers' address is IPv6 (40-byte IP headers on the wire)
+     */
+    static String row(StepResult r, int planSize, boolean ipv6) {
         Counts c = r.counts();
         String flags = r.saturated() ? "saturated" : "";
         if (c.sendFailed() > 0) {
@@ -37,9 +52,13 @@ final class StepTable {
             // Between hosts: p50/p99 are one-way delays corrected by the estimated clock offset, true to this.
             flags += (flags.isEmpty() ? "" : ",") + "clock+-" + nanos(r.delay().uncertaintyNs());
         }
-        return String.format(Locale.ROOT, FORMAT, r.transport(), r.level(), rate(r.achievedSendRate()),
-            rate(r.achievedReceiveRate()), c.lost(), String.format(Locale.ROOT, "%.3f", r.lossPercent()),
-            c.duplicates(), c.reordered(), r.socketDrops() == null ? "-" : r.socketDrops().toString(),
+        int size = r.messageSize() != null ? r.messageSize() : planSize;
+        double received = r.achievedReceiveRate();
+        return String.format(Locale.ROOT, FORMAT, r.transport(), size + "B", r.level(), rate(r.achievedSendRate()),
+            rate(received), WireRate.megabits(WireRate.payloadBits(received, size)),
+            WireRate.megabits(WireRate.wireBits(r.transport(), received, size, ipv6)), c.lost(),
+            String.format(Locale.ROOT, "%.3f", r.lossPercent()), c.duplicates(), c.reordered(),
+            r.socketDrops() == null ? "-" : r.socketDrops().toString(),
             String.format(Locale.ROOT, "%.0f", r.cpu().processPercent()), nanos(r.delay(), Latency::p50Ns),
             nanos(r.delay(), Latency::p99Ns), flags);
     }
@@ -52,6 +71,48 @@ final class StepTable {
                 + "lost requests %d, replies %d", rate(e.tps()), nanos(rtt, l -> (long) l.meanNs()),
             nanos(rtt, Latency::p50Ns), nanos(rtt, Latency::p90Ns), nanos(rtt, Latency::p99Ns),
             nanos(rtt, Latency::p999Ns), nanos(rtt, Latency::maxNs), e.requestsLost(), e.repliesLost());
+    }
+
+    /** One trial of a rate search: rate, window, what was lost, and each criterion's verdict. */
+    static String trial(String transport, int size, SearchTrial t, Map<String, String> verdicts) {
+        StringBuilder v = new StringBuilder();
+        verdicts.forEach((criterion, verdict) -> v.append(v.length() == 0 ? "" : ", ").append(criterion).append(' ')
+            .append(verdict));
+        String offered = t.rate() == 0 ? "max (" + rate(t.achievedSendRate()) + "/s sent)" : rate(t.rate()) + "/s";
+        return String.format(Locale.ROOT, "  %-5s %6s trial %2d %-5s %6s: %s lost %,d of %,d (%.4f%%)%s -> %s",
+            transport, size + "B", t.trial(), t.phase(), nanos(t.windowNs()), offered, t.lost(), t.sent(),
+            100 * t.lossRatio(), t.senderLimited() ? ", sender short by " + (t.behind() + t.sendFailed()) : "", v);
+    }
+
+    /** A search's finding for one criterion, in one line. */
+    static String finding(SearchResult s) {
+        String name = s.criterion().toUpperCase(Locale.ROOT)
+            + (s.maxLossRatio() > 0 ? " (loss <= " + percent(s.maxLossRatio()) + ")" : "");
+        String bounds = "[" + (s.lowerBound() == null ? "-" : rate(s.lowerBound())) + " .. "
+            + (s.upperBound() == null ? "-" : rate(s.upperBound())) + "]";
+        String width = s.width() == null ? "" : String.format(Locale.ROOT, " width %s (goal %s)",
+            percent(s.width()), percent(s.precision()));
+        String answer = s.rate() == null ? "none" : rate(s.rate()) + "/s";
+        return String.format(Locale.ROOT, "%-5s %6s %s %s %s%s, %d trials in %.1fs; %s", s.transport(),
+            s.messageSize() + "B", name, answer, bounds, width, s.trials().size(), s.searchNs() / 1e9,
+            boundedBy(s));
+    }
+
+    private static String boundedBy(SearchResult s) {
+        return switch (s.boundedBy()) {
+            case "path" -> "the path lost more above it";
+            case "sender" -> "bounded by the SENDER, not the path: it could not carry "
+                + (s.upperBound() == null ? "more" : rate(s.upperBound()) + "/s");
+            case "max" -> "passed at --search-max: the path may carry more";
+            case "min" -> "failed even at --search-min";
+            case "stopped" -> "interrupted";
+            default -> "unfinished: the trial budget ran out";
+        };
+    }
+
+    static String percent(double ratio) {
+        return new java.math.BigDecimal(ratio * 100).round(new java.math.MathContext(3)).stripTrailingZeros()
+            .toPlainString() + "%";
     }
 
     /** One statistic of a distribution, or "-" when nothing was recorded: an empty histogram has no percentiles. */

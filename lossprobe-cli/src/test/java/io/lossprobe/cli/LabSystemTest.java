@@ -354,6 +354,79 @@ class LabSystemTest {
         assertThat(s.warnings()).anySatisfy(w -> assertThat(w).contains("UDP GSO"));
     }
 
+    /** The lab's data shaper: 20 Mbit/s into the receiver, a 5 ms queue and a 4 KiB bucket. */
+    private static final long SHAPED_BITS_PER_SECOND = 20_000_000;
+    /**
+     * A 64-byte message as tbf counts it: Ethernet 14 + IPv4 20 + UDP 8 + 64 = 106 bytes (tbf counts from the
+     * Ethernet header, and without GSO a packet is one datagram).
+     */
+    private static final int SHAPED_PACKET_BYTES = 14 + 20 + 8 + 64;
+
+    /** The shaped link's capacity in datagrams/s: 2,500,000 bytes/s over 106 bytes, 23,584.9. */
+    static double shapedCapacity() {
+        return SHAPED_BITS_PER_SECOND / 8.0 / SHAPED_PACKET_BYTES;
+    }
+
+    private JsonNode shaped() throws Exception {
+        JsonNode c = counters().get("shaped");
+        assertThat(c).as("the shaper's counters").isNotNull();
+        return c;
+    }
+
+    /**
+     * Ground truth for the rate search: tbf shapes the data into the receiver to 20 Mbit/s, so the link carries
+     * 23,585 datagrams/s of 64-byte messages; the NDR the search finds is within 3 % of that (its precision is 2 %,
+     * and a rate over the capacity loses once tbf's 5 ms queue is full, which a 1 s trial overfills by far). Every
+     * packet the shaper passed was 106 bytes, as the capacity assumes.
+     */
+    @Test
+    void theNdrFoundForUdpIsTheShapedCapacity() throws Exception {
+        assertThat(lab("shape", "20mbit", "5ms", "4kb").exit).isZero();
+        JsonNode before = shaped();
+        RunResult r = run(LAB + "tx1", "search", "--transport", "udp", "--ports", "4", "--base-port", "48900",
+            "-X", "udp.gso=off", "--search", "ndr,pdr", "--duration", "1s", "--warmup", "200ms", "--drain", "300ms",
+            "--search-trial", "200ms", "--search-max", "60k");
+        JsonNode after = shaped();
+        long packets = after.get("packets").asLong() - before.get("packets").asLong();
+        long bytes = after.get("bytes").asLong() - before.get("bytes").asLong();
+        assertThat(bytes).as("every packet through the shaper was a 106-byte datagram").isEqualTo(packets
+            * SHAPED_PACKET_BYTES);
+        double capacity = shapedCapacity();
+        io.lossprobe.core.result.SearchResult ndr = r.search().get(0);
+        assertThat(ndr.criterion()).isEqualTo("ndr");
+        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.converged()).isTrue();
+        assertThat((double) ndr.rate()).as("NDR %s against a capacity of %.0f/s", ndr, capacity)
+            .isBetween(0.97 * capacity, 1.03 * capacity);
+        assertThat((double) ndr.upperBound()).isGreaterThan(0.97 * capacity);
+        assertThat(ndr.width()).isLessThanOrEqualTo(0.02);
+        io.lossprobe.core.result.SearchResult pdr = r.search().get(1);
+        assertThat(pdr.rate()).isGreaterThanOrEqualTo(ndr.rate());
+        assertThat((double) pdr.rate()).isLessThan(1.03 * capacity / (1 - 0.005));
+    }
+
+    /**
+     * Above the shaped rate, what lossprobe counts lost is exactly what tbf dropped (plus the receiving sockets'
+     * own drops), and what arrived is what tbf passed; per interval, each quarter of the window lost some.
+     */
+    @Test
+    void lossAboveTheShapedRateIsExactlyWhatTheShaperDropped() throws Exception {
+        assertThat(lab("shape", "20mbit", "5ms", "4kb").exit).isZero();
+        JsonNode before = shaped();
+        RunResult r = run(LAB + "tx1", "over-shaped", "--transport", "udp", "--ports", "4", "--base-port", "48950",
+            "-X", "udp.gso=off", "--levels", "30k", "--duration", "1s", "--warmup", "0", "--drain", "300ms",
+            "--interval", "250ms");
+        JsonNode after = shaped();
+        StepResult s = r.steps().get(0);
+        long drops = after.get("drops").asLong() - before.get("drops").asLong();
+        long passed = after.get("packets").asLong() - before.get("packets").asLong();
+        assertThat(drops).as("the shaper dropped some").isPositive();
+        assertThat(s.counts().lost()).isEqualTo(drops + socketDrops(s));
+        assertThat(s.counts().received() + socketDrops(s)).isEqualTo(passed);
+        io.lossprobe.core.testing.IntervalAssertions.assertIntervalsAddUp(s);
+        assertThat(s.intervals()).hasSize(4).allMatch(iv -> iv.lost() > 0);
+    }
+
     private RunResult call(String ns, String name, String basePort) {
         try {
             return run(ns, name, "--transport", "udp", "--ports", "8", "--base-port", basePort, "--levels", "10k",

@@ -35,12 +35,29 @@ class StepTableTest {
         int p50 = header.indexOf("p50");
         int p99 = header.indexOf("p99");
         List<String> recorded = columns(StepTable.row(step(new Latency(10, 500_000, 1_000, 348_159, 900_000,
-            7_536_639, 9_000_000, 14_024_703, null, null), null)));
+            7_536_639, 9_000_000, 14_024_703, null, null), null), 64, false));
         assertThat(recorded.get(p50)).isEqualTo("348.2us");
         assertThat(recorded.get(p99)).isEqualTo("7.54ms");
-        List<String> empty = columns(StepTable.row(step(Latency.EMPTY, null)));
+        List<String> empty = columns(StepTable.row(step(Latency.EMPTY, null), 64, false));
         assertThat(empty.get(p50)).isEqualTo("-");
         assertThat(empty.get(p99)).isEqualTo("-");
+    }
+
+    /**
+     * 100,000 64-byte messages a second are 51.2 Mb/s of payload; on the wire each is a frame of 64 + 8 (UDP) + 20
+     * (IPv4) + 38 (Ethernet framing) = 130 bytes: 104.0 Mb/s.
+     */
+    @Test
+    void bitsPerSecondOfPayloadAndOnTheWire() throws IOException {
+        ObjectNode node = (ObjectNode) ResultFiles.mapper().valueToTree(step(Latency.EMPTY, null));
+        node.put("achievedReceiveRate", 100_000.0);
+        node.put("messageSize", 64);
+        StepResult s = ResultFiles.mapper().treeToValue(node, StepResult.class);
+        List<String> header = columns(StepTable.header());
+        List<String> row = columns(StepTable.row(s, 1400, false));
+        assertThat(row.get(header.indexOf("size"))).isEqualTo("64B");
+        assertThat(row.get(header.indexOf("Mb/s"))).isEqualTo("51.2");
+        assertThat(row.get(header.indexOf("wire-Mb/s"))).isEqualTo("104.0");
     }
 
     @Test

@@ -57,6 +57,11 @@ public final class FlowReceiver {
     private long clockOffsetNs;
     private long warmupMinDelay = Long.MAX_VALUE;
     private long warmupDelays;
+    /**
+     * The open step's per-interval counts, or null: set from the engine's thread before the window's first message
+     * is sent (volatile, so the receiving thread sees it without a lock), read back once the step closed.
+     */
+    private volatile IntervalTally intervals;
 
     /**
      * @param steps   number of steps in the run, so late arrivals for any closed step can be counted
@@ -115,7 +120,16 @@ public final class FlowReceiver {
         jitter = 0;
         warmupMinDelay = Long.MAX_VALUE;
         warmupDelays = 0;
+        intervals = null;
         progress.lazySet(0);
+    }
+
+    /**
+     * Counts the open step per interval into {@code tally} as well (after {@link #beginStep}, before the window's
+     * first message is sent); safe from any thread.
+     */
+    public void countIntervals(IntervalTally tally) {
+        this.intervals = tally;
     }
 
     /**
@@ -163,11 +177,18 @@ public final class FlowReceiver {
             return false;
         }
         int outcome = tracker.onSequence(sequence);
+        IntervalTally tally = intervals;
         if (outcome == SequenceTracker.NEW || outcome == SequenceTracker.REORDERED) {
-            recordDelay(arrivalNs - sendTimeNs);
+            long d = recordDelay(arrivalNs - sendTimeNs);
             transit.record((arrivalNs - actualSendNs) - clockOffsetNs);
+            if (tally != null) {
+                tally.first(sendTimeNs, outcome == SequenceTracker.REORDERED, d);
+            }
             progress.lazySet(tracker.received());
             return !replyFilter.drop(flowId, sequence);
+        }
+        if (outcome == SequenceTracker.DUPLICATE && tally != null) {
+            tally.duplicate(sendTimeNs);
         }
         return false;
     }
@@ -195,8 +216,11 @@ public final class FlowReceiver {
         }
     }
 
-    /** One-way delay from the intended send time, RFC 3550 jitter and RFC 3393 IPDV, none of them clamped. */
-    private void recordDelay(long rawTransit) {
+    /**
+     * One-way delay from the intended send time, RFC 3550 jitter and RFC 3393 IPDV, none of them clamped; returns
+     * the delay.
+     */
+    private long recordDelay(long rawTransit) {
         long d = rawTransit - clockOffsetNs;
         delay.record(d);
         if (haveDelay) {
@@ -206,6 +230,7 @@ public final class FlowReceiver {
         }
         lastDelay = d;
         haveDelay = true;
+        return d;
     }
 
     /**

@@ -10,6 +10,8 @@ import java.util.Map;
 public final class LocalReceiveSide implements ReceiveSide {
     private final ReceiverEndpoint endpoint;
     private final FlowReceiver[] flows;
+    /** The open step's per-interval counts, one per flow, or null. */
+    private io.lossprobe.core.accounting.IntervalTally[] tallies;
 
     private LocalReceiveSide(ReceiverEndpoint endpoint, FlowReceiver[] flows) {
         this.endpoint = endpoint;
@@ -45,12 +47,22 @@ public final class LocalReceiveSide implements ReceiveSide {
     @Override
     public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
                           long clockOffsetNs) throws Exception {
+        tallies = null;
         endpoint.beginStep(step);
         endpoint.onReceiveThread(() -> {
             for (int i = 0; i < flows.length; i++) {
                 flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs);
             }
         });
+    }
+
+    @Override
+    public void countIntervals(long windowStartNs, long intervalNs, int intervals) {
+        tallies = new io.lossprobe.core.accounting.IntervalTally[flows.length];
+        for (int i = 0; i < flows.length; i++) {
+            tallies[i] = new io.lossprobe.core.accounting.IntervalTally(windowStartNs, intervalNs, intervals);
+            flows[i].countIntervals(tallies[i]);
+        }
     }
 
     @Override
@@ -75,7 +87,11 @@ public final class LocalReceiveSide implements ReceiveSide {
                 summaries[i] = flows[i].closeStep(wireEnd[i]);
             }
         });
-        return new Receipt(summaries, endpoint.endStep(), null, null);
+        // The tallies were last written on the receiving thread before the close ran there: read after it.
+        io.lossprobe.core.accounting.ReceivedIntervals intervals = tallies == null ? null
+            : io.lossprobe.core.accounting.ReceivedIntervals.sum(tallies);
+        tallies = null;
+        return new Receipt(summaries, endpoint.endStep(), null, null, intervals);
     }
 
     @Override

@@ -39,6 +39,10 @@ public final class LocalSendSide implements SendSide {
     private final io.lossprobe.core.wire.MessageAuth auth;
     private SendLoop loop;
     private CompletableFuture<Void> sending;
+    /** The open step's writers that note each interval's wire range ({@code --interval}), else null. */
+    private IntervalWriter[] intervalWriters;
+    private long[] stepRates;
+    private long stepWindowNs;
 
     private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
                           Ledger ledger, String targetHost, io.lossprobe.core.wire.MessageAuth auth) {
@@ -64,7 +68,7 @@ public final class LocalSendSide implements SendSide {
         if (plan.echo()) {
             replies = new FlowReceiver[plan.ports()];
             for (int i = 0; i < replies.length; i++) {
-                replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.levels().size(), true,
+                replies[i] = new FlowReceiver(i, spec.runId(), plan.messageSize(), plan.stepsPerTransport(), true,
                     spec.auth());
             }
         }
@@ -87,6 +91,12 @@ public final class LocalSendSide implements SendSide {
 
     @Override
     public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception {
+        beginStep(step, flowRates, windowBits, filter, plan.warmupNs(), plan.durationNs());
+    }
+
+    @Override
+    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter, long stepWarmupNs,
+                          long windowNs) throws Exception {
         FailedRanges[] failures = ledger.open(step);
         if (replies != null) {
             endpoint.onReplyThread(() -> {
@@ -97,12 +107,20 @@ public final class LocalSendSide implements SendSide {
         }
         endpoint.beginStep(step);
         MessageWriter[] writers = new MessageWriter[flowRates.length];
+        int intervals = plan.intervals(windowNs);
+        intervalWriters = intervals > 0 ? new IntervalWriter[writers.length] : null;
         for (int i = 0; i < writers.length; i++) {
             writers[i] = endpoint.writer(i);
+            if (intervalWriters != null) {
+                intervalWriters[i] = new IntervalWriter(writers[i], plan.intervalNs(), intervals);
+                writers[i] = intervalWriters[i];
+            }
         }
+        stepRates = flowRates.clone();
+        stepWindowNs = windowNs;
         // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
-        long warmupNs = plan.concurrency() > 0 ? 0 : plan.warmupNs();
-        loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, plan.durationNs(),
+        long warmupNs = plan.concurrency() > 0 ? 0 : stepWarmupNs;
+        loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, windowNs,
             SendPacing.BATCH_LIMIT, filter, failures, auth);
         if (plan.concurrency() > 0) {
             FlowReceiver[] r = replies;
@@ -118,7 +136,18 @@ public final class LocalSendSide implements SendSide {
 
     @Override
     public long start() {
-        long windowStart = loop.start(clock.nanoTime());
+        return start(clock.nanoTime());
+    }
+
+    /** Nothing is due before {@code atNs}: the loop's schedules begin there, so the driver waits for it. */
+    @Override
+    public long start(long atNs) {
+        long windowStart = loop.start(atNs);
+        if (intervalWriters != null) {
+            for (IntervalWriter w : intervalWriters) {
+                w.windowStartsAt(windowStart);
+            }
+        }
         sending = SendDriver.drive(loop, endpoint.sendExecutor(), endpoint.pacing(), clock);
         return windowStart;
     }
@@ -177,7 +206,18 @@ public final class LocalSendSide implements SendSide {
             throw new TimeoutException("the sending thread did not close the step's ledger within 30 s");
         }
         long failedAfterClose = closing.get();
-        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep(), failedAfterClose);
+        SentIntervals intervals = null;
+        if (intervalWriters != null) {
+            FailedRanges[] failures = ledger.current();
+            SentIntervals[] perFlow = new SentIntervals[counts.length];
+            for (int i = 0; i < perFlow.length; i++) {
+                SendLoop.FlowSendCounts c = counts[i];
+                perFlow[i] = intervalWriters[i].finish(c.sent() + failures[i].total(), failures[i], stepRates[i],
+                    stepWindowNs, c.scheduled());
+            }
+            intervals = SentIntervals.sum(perFlow);
+        }
+        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep(), failedAfterClose, intervals);
     }
 
     @Override

@@ -33,6 +33,26 @@ public interface ReceiveSide extends AutoCloseable {
         beginStep(step, windowBits, failures);
     }
 
+    /**
+     * Counts the step just begun per interval as well ({@code --interval}): {@code intervals} of
+     * {@code intervalNs} from {@code windowStartNs} on the senders' clock, the last taking every later intended
+     * time. Called after {@link #beginStep} and before the senders start.
+     */
+    default void countIntervals(long windowStartNs, long intervalNs, int intervals) throws Exception {
+        throw new UnsupportedOperationException("these receivers do not count per interval");
+    }
+
+    /**
+     * As {@link #beginStep(int, int[], io.lossprobe.core.accounting.FailedRanges[], long)}, telling the step's rate
+     * and window, which receivers on another host derive its tracking windows and intervals from (a step of a rate
+     * search has a rate no level of the plan has).
+     */
+    default void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
+                           io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
+        throws Exception {
+        beginStep(step, windowBits, failures, clockOffsetNs);
+    }
+
     /** The other host's clock minus this one's, estimated now; null when the receivers are in this process. */
     default io.lossprobe.core.result.ClockOffset clockOffset() throws Exception {
         return null;
@@ -74,7 +94,13 @@ public interface ReceiveSide extends AutoCloseable {
      * @param hostCounters the receiving host's counter deltas when it is another host (null when local: the
      *                     engine's own sample covers both ends)
      * @param cpu          the receiving host's CPU when it is another host, else null
+     * @param intervals    the step's receive counts per interval over all flows ({@link #countIntervals}), else null
      */
-    record Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters, Cpu cpu) {
+    record Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters, Cpu cpu,
+                   io.lossprobe.core.accounting.ReceivedIntervals intervals) {
+        public Receipt(FlowReceiver.Summary[] flows, TransportReport report, Map<String, Long> hostCounters,
+                       Cpu cpu) {
+            this(flows, report, hostCounters, cpu, null);
+        }
     }
 }

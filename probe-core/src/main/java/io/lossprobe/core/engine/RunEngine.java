@@ -17,6 +17,7 @@ import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.SearchResult;
 import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
@@ -52,6 +53,7 @@ public final class RunEngine {
     private final SendSideFactory sendSides;
     private final int runId;
     private final List<CompletedStep> completed = new ArrayList<>();
+    private final List<SearchResult> searches = new ArrayList<>();
     private final Map<String, Long> socketBuffers = new HashMap<>();
     private final String startedAt = Instant.now().toString();
     private volatile boolean stopRequested;
@@ -151,31 +153,90 @@ public final class RunEngine {
     }
 
     private void runTransport(Transport transport) throws Exception {
-        int steps = plan.levels().size();
-        try (ReceiveSide receiver = receiveSides.open(transport, plan, runId, auth, options);
-             SendSide sender = sendSides.open(transport, plan, runId, auth, options)) {
+        int step = 0;
+        for (int size : plan.sizes()) {
+            if (stopRequested) {
+                break;
+            }
+            step = runPass(transport, plan.forSize(size), step);
+        }
+    }
+
+    /**
+     * One message size's pass of a transport: its receivers and senders opened for that size, the levels, then the
+     * rate search. Returns the next step's number: steps are numbered on through the passes of a transport.
+     */
+    private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
+        int step = firstStep;
+        int passStart = completed.size();
+        try (ReceiveSide receiver = receiveSides.open(transport, pass, runId, auth, options);
+             SendSide sender = sendSides.open(transport, pass, runId, auth, options)) {
             receiver.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             sender.environment().forEach((k, v) -> socketBuffers.put(transport.name() + "." + k, v));
             egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
                 : EgressQdisc.NONE;
             senderEnvironment = sender.environment();
-            for (int step = 0; step < steps && !stopRequested; step++) {
-                StepResult result = runStep(transport, receiver, sender, step, plan.levels().get(step));
-                if (result == null) {
+            Steps steps = new Steps(transport, pass, receiver, sender);
+            for (Level level : pass.levels()) {
+                if (stopRequested || steps.measure(step, level, StepTiming.of(pass), true) == null) {
                     break; // stopped mid-step: a partial step is not a result
                 }
-                completed.add(new CompletedStep(result, receiver));
-                listener.stepFinished(result);
-                listener.resultsUpdated(snapshot("running", null));
+                step++;
             }
-            for (CompletedStep c : completed) {
+            if (pass.search() != null && !stopRequested) {
+                step = RateSearches.run(pass, transport.name(), step, steps, listener, this::searchFinished,
+                    clock);
+            }
+            for (CompletedStep c : completed.subList(passStart, completed.size())) {
                 c.freeze(); // the receivers close now: keep the late counts they reached
             }
         }
+        return step;
     }
 
-    private StepResult runStep(Transport transport, ReceiveSide receiver, SendSide sender, int step, Level level)
-        throws Exception {
+    private synchronized void searchFinished(List<SearchResult> found) {
+        searches.addAll(found);
+        listener.resultsUpdated(snapshot("running", null));
+    }
+
+    /** Measures steps of one pass: a level's, a search trial's (not kept as a step) or a search's latency step. */
+    final class Steps {
+        private final Transport transport;
+        private final Plan pass;
+        private final ReceiveSide receiver;
+        private final SendSide sender;
+
+        Steps(Transport transport, Plan pass, ReceiveSide receiver, SendSide sender) {
+            this.transport = transport;
+            this.pass = pass;
+            this.receiver = receiver;
+            this.sender = sender;
+        }
+
+        /**
+         * Measures step {@code step}; a kept step becomes part of the result (and is printed), a trial is only
+         * returned. Null when the run was stopped during it.
+         */
+        StepResult measure(int step, Level level, StepTiming timing, boolean keep) throws Exception {
+            StepResult result = runStep(transport, pass, receiver, sender, step, level, timing, keep);
+            if (result != null && keep) {
+                synchronized (RunEngine.this) {
+                    completed.add(new CompletedStep(result, receiver));
+                }
+                listener.stepFinished(result);
+                listener.resultsUpdated(snapshot("running", null));
+            }
+            return result;
+        }
+
+        boolean stopped() {
+            return stopRequested;
+        }
+    }
+
+    /** @param keep a step of the result (a search trial is not: its histograms are not logged) */
+    private StepResult runStep(Transport transport, Plan plan, ReceiveSide receiver, SendSide sender, int step,
+                               Level level, StepTiming timing, boolean keep) throws Exception {
         String name = transport.name();
         int flows = plan.ports();
         listener.stepStarted(name, step, level);
@@ -190,16 +251,35 @@ public final class RunEngine {
         long startEpochMs = System.currentTimeMillis();
         // Between hosts: the other clock's offset, so every delay is a one-way delay with a stated uncertainty.
         Clocks clocks = Clocks.estimate(receiver, sender);
-        sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
+        if (timing.isPlans(plan)) {
+            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
+        } else {
+            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step), timing.warmupNs(),
+                timing.windowNs());
+        }
         FailedRanges[] failures = sender.failures();
-        receiver.beginStep(step, windowBits, failures, clocks.receiverMinusSenderNs());
+        long beginNs = clock.nanoTime();
+        receiver.beginStep(step, level, timing.windowNs(), windowBits, failures, clocks.receiverMinusSenderNs());
+        long beginTookNs = clock.nanoTime() - beginNs;
 
         // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
         // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
-        boolean noWarmup = plan.warmupNs() == 0 || plan.concurrency() > 0;
+        long warmupNs = plan.concurrency() > 0 ? 0 : timing.warmupNs();
+        boolean noWarmup = warmupNs == 0;
         WindowSample windowSample = noWarmup ? sampleWindowStart(receiver, sender, Long.MIN_VALUE) : null;
         long t0 = clock.nanoTime();
-        long windowStart = sender.start();
+        long windowStart;
+        int intervals = plan.intervals(timing.windowNs());
+        if (intervals > 0) {
+            // The receivers learn where the window begins before anything is sent: local ones at once, remote ones
+            // over the control channel, so the start waits for twice what beginning the step took there.
+            long at = t0 + (receiver.localEndpoint() != null ? 0 : 2 * beginTookNs + 1_000_000);
+            receiver.countIntervals(at + warmupNs, plan.intervalNs(), intervals);
+            windowStart = sender.start(at);
+        } else {
+            windowStart = sender.start();
+        }
+        long windowStartEpochMs = System.currentTimeMillis() + (windowStart - clock.nanoTime()) / 1_000_000;
         boolean done = false;
         while (!done && !stopRequested) {
             long now = clock.nanoTime();
@@ -208,13 +288,13 @@ public final class RunEngine {
                 now = clock.nanoTime();
             }
             if (now < windowStart) {
-                listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, plan.warmupNs(), 0, 0);
+                listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, warmupNs, 0, 0);
             } else {
                 if (receiver.localEndpoint() != null) {
                     hooks.duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
                 }
                 long received = sum(receiver.progress()); // read before sent, so it never shows more than sent
-                listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, plan.durationNs(),
+                listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, timing.windowNs(),
                     sender.sentProgress(), received);
             }
             long wait = windowSample == null ? Math.max(1, windowStart - now) : TICK_NS;
@@ -228,7 +308,7 @@ public final class RunEngine {
         if (windowSample == null) {
             windowSample = sampleWindowStart(receiver, sender, windowStart); // sending ended before the window
         }
-        drain(name, step, receiver, sender);
+        drain(name, step, receiver, sender, timing.drainNs());
         if (stopRequested) {
             return null; // a step cut short in its drain would count stragglers as lost
         }
@@ -243,9 +323,16 @@ public final class RunEngine {
         clocks = clocks.reestimated(receiver, sender);
         SignedHistogram delay = merged(receipt.flows());
         SignedHistogram rtt = replies == null ? null : merged(replies);
-        StepResult result = buildStep(transport, step, level, outcome, receipt, replies, delay, rtt, windowSample,
-            after, clocks, egressDrops, failures);
+        StepResult result = buildStep(transport, plan, step, level, outcome, receipt, replies, delay, rtt,
+            windowSample, after, clocks, egressDrops, failures);
         long end = System.currentTimeMillis();
+        if (!keep) {
+            return result;
+        }
+        if (receipt.intervals() != null) {
+            listener.stepIntervalHistograms(name, step, "delay", receipt.intervals().delay(), delay,
+                windowStartEpochMs, plan.intervalNs(), outcome.windowNs());
+        }
         listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
         if (rtt != null) {
             listener.stepHistogram(name, step, "rtt", rtt, startEpochMs, end);
@@ -282,9 +369,10 @@ public final class RunEngine {
      * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
      * originals are counted as duplicates, not as late.
      */
-    private void drain(String name, int step, ReceiveSide receiver, SendSide sender) throws Exception {
+    private void drain(String name, int step, ReceiveSide receiver, SendSide sender, long drainNs)
+        throws Exception {
         long start = clock.nanoTime();
-        long deadline = start + plan.drainNs();
+        long deadline = start + drainNs;
         while (!stopRequested) {
             long now = clock.nanoTime();
             long[] progress = receiver.progress();
@@ -303,7 +391,7 @@ public final class RunEngine {
             } else if (now >= deadline) {
                 return;
             }
-            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, plan.drainNs(), sentTotal,
+            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, drainNs, sentTotal,
                 sum(progress));
             // Polling the receivers' counters: the engine's own wait, bounded by Tmax.
             clock.parkNanos(Math.min(deadline - now, 2_000_000));
@@ -318,7 +406,7 @@ public final class RunEngine {
         return total;
     }
 
-    private StepResult buildStep(Transport transport, int step, Level level, SendSide.Outcome outcome,
+    private StepResult buildStep(Transport transport, Plan plan, int step, Level level, SendSide.Outcome outcome,
                                  ReceiveSide.Receipt receipt, FlowReceiver.Summary[] replies, SignedHistogram delay,
                                  SignedHistogram rtt, WindowSample windowSample, HostCounters.Sample after,
                                  Clocks clocks, long egressQdiscDrops, FailedRanges[] failures) {
@@ -414,6 +502,13 @@ public final class RunEngine {
                 + "began; their deltas miss the window's first moments", windowSample.skewNs() / 1e6));
         }
         warnings.addAll(clocks.warnings(delay, baselines));
+        List<io.lossprobe.core.result.IntervalResult> intervals = null;
+        if (outcome.intervals() != null && receipt.intervals() != null) {
+            IntervalResults cut = IntervalResults.of(outcome.intervals(), receipt.intervals(), plan.intervalNs(),
+                outcome.windowNs(), clocks.basis(), clocks.uncertaintyNs());
+            intervals = cut.intervals();
+            warnings.addAll(cut.warnings(totals));
+        }
         Map<String, Long> attribution = attribute(totals, socketDropsTotal,
             receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas, senderEgress.silentDrops());
         String egressWarning = senderEgress.warning(attribution.get("senderEgress"));
@@ -434,7 +529,7 @@ public final class RunEngine {
             baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
             round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
-            flowResults);
+            flowResults, plan.messageSize(), intervals);
     }
 
     /** One step-wide delay histogram from the flows' own. */
@@ -520,7 +615,7 @@ public final class RunEngine {
         }
         Environment env = EnvironmentProbe.describe(socketBuffers);
         return new RunResult(RunResult.SCHEMA_VERSION, "lossprobe", startedAt, Instant.now().toString(), status,
-            error, env, plan, declaredCounters(), steps);
+            error, env, plan, declaredCounters(), steps, searches);
     }
 
     private Map<String, List<io.lossprobe.core.transport.CounterDescriptor>> declaredCounters() {

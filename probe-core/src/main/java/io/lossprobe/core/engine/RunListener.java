@@ -30,6 +30,27 @@ public interface RunListener {
                                long endEpochMs) {
     }
 
+    /**
+     * A step's distribution per interval ({@code --interval}): {@code intervals[i]} holds the values of the messages
+     * intended in interval i, which spans {@code intervalNs} from {@code windowStartEpochMs} + i x interval (the
+     * last ends with the window, {@code windowNs}); {@code whole} is the step's. Called before
+     * {@link #stepHistogram} for the same step and kind.
+     */
+    default void stepIntervalHistograms(String transport, int step, String kind,
+                                        io.lossprobe.core.result.SignedHistogram[] intervals,
+                                        io.lossprobe.core.result.SignedHistogram whole, long windowStartEpochMs,
+                                        long intervalNs, long windowNs) {
+    }
+
+    /** A rate search's trial, measured (not kept as a step). */
+    default void trialFinished(String transport, int messageSize, io.lossprobe.core.result.SearchTrial trial,
+                               java.util.Map<String, String> verdicts) {
+    }
+
+    /** A rate search ended: its findings, one per criterion. */
+    default void searchFinished(java.util.List<io.lossprobe.core.result.SearchResult> found) {
+    }
+
     /** The run as it stands after each step (and at the end): write it out so nothing is lost on Ctrl-C. */
     default void resultsUpdated(RunResult partial) {
     }

@@ -23,6 +23,15 @@ public interface SendSide extends AutoCloseable {
     void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception;
 
     /**
+     * As {@link #beginStep(int, long[], int[], SendFilter)} with this step's own warm-up and window instead of the
+     * plan's (a rate search's short trials).
+     */
+    default void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter, long warmupNs,
+                           long windowNs) throws Exception {
+        throw new UnsupportedOperationException("these senders run the plan's own warm-up and window only");
+    }
+
+    /**
      * The step's failure ledger, one per flow: accepted messages that never left. Receivers skip what it records;
      * it keeps filling until {@link #finish}.
      */
@@ -35,6 +44,14 @@ public interface SendSide extends AutoCloseable {
 
     /** Starts sending; returns when the measured window begins, on the engine's clock. */
     long start() throws Exception;
+
+    /**
+     * Starts sending with the warm-up beginning at {@code atNs} on the engine's clock (nothing is sent before):
+     * the window begins warm-up later, as every per-interval count expects ({@code --interval}).
+     */
+    default long start(long atNs) throws Exception {
+        throw new UnsupportedOperationException("these senders cannot start at a given time");
+    }
 
     /** The window has begun: sample the sending transport's counters (on the engine's thread). */
     void beginWindow() throws Exception;
@@ -78,9 +95,15 @@ public interface SendSide extends AutoCloseable {
      * @param lag                how late each window message was handed to the transport
      * @param failedAfterClose   messages of earlier steps whose failure surfaced after their step closed (they
      *                           were counted there as sent and lost)
+     * @param intervals          the sending per interval over all flows ({@code --interval}), else null
      */
     record Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
-                   long failedAfterClose) {
+                   long failedAfterClose, SentIntervals intervals) {
+        public Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
+                       long failedAfterClose) {
+            this(counts, windowNs, lag, report, failedAfterClose, null);
+        }
+
         /** Each flow's wire end: sent plus the failed ranges, the numbers the receiver finalises. */
         public long[] wireEnds(FailedRanges[] failures) {
             long[] out = new long[counts.length];

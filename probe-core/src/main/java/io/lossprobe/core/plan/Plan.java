@@ -26,10 +26,15 @@ import java.util.concurrent.TimeUnit;
  * @param transportOptions the transport options in effect ({@code -X key=value}, and {@code udp.io}, {@code rcvbuf},
  *                       {@code sndbuf} from their own flags), sorted by key; a record of what the run used (the
  *                       engine takes its options separately, and a control server never takes them from here)
+ * @param sizes          the message sizes the run steps through, each a pass of the levels (and search) per
+ *                       transport; {@code messageSize} is the first ({@code --sizes}; absent in older files: just
+ *                       {@code messageSize})
+ * @param search         the rate search to run per transport and size, or null ({@code --search})
+ * @param intervalNs     every step also counted per interval of this length (0: not; {@code --interval})
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
                    long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
-                   Map<String, String> transportOptions) {
+                   Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs) {
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
@@ -37,6 +42,14 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int MAX_LEVELS = 1 << 16;
     /** The longest warm-up, window or drain. */
     public static final long MAX_PHASE_NS = TimeUnit.HOURS.toNanos(24);
+
+    /** A plan of one message size, no search and no intervals (the shape of every plan before they existed). */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
+                Map<String, String> transportOptions) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, mode,
+            concurrency, transportOptions, null, null, 0);
+    }
 
     /** A one-way (stream) plan. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -54,6 +67,10 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int DEFAULT_PORTS = 48;
     public static final int DEFAULT_BASE_PORT = 40000;
     public static final int MAX_UDP_PAYLOAD = 65507;
+    /** The shortest interval {@code --interval} takes. */
+    public static final long MIN_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The most intervals one step may be cut into. */
+    public static final int MAX_INTERVALS = 100_000;
 
     public Plan {
         mode = mode == null ? STREAM : mode;
@@ -67,8 +84,10 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             throw new IllegalArgumentException("--concurrency goes with --mode echo");
         }
         transports = List.copyOf(transports);
-        levels = List.copyOf(levels);
+        levels = List.copyOf(levels == null ? List.of() : levels);
         transportOptions = sortedOptions(transportOptions);
+        String sizeOption = sizes == null || sizes.isEmpty() ? "--size" : "--sizes";
+        sizes = sizes == null || sizes.isEmpty() ? List.of(messageSize) : List.copyOf(sizes);
         if (transports.isEmpty()) {
             throw new IllegalArgumentException("no transport chosen");
         }
@@ -82,12 +101,17 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             throw new IllegalArgumentException("--ports " + ports + " from --base-port " + basePort
                 + " runs past port 65535");
         }
-        if (levels.isEmpty()) {
+        if (levels.isEmpty() && search == null) {
             throw new IllegalArgumentException("--levels is empty");
         }
         if (levels.size() > MAX_LEVELS) {
             throw new IllegalArgumentException("--levels has " + levels.size() + " levels; at most " + MAX_LEVELS
                 + " fit the message header's 16-bit step number");
+        }
+        if ((long) stepsPerSize(levels, search) * sizes.size() > MAX_LEVELS) {
+            throw new IllegalArgumentException(sizes.size() + " sizes x " + stepsPerSize(levels, search)
+                + " steps each make more than the " + MAX_LEVELS + " steps the message header's 16-bit step number "
+                + "can tell apart");
         }
         if (durationNs <= 0) {
             throw new IllegalArgumentException("--duration must be greater than 0");
@@ -105,13 +129,39 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         if (drainNs > MAX_PHASE_NS) {
             throw new IllegalArgumentException("--drain must be at most 24h");
         }
-        if (messageSize < io.lossprobe.core.wire.MessageHeader.LENGTH) {
-            throw new IllegalArgumentException("--size " + messageSize + " is below the "
-                + io.lossprobe.core.wire.MessageHeader.LENGTH + "-byte header");
+        for (Integer size : sizes) {
+            checkSize(size == null ? 0 : size, sizeOption);
         }
-        if (messageSize > MAX_UDP_PAYLOAD) {
-            throw new IllegalArgumentException("--size " + messageSize + " is above the largest UDP payload ("
-                + MAX_UDP_PAYLOAD + ")");
+        if (sizes.get(0) != messageSize) {
+            throw new IllegalArgumentException("the message size " + messageSize + " is not the first of --sizes "
+                + sizes);
+        }
+        if (sizes.stream().distinct().count() != sizes.size()) {
+            throw new IllegalArgumentException("--sizes names a size twice: " + sizes);
+        }
+        if (search != null) {
+            if (search.shortTrialNs() > durationNs) {
+                throw new IllegalArgumentException("--search-trial must not be longer than --duration");
+            }
+            if (search.minRate() < ports) {
+                throw new IllegalArgumentException("--search-min " + search.minRate() + " is below one message per "
+                    + "second per port (" + ports + " ports)");
+            }
+        }
+        if (intervalNs < 0) {
+            throw new IllegalArgumentException("--interval must be greater than 0");
+        }
+        if (intervalNs > 0) {
+            if (intervalNs < MIN_INTERVAL_NS) {
+                throw new IllegalArgumentException("--interval must be at least 10ms");
+            }
+            if (intervalNs > durationNs) {
+                throw new IllegalArgumentException("--interval must not be longer than --duration");
+            }
+            if (intervals(durationNs, intervalNs) > MAX_INTERVALS) {
+                throw new IllegalArgumentException("--interval cuts each window into more than " + MAX_INTERVALS
+                    + " intervals; choose a longer one");
+            }
         }
         for (Level level : levels) {
             if (!level.isMax() && level.ratePerSecond() < ports) {
@@ -122,20 +172,77 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         }
     }
 
+    private static void checkSize(int size, String option) {
+        if (size < io.lossprobe.core.wire.MessageHeader.LENGTH) {
+            throw new IllegalArgumentException(option + " " + size + " is below the "
+                + io.lossprobe.core.wire.MessageHeader.LENGTH + "-byte header");
+        }
+        if (size > MAX_UDP_PAYLOAD) {
+            throw new IllegalArgumentException(option + " " + size + " is above the largest UDP payload ("
+                + MAX_UDP_PAYLOAD + ")");
+        }
+    }
+
+    private static int stepsPerSize(List<Level> levels, SearchPlan search) {
+        return levels.size() + (search == null ? 0 : search.steps());
+    }
+
+    /** Steps one transport takes at most for one message size: the levels, then the search's trials and steps. */
+    public int stepsPerSize() {
+        return stepsPerSize(levels, search);
+    }
+
+    /** Steps one transport takes at most over all sizes; steps are numbered 0 to this - 1 per transport. */
+    public int stepsPerTransport() {
+        return stepsPerSize() * sizes.size();
+    }
+
+    /** The intervals a window of {@code windowNs} is cut into (0 without {@code --interval}). */
+    public int intervals(long windowNs) {
+        return intervals(windowNs, intervalNs);
+    }
+
+    private static int intervals(long windowNs, long intervalNs) {
+        if (intervalNs <= 0) {
+            return 0;
+        }
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (windowNs + intervalNs - 1) / intervalNs));
+    }
+
     public boolean echo() {
         return ECHO.equals(mode);
+    }
+
+    /**
+     * The same plan for one pass of the run: message size {@code size} (one of {@link #sizes}), which the transports
+     * open their sockets and framing for.
+     */
+    public Plan forSize(int size) {
+        if (!sizes.contains(size)) {
+            throw new IllegalArgumentException("size " + size + " is not one of the plan's " + sizes);
+        }
+        List<Integer> ordered = new java.util.ArrayList<>(List.of(size));
+        sizes.stream().filter(s -> s != size).forEach(ordered::add);
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, size, bindAddress, mode,
+            concurrency, transportOptions, ordered, search, intervalNs);
     }
 
     /** The same plan with another receivers' address. */
     public Plan withBindAddress(String address) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
-            mode, concurrency, transportOptions);
+            mode, concurrency, transportOptions, sizes, search, intervalNs);
+    }
+
+    /** The same plan with another search (a controller fills in the server's rate limit for a search to max). */
+    public Plan withSearch(SearchPlan newSearch) {
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs);
     }
 
     /** The same plan with other transport options recorded. */
     public Plan withTransportOptions(Map<String, String> options) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, options);
+            bindAddress, mode, concurrency, options, sizes, search, intervalNs);
     }
 
     /** Sorted and unmodifiable; null (a file written before the field existed) becomes empty. */

@@ -83,6 +83,36 @@ public final class OutputFiles {
     }
 
     /**
+     * Opens {@code file} for a stream written as it goes (JSON lines): a device, FIFO or this process's own output is
+     * written through (appending); a regular file is emptied and written in place; nothing there, a new file (0644).
+     * Links are never followed (a link, even to a regular file, is refused: name the file itself), nor is a
+     * directory written to.
+     */
+    public static java.io.OutputStream openStream(Path file) throws IOException {
+        if (isOwnOutput(file)) {
+            return java.nio.channels.Channels.newOutputStream(FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND));
+        }
+        BasicFileAttributes existing = attributesOf(file);
+        if (existing != null && existing.isDirectory()) {
+            throw new Refused(file + " is a directory");
+        }
+        if (existing != null && existing.isSymbolicLink()) {
+            throw new Refused(file + " is a link: name the file itself");
+        }
+        if (existing != null && existing.isOther()) {
+            return java.nio.channels.Channels.newOutputStream(FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS));
+        }
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+        if (existing == null) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        }
+        return java.nio.channels.Channels.newOutputStream(ch);
+    }
+
+    /**
      * Whether {@code file} is a device, FIFO or socket, or this process's own output by name: something that is
      * written through and cannot be rewritten in place (a caller that rewrites a file as it goes writes a stream
      * once, at the end). Other links are not followed: a link is not a stream.

@@ -32,6 +32,8 @@ import java.util.Map;
  * @param transportCounters   transport-wide deltas (Aeron system counters, socket buffers granted, ...)
  * @param attribution         where the loss happened, as far as the counters tell
  * @param echo                request/response totals in echo mode (TPS, round trip, loss by direction), else null
+ * @param messageSize         bytes per message of this step, header included (absent in older files: the plan's)
+ * @param intervals           the step cut into intervals ({@code --interval}), else null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -42,14 +44,41 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops, Map<String, Long> hostCounters,
                          Map<String, Long> receiverHostCounters, Cpu receiverCpu,
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
-                         Echo echo, List<FlowResult> flows) {
+                         Echo echo, List<FlowResult> flows, Integer messageSize,
+                         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
+                             using = LenientList.Intervals.class) List<IntervalResult> intervals) {
     public StepResult {
+        intervals = intervals == null ? null : List.copyOf(intervals);
         hostCounters = Maps.sorted(hostCounters);
         receiverHostCounters = receiverHostCounters == null ? null : Maps.sorted(receiverHostCounters);
         transportCounters = Maps.sorted(transportCounters);
         attribution = Maps.ordered(attribution);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         flows = List.copyOf(flows);
+    }
+
+    /** A step without a recorded message size or intervals (the shape of steps before they existed). */
+    public StepResult(String transport, int step, Level level, long targetRate, long windowNs, long counterSkewNs,
+                      Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                      double achievedReceiveRate, boolean saturated, Latency delay, Latency transit,
+                      Latency delayOverBaseline, DelayBaseline delayBaseline, ClockOffset clockOffset,
+                      Long clockDriftNs, Latency senderLag, double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops,
+                      Map<String, Long> hostCounters, Map<String, Long> receiverHostCounters, Cpu receiverCpu,
+                      Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
+                      Echo echo, List<FlowResult> flows) {
+        this(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent, lossBurst,
+            achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
+            clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, null, null);
+    }
+
+    /** The same step with its size and intervals. */
+    public StepResult withSizeAndIntervals(Integer size, List<IntervalResult> newIntervals) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
+            newIntervals);
     }
 
     /**
@@ -72,6 +101,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated);
+            echo, updated, messageSize, intervals);
     }
 }

@@ -183,6 +183,27 @@ public abstract class TransportContractTest {
     }
 
     /**
+     * Two message sizes (a pass each, the second fragmenting for UDP where the MTU is 1500) cut into 250 ms
+     * intervals: every interval count adds up to its step's exactly, and each step says its size.
+     */
+    @Test
+    @Timeout(120)
+    void intervalsAddUpToTheirStepExactlyAtEverySize() throws Exception {
+        Plan plan = new Plan(List.of(transport().name()), 8, basePort(), List.of(Level.parse("8k")),
+            TimeUnit.MILLISECONDS.toNanos(1000), TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(2), 64,
+            LOOPBACK, Plan.STREAM, 0, Map.of(), List.of(64, 1400), null, TimeUnit.MILLISECONDS.toNanos(250));
+        RunResult result = run(plan, StepHooks.NONE);
+        assertThat(result.steps()).hasSize(2);
+        assertIdentities(result);
+        assertThat(result.steps()).extracting(StepResult::messageSize).containsExactly(64, 1400);
+        for (StepResult step : result.steps()) {
+            assertThat(step.counts().sent()).isEqualTo(8000);
+            assertThat(step.intervals()).hasSize(4);
+            io.lossprobe.core.testing.IntervalAssertions.assertIntervalsAddUp(step);
+        }
+    }
+
+    /**
      * A refusal mid-window (the local stack refusing ten messages of flow 3) takes no wire sequence: the receiver
      * sees a dense sequence, so there is no phantom loss event, and the ten show as sendFailed only. Before dense
      * sequences this gave lost 0 but one loss event, a burst of 10.

@@ -45,4 +45,35 @@ class ResultFilesTest {
         assertThat(r.environment().transportSettings()).isEmpty();
         assertThat(r.environment().socketBuffers()).containsEntry("udp.receiveBufferGranted", 8_388_608L);
     }
+
+    /** An old file has one size (its messageSize), no search and no intervals; nothing of them is written back. */
+    @Test
+    void anOldFileHasOneSizeNoSearchAndNoIntervals(@TempDir Path dir) throws Exception {
+        RunResult r = ResultFiles.read(Files.writeString(dir.resolve("old.json"), OLD_FILE));
+        assertThat(r.plan().sizes()).containsExactly(64);
+        assertThat(r.plan().search()).isNull();
+        assertThat(r.plan().intervalNs()).isZero();
+        assertThat(r.search()).isNull();
+        assertThat(ResultFiles.mapper().writeValueAsString(r)).doesNotContain("\"search\" : [");
+    }
+
+    /**
+     * Searches and intervals in the shapes docs/report.md documented before lossprobe wrote them (trials as a
+     * count) still read; an entry that fits no shape is left out, not the whole file.
+     */
+    @Test
+    void searchesInTheReportsOlderShapeReadAndAMalformedEntryIsLeftOut(@TempDir Path dir) throws Exception {
+        String file = OLD_FILE.replace("\"steps\" : [ ]", """
+            "steps" : [ ],
+            "search" : [ { "transport" : "udp", "criterion" : "NDR", "maxLossRatio" : 0, "rate" : 812000,
+                           "lowerBound" : 800000, "upperBound" : 825000, "lossRatio" : 0, "trials" : 7 },
+                         { "transport" : "udp", "criterion" : "PDR", "rate" : "fast" },
+                         42 ]""");
+        RunResult r = ResultFiles.read(Files.writeString(dir.resolve("shapes.json"), file));
+        assertThat(r.search()).hasSize(1);
+        SearchResult ndr = r.search().get(0);
+        assertThat(ndr.rate()).isEqualTo(812_000);
+        assertThat(ndr.upperBound()).isEqualTo(825_000);
+        assertThat(ndr.trials()).isEmpty();
+    }
 }

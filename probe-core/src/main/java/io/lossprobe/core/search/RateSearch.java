@@ -1,0 +1,480 @@
+package io.lossprobe.core.search;
+
+import io.lossprobe.core.plan.SearchPlan;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.SearchTrial;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The search for the highest rate within each loss criterion (NDR: no loss; PDR: loss ratio at most a threshold),
+ * after RFC 2544's throughput and the IETF's MLRsearch, kept simple enough to explain in a paragraph
+ * (docs/search.md):
+ *
+ * <ol>
+ *   <li>Short trials first, then full-length ones. Each phase keeps, per criterion, the highest rate that passed
+ *   (lower bound) and the lowest that failed (upper bound); the next trial halves the gap geometrically. With only
+ *   one bound, it steps out from it: up by a width that doubles each time (halving the gap instead towards a rate
+ *   the sender could not carry); down to just under the rate the path forwarded at the failing trial, or, when that
+ *   trial lost less than the precision, by a doubling width. A phase ends for a criterion when upper / lower - 1 is
+ *   at most the precision. The full-length phase starts from the short phase's bounds.</li>
+ *   <li>Trials are shared: one trial judges every criterion.</li>
+ *   <li>A trial whose sender fell more than 1 % short of the rate (behind its schedule, or refused by its own host)
+ *   is sender-limited: it says nothing about the path unless the path lost too much anyway. The search never goes
+ *   above the lowest sender-limited rate, and a criterion that passes within the precision of it is reported as
+ *   bounded by the sender, not the path.</li>
+ *   <li>Noise: a full-length trial that fails a criterion by little (at most twice the loss it allows; for NDR, at
+ *   most 10 messages lost) is repeated once at once; the rate fails only if the repeat fails too, else the first
+ *   is kept as an outlier.</li>
+ * </ol>
+ *
+ * Nothing here measures: {@link Trials} does. Not thread-safe.
+ */
+public final class RateSearch {
+    /** Runs one trial; returns null when the run was stopped. */
+    @FunctionalInterface
+    public interface Trials {
+        /**
+         * @param rate messages/s over all flows; 0 = as fast as the sender goes
+         * @param full a full-length trial (else a short one)
+         */
+        Measured measure(long rate, boolean full) throws Exception;
+    }
+
+    /** What one trial measured. */
+    public record Measured(long rate, long windowNs, long scheduled, long sent, long received, long sendFailed,
+                           long behind, double achievedSendRate, double achievedReceiveRate, Latency delay) {
+        public long lost() {
+            return sent - received;
+        }
+
+        public double lossRatio() {
+            return sent == 0 ? 0 : (double) lost() / sent;
+        }
+
+        /** The sender fell more than 1 % short of the schedule: the path was never offered the rate. */
+        public boolean senderLimited() {
+            return rate > 0 && (sent == 0 || 100 * (behind + sendFailed) > scheduled);
+        }
+    }
+
+    /** One criterion's finding. */
+    public record Finding(String criterion, double maxLossRatio, Long rate, Long lowerBound, Long upperBound,
+                          Double lossRatio, Double width, boolean converged, String boundedBy,
+                          List<SearchTrial> trials) {
+    }
+
+    static final String PROBE = "probe";
+    /** Without a maximum, the search goes no higher than this many times the probe's rate at full tilt. */
+    static final long PROBE_HEADROOM = 2;
+    static final String SHORT = "short";
+    static final String FULL = "full";
+    /** Share of the trial budget the short phase may use when there is a full-length phase after it. */
+    static final double SHORT_SHARE = 0.6;
+    /** A failure is marginal (repeated once) at most this many times the loss its criterion allows... */
+    static final double MARGINAL_FACTOR = 2;
+    /** ...or, for NDR (which allows none), at most this many messages lost. */
+    static final long MARGINAL_NDR_LOST = 10;
+
+    private final SearchPlan plan;
+    private final boolean twoPhases;
+    private final List<Trial> trials = new ArrayList<>();
+    private final Map<String, Bounds> bounds = new LinkedHashMap<>();
+    /** The lowest rate the sender could not carry; Long.MAX_VALUE: none seen. */
+    private long senderCeiling = Long.MAX_VALUE;
+    /** What the sender achieved at {@link #senderCeiling}: the next try goes just under it. */
+    private double senderSpeed = Double.MAX_VALUE;
+    private boolean stopped;
+    private java.util.function.BiConsumer<SearchTrial, Map<String, String>> onTrial = (t, v) -> { };
+
+    /** @param fullTrialNs the full-length trials' window (the plan's duration) */
+    public RateSearch(SearchPlan plan, long fullTrialNs) {
+        this.plan = plan;
+        this.twoPhases = plan.shortTrialNs() < fullTrialNs;
+        for (String c : plan.criteria()) {
+            bounds.put(c, new Bounds(c, plan.lossRatio(c)));
+        }
+    }
+
+    /** Told of every trial as it is measured: the trial (as the first criterion judged it) and every verdict. */
+    public RateSearch onTrial(java.util.function.BiConsumer<SearchTrial, Map<String, String>> listener) {
+        this.onTrial = listener;
+        return this;
+    }
+
+    /** Runs the search; the findings in the order of the plan's criteria (unfinished ones say so). */
+    public List<Finding> run(Trials measure) throws Exception {
+        long cap = plan.maxRate() > 0 ? plan.maxRate() : Long.MAX_VALUE;
+        if (plan.maxRate() == 0) {
+            // No maximum given: one full-length trial at full tilt says roughly how fast this sender goes and, when
+            // the path lost there, how much it forwarded. A hint where to start, never a bound: unpaced sending is
+            // burstier than paced, and a cold start slower.
+            Measured probe = trial(measure, 0, true, PROBE);
+            if (probe == null) {
+                return findings();
+            }
+            long fastest = Math.max(plan.minRate(), (long) Math.floor(probe.achievedSendRate()));
+            // Paced sending may beat the burst at full tilt, but not by much: twice it is the search's maximum.
+            cap = Math.max(plan.minRate(), Math.min(Long.MAX_VALUE / 4, fastest) * PROBE_HEADROOM);
+            for (Bounds b : bounds.values()) {
+                b.hint = probe.lossRatio() > b.allowed
+                    ? Math.max(plan.minRate(), (long) Math.floor(probe.achievedReceiveRate())) : fastest;
+            }
+        }
+        int budgetLeft = plan.maxTrials() - trials.size();
+        if (twoPhases) {
+            int shortBudget = (int) Math.ceil(SHORT_SHARE * plan.maxTrials()) - trials.size();
+            phase(measure, SHORT, false, cap, Math.max(1, shortBudget));
+            for (Bounds b : bounds.values()) {
+                b.carryOver();
+            }
+            budgetLeft = plan.maxTrials() - trials.size();
+        }
+        if (!stopped) {
+            phase(measure, FULL, true, cap, budgetLeft);
+        }
+        return findings();
+    }
+
+    private void phase(Trials measure, String phase, boolean full, long maxCap, int budget)
+        throws Exception {
+        for (Bounds b : bounds.values()) {
+            b.reset();
+        }
+        int used = 0;
+        while (used < budget && !stopped) {
+            Bounds b = null;
+            Long rate = null;
+            for (Bounds candidate : bounds.values()) {
+                rate = candidate.done ? null : next(candidate, maxCap);
+                if (rate != null) {
+                    b = candidate;
+                    break;
+                }
+            }
+            if (b == null) {
+                return;
+            }
+            Measured m = trial(measure, rate, full, phase);
+            used++;
+            if (m == null) {
+                return;
+            }
+            List<Bounds> marginal = full ? marginalFailures(m) : List.of();
+            if (!marginal.isEmpty() && used < budget) {
+                Measured again = trial(measure, rate, true, phase);
+                used++;
+                if (again == null) {
+                    return;
+                }
+                Trial first = trials.get(trials.size() - 2);
+                for (Bounds mb : marginal) {
+                    if (verdict(again, mb) != Verdict.FAIL) {
+                        first.outliers.put(mb.criterion, true);
+                    }
+                }
+                for (Bounds other : bounds.values()) {
+                    if (!marginal.contains(other)) {
+                        update(other, m);
+                    }
+                }
+                for (Bounds all : bounds.values()) {
+                    update(all, again);
+                }
+            } else {
+                for (Bounds all : bounds.values()) {
+                    update(all, m);
+                }
+            }
+        }
+    }
+
+    /** The criteria {@code m} fails by little (see the class's noise rule). */
+    private List<Bounds> marginalFailures(Measured m) {
+        List<Bounds> out = new ArrayList<>();
+        for (Bounds b : bounds.values()) {
+            if (verdict(m, b) == Verdict.FAIL) {
+                double allowedLost = b.allowed * m.sent();
+                boolean small = b.allowed == 0 ? m.lost() <= MARGINAL_NDR_LOST : m.lost() <= MARGINAL_FACTOR * allowedLost;
+                if (small) {
+                    out.add(b);
+                }
+            }
+        }
+        return out;
+    }
+
+    private enum Verdict { PASS, FAIL, SENDER_LIMITED }
+
+    private static Verdict verdict(Measured m, Bounds b) {
+        if (m.lossRatio() > b.allowed) {
+            return Verdict.FAIL; // the path lost too much at a rate no higher than the one asked for
+        }
+        return m.senderLimited() ? Verdict.SENDER_LIMITED : Verdict.PASS;
+    }
+
+    private void update(Bounds b, Measured m) {
+        if (m.rate() == 0) {
+            return;
+        }
+        Verdict v = verdict(m, b);
+        if (v == Verdict.SENDER_LIMITED) {
+            if (m.rate() < senderCeiling) {
+                senderCeiling = m.rate();
+                senderSpeed = m.achievedSendRate();
+            }
+        } else if (v == Verdict.PASS) {
+            if (b.upper == null || m.rate() < b.upper) {
+                if (b.lower == null || m.rate() >= b.lower) {
+                    b.lower = m.rate();
+                    b.atLower = m;
+                }
+            }
+        } else {
+            if (b.lower == null || m.rate() > b.lower) {
+                if (b.upper == null || m.rate() <= b.upper) {
+                    b.upper = m.rate();
+                    b.atUpper = m;
+                }
+            }
+        }
+    }
+
+    /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
+    private Long next(Bounds b, long maxCap) {
+        long cap = Math.min(maxCap, senderCeiling);
+        String capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? "sender" : "max";
+        Long lower = b.lower;
+        Long upper = b.upper;
+        if (upper != null && upper <= plan.minRate()) {
+            return b.finish(true, "min");
+        }
+        if (lower != null && upper != null) {
+            if ((double) upper / lower - 1 <= plan.precision()) {
+                return b.finish(true, "path");
+            }
+            if (upper > cap && (double) cap / lower - 1 <= plan.precision()) {
+                return b.finish(true, capKind);
+            }
+            return inside(lower, Math.min(upper, cap));
+        }
+        if (lower != null) {
+            if ((double) cap / lower - 1 <= plan.precision() || lower >= cap) {
+                return b.finish(true, capKind);
+            }
+            long r;
+            if (b.hintUpper != null && b.hintUpper > lower && b.hintUpper < cap && !b.triedHintUpper) {
+                b.triedHintUpper = true;
+                r = b.hintUpper;
+            } else if ("sender".equals(capKind)) {
+                // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
+                // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
+                return inside(lower, cap);
+            } else {
+                b.upWidth = b.upWidth == 0 ? 2 * plan.precision() : 2 * b.upWidth;
+                r = (long) Math.min(Long.MAX_VALUE / 2, Math.ceil(lower * (1 + b.upWidth)));
+            }
+            if (r >= cap) {
+                // The cap itself when it is the search's maximum (never tried), else just under the sender's limit
+                // (or, when the sender managed far less there, just under what it managed).
+                r = "sender".equals(capKind) ? Math.max(underSpeed(lower), (long) Math.floor(cap
+                    / (1 + plan.precision() / 2))) : cap;
+                if ("sender".equals(capKind) && underSpeed(lower) > lower) {
+                    r = underSpeed(lower);
+                }
+            }
+            return r > lower ? round(r, lower, plusOne(cap)) : b.finish(true, capKind);
+        }
+        if (upper != null) {
+            long r;
+            if (b.hintLower != null && b.hintLower < upper && !b.triedHintLower) {
+                b.triedHintLower = true;
+                r = b.hintLower;
+            } else {
+                // Just under what the path forwarded at the lowest failing rate, when it lost enough for that to
+                // tell where its capacity is; else (a little loss at any rate) twice as far as the last step.
+                double shortfall = b.atUpper == null ? 1 : 1 - b.atUpper.achievedReceiveRate() / upper;
+                b.downWidth = Math.min(0.5, shortfall >= plan.precision() ? shortfall + plan.precision()
+                    : b.downWidth == 0 ? 2 * plan.precision() : 2 * b.downWidth);
+                r = (long) Math.floor(upper * (1 - b.downWidth));
+            }
+            r = Math.max(plan.minRate(), Math.min(r, cap));
+            return r < upper ? round(r, plan.minRate() - 1, upper) : b.finish(true, "min");
+        }
+        // Neither bound yet in this phase: start at the previous phase's lower bound, or the hint, or the cap.
+        long r = b.hintLower != null ? b.hintLower : b.hint != null ? b.hint : cap;
+        if (b.hintLower != null) {
+            b.triedHintLower = true;
+        }
+        if (r >= senderCeiling) {
+            r = underSpeed(plan.minRate() - 1);
+        }
+        r = Math.max(plan.minRate(), Math.min(r, cap));
+        // Rounded up to the search's maximum at most, never up to a rate the sender could not carry.
+        return round(r, plan.minRate() - 1, senderCeiling != Long.MAX_VALUE ? senderCeiling : plusOne(cap));
+    }
+
+    /**
+     * Just under what the sender achieved where it fell short, when that is far enough under the rate it fell short
+     * at to be worth a trial and above {@code lower}; else {@code lower} (nothing to try there).
+     */
+    private long underSpeed(long lower) {
+        if (senderSpeed == Double.MAX_VALUE) {
+            return lower;
+        }
+        long r = (long) Math.floor(senderSpeed * (1 - plan.precision() / 2));
+        return r > lower && r < (long) Math.floor(senderCeiling / (1 + plan.precision() / 2)) ? r : lower;
+    }
+
+    private static long plusOne(long cap) {
+        return cap == Long.MAX_VALUE ? cap : cap + 1;
+    }
+
+    /** The geometric middle of (lower, upper), rounded where that keeps it strictly inside. */
+    private static long inside(long lower, long upper) {
+        long mid = (long) Math.floor(Math.sqrt((double) lower * upper));
+        if (mid <= lower) {
+            mid = lower + 1;
+        }
+        return round(mid, lower, upper);
+    }
+
+    /** {@code r} to three significant digits when that stays strictly between the two limits, else as it is. */
+    static long round(long r, long above, long below) {
+        long rounded = new BigDecimal(r).round(new MathContext(3, RoundingMode.HALF_EVEN)).longValue();
+        return rounded > above && rounded < below ? rounded : r;
+    }
+
+    private Measured trial(Trials measure, long rate, boolean full, String phase) throws Exception {
+        Measured m = measure.measure(rate, full);
+        if (m == null) {
+            stopped = true;
+            return null;
+        }
+        trials.add(new Trial(trials.size() + 1, m, phase));
+        List<SearchTrial> judged = trials(plan.criteria().get(0));
+        onTrial.accept(judged.get(judged.size() - 1), verdicts(m));
+        return m;
+    }
+
+    /** The trials so far, as {@code criterion} judged them. */
+    public List<SearchTrial> trials(String criterion) {
+        Bounds b = bounds.get(criterion);
+        List<SearchTrial> out = new ArrayList<>();
+        for (Trial t : trials) {
+            Measured m = t.measured;
+            Verdict v = verdict(m, b);
+            Latency d = m.delay();
+            boolean hasDelay = d != null && d.count() > 0;
+            out.add(new SearchTrial(t.number, m.rate(), m.windowNs(), t.phase, m.sent(), m.lost(), m.sendFailed(),
+                m.behind(), m.lossRatio(), m.achievedSendRate(), m.achievedReceiveRate(), m.senderLimited(),
+                v == Verdict.PASS ? SearchTrial.PASS : v == Verdict.FAIL ? SearchTrial.FAIL
+                    : SearchTrial.SENDER_LIMITED,
+                t.outliers.containsKey(criterion) ? Boolean.TRUE : null, hasDelay ? d.p50Ns() : null,
+                hasDelay ? d.p99Ns() : null));
+        }
+        return out;
+    }
+
+    /** How each criterion judged the latest trial. */
+    public Map<String, String> verdicts(Measured m) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Bounds b : bounds.values()) {
+            Verdict v = verdict(m, b);
+            out.put(b.criterion, v.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        }
+        return out;
+    }
+
+    private List<Finding> findings() {
+        List<Finding> out = new ArrayList<>();
+        for (Bounds b : bounds.values()) {
+            Long upper = b.upper;
+            String boundedBy = b.boundedBy;
+            if (!b.done) {
+                boundedBy = stopped ? "stopped" : "trials";
+            }
+            if ("sender".equals(boundedBy)) {
+                upper = senderCeiling == Long.MAX_VALUE ? upper : Long.valueOf(senderCeiling);
+            } else if ("max".equals(boundedBy)) {
+                upper = null;
+            }
+            Double width = b.lower != null && upper != null ? (double) upper / b.lower - 1 : null;
+            out.add(new Finding(b.criterion, b.allowed, b.lower, b.lower, upper,
+                b.atLower == null ? null : b.atLower.lossRatio(), width, b.done, boundedBy, trials(b.criterion)));
+        }
+        return out;
+    }
+
+    private static final class Trial {
+        final int number;
+        final Measured measured;
+        final String phase;
+        final Map<String, Boolean> outliers = new HashMap<>();
+
+        Trial(int number, Measured measured, String phase) {
+            this.number = number;
+            this.measured = measured;
+            this.phase = phase;
+        }
+    }
+
+    /** One criterion's state: this phase's bounds, the previous phase's as hints, and whether it is done. */
+    private static final class Bounds {
+        final String criterion;
+        final double allowed;
+        Long lower;
+        Long upper;
+        Measured atLower;
+        Measured atUpper;
+        /** A rate to start at (from the probe at full tilt). */
+        Long hint;
+        Long hintLower;
+        Long hintUpper;
+        boolean triedHintLower;
+        boolean triedHintUpper;
+        /** The last relative step taken up from the lower bound (0: none yet in this phase), and down. */
+        double upWidth;
+        double downWidth;
+        boolean done;
+        String boundedBy;
+
+        Bounds(String criterion, double allowed) {
+            this.criterion = criterion;
+            this.allowed = allowed;
+        }
+
+        Long finish(boolean converged, String by) {
+            done = converged;
+            boundedBy = by;
+            return null;
+        }
+
+        void carryOver() {
+            hintLower = lower;
+            hintUpper = upper;
+            if (lower == null && upper != null) {
+                hint = upper;
+            }
+        }
+
+        void reset() {
+            lower = null;
+            upper = null;
+            atLower = null;
+            atUpper = null;
+            triedHintLower = false;
+            triedHintUpper = false;
+            upWidth = 0;
+            downWidth = 0;
+            done = false;
+            boundedBy = null;
+        }
+    }
+}
