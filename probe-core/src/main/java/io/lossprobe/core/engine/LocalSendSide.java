@@ -104,6 +104,9 @@ public final class LocalSendSide implements SendSide {
         long warmupNs = plan.concurrency() > 0 ? 0 : plan.warmupNs();
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, plan.durationNs(),
             SendPacing.BATCH_LIMIT, filter, failures, auth);
+        if (endpoint.pacing().staggerFlows()) {
+            loop.staggerFlows();
+        }
         if (plan.concurrency() > 0) {
             FlowReceiver[] r = replies;
             loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));

@@ -335,6 +335,10 @@ public final class RunEngine {
         SignedHistogram transit = new SignedHistogram();
         double jitterSum = 0;
         int jitterFlows = 0;
+        // Which timing mode and timestamp source produced each delay figure (docs/measurement.md, the floor).
+        String timing = io.lossprobe.core.transport.Timing.modeOf(transport, options);
+        long kernelStamped = 0;
+        long repliesStamped = 0;
         Long socketDropsTotal = null;
         IdentityChecks checks = new IdentityChecks();
         DelayBaselines baselines = clocks.offset() == null ? null : new DelayBaselines();
@@ -358,15 +362,19 @@ public final class RunEngine {
             Echo flowEcho = null;
             if (replies != null) {
                 FlowReceiver.Summary r = replies[i];
-                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null, null));
+                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(),
+                    Latency.of(r.delay(), null, null).measuredBy(r.timestampSource(), timing));
                 echoes.add(flowEcho);
+                repliesStamped += r.kernelStamped();
                 checks.checkReplies(i, c.sent(), r.received(), r.lostInRuns());
             }
             Long baseline = baselines == null ? null : baselines.add(s);
+            String source = s.timestampSource();
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()),
-                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
-                Latency.of(s.ipdv()), perFlow, flowEcho));
+                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing), baseline,
+                round(s.jitterNs()), Latency.of(s.ipdv()).measuredBy(source, timing), perFlow, flowEcho));
+            kernelStamped += s.kernelStamped();
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
@@ -425,15 +433,20 @@ public final class RunEngine {
                 + totals.duplicates() + " reordered=" + totals.reordered()
                 + ": a defect of the path or of lossprobe");
         }
+        String source = io.lossprobe.core.transport.Timing.sourceOf(kernelStamped, delay.count());
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
             totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
-            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()),
-            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()),
-            baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
-            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
-            round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
-            receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
+            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            baselines == null ? null
+                : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null).measuredBy(source, timing),
+            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(),
+            outcome.lag().measuredBy(null, timing),
+            round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv).measuredBy(source, timing), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
+            receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(),
+                Latency.of(rtt, null, null).measuredBy(io.lossprobe.core.transport.Timing.sourceOf(repliesStamped,
+                    rtt.count()), timing)),
             flowResults);
     }
 
