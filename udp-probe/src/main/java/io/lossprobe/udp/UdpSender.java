@@ -7,6 +7,7 @@ import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.bootstrap.Bootstrap;
@@ -54,14 +55,17 @@ final class UdpSender implements SenderEndpoint {
     private final Writer[] writers;
     private final LoopErrors errors;
     private final Map<String, Long> environment;
-    private final long minCycleNs;
+    private final SendPacing pacing;
+    /** The precision timing mode's busy polling of the sending loop, on while a step runs; null by default. */
+    private final BusyPoll busy;
     private long purgesAtLastStep;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, LoopErrors errors,
-                      Map<String, Long> env, long minCycleNs) {
+                      Map<String, Long> env, BusyPoll busy, SendPacing pacing) {
         this.group = group;
+        this.busy = busy;
         this.errors = errors;
-        this.minCycleNs = minCycleNs;
+        this.pacing = pacing;
         this.loop = group.next();
         this.channels = channels;
         this.writers = writers;
@@ -75,7 +79,9 @@ final class UdpSender implements SenderEndpoint {
         int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(),
             UdpOptions.GSO.read(spec.options()));
         boolean recvErr = recvErrOption(io, UdpOptions.RECVERR.read(spec.options()));
-        EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
+        boolean precision = Timing.precision(spec.options());
+        BusyPoll busy = precision ? new BusyPoll() : null;
+        EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, busy);
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
         LoopErrors errors = LoopErrors.perFlow("sender socket", "udp", spec.plan().basePort(), flows);
@@ -115,7 +121,15 @@ final class UdpSender implements SenderEndpoint {
             channels.get(0).config()).getSendBufferSize());
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
-        return new UdpSender(group, channels, writers, errors, env, minCycleNs);
+        if (precision) {
+            ThreadTuning tuning = new ThreadTuning(UdpOptions.PIN.read(spec.options()).equals("on"), 0);
+            group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
+            env.put("timingPrecision", 1L);
+            env.put("sendTimerSlackNs", tuning.timerSlackNs());
+            env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
+        }
+        return new UdpSender(group, channels, writers, errors, env, busy, precision ? SendPacing.PRECISION
+            : SendPacing.DEFAULT.withMinCycleNs(minCycleNs));
     }
 
     /**
@@ -159,10 +173,17 @@ final class UdpSender implements SenderEndpoint {
     @Override
     public void beginStep(int step) {
         errors.beginStep();
+        if (busy != null) {
+            busy.set(true);
+            loop.execute(() -> { }); // a sleeping loop wakes and spins from here on
+        }
     }
 
     @Override
     public TransportReport endStep() {
+        if (busy != null) {
+            busy.set(false); // the step's sending and its replies are over: the loop may sleep again
+        }
         long purges = errorQueuePurges();
         long delta = purges - purgesAtLastStep;
         purgesAtLastStep = purges;
@@ -203,14 +224,17 @@ final class UdpSender implements SenderEndpoint {
     }
 
     /**
-     * A minimum cycle of {@code minCycleNs}: at a few hundred thousand messages per second a cycle every few
-     * microseconds would send one message per syscall and wake the receiver once per message; waiting lets each
-     * flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows in delay
-     * and sender lag. A cycle that was full on every flow is behind and is followed at once.
+     * By default a minimum cycle of {@code udp.minCycleNs}: at a few hundred thousand messages per second a cycle
+     * every few microseconds would send one message per syscall and wake the receiver once per message; waiting
+     * lets each flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows
+     * in delay and sender lag. A cycle that was full on every flow is behind and is followed at once. In the
+     * precision timing mode the loop busy-polls while a step runs ({@link BusyPoll}) and paces with
+     * {@link SendPacing#PRECISION}: every message leaves at its own intended time, one syscall each, and the thread
+     * takes a core.
      */
     @Override
     public SendPacing pacing() {
-        return SendPacing.DEFAULT.withMinCycleNs(minCycleNs);
+        return pacing;
     }
 
     @Override
