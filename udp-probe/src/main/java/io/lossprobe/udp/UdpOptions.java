@@ -29,8 +29,8 @@ final class UdpOptions {
 
     static final TransportOption<String> TIMESTAMPS = TransportOption.choice("udp.timestamps", "auto",
         "receive times: kernel (SO_TIMESTAMPNS, read by lossprobe's native piece; needs epoll, not with udp.gro), "
-            + "user (the receiving thread's clock after each read); auto takes the kernel's in the precision timing "
-            + "mode where the native piece loads", "auto", "kernel", "user").withSystemProperty();
+            + "user (the receiving thread's clock after each read, Netty's reads); auto takes the kernel's wherever "
+            + "it works", "auto", "kernel", "user").withSystemProperty();
     static final TransportOption<String> PIN = TransportOption.choice("udp.pin", "off",
         "precision timing: pin the sending thread and each receiving thread to a CPU of its own (the highest "
             + "first; needs the native piece)", "off", "on").withSystemProperty();

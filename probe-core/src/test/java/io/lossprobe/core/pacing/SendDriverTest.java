@@ -161,4 +161,75 @@ class SendDriverTest {
         assertThat(w[0].times).hasSize(500);
         return w;
     }
+
+    /**
+     * A timer that fires {@code latencyNs} late (a wake-up's cost) on virtual time, where reading the clock inside a
+     * task takes 200 ns, so a spin moves time on. With the early wake-up, the timer's lateness is spent before each
+     * message's intended time; without it, every message is as late as the wake-up.
+     */
+    private static SendLoop driveWithLateTimers(SendPacing pacing, long latencyNs) throws Exception {
+        io.lossprobe.core.testing.VirtualTime time = new io.lossprobe.core.testing.VirtualTime(1_000_000_000L);
+        java.util.concurrent.ScheduledExecutorService inner = time.executor();
+        java.util.concurrent.ScheduledExecutorService late = (java.util.concurrent.ScheduledExecutorService)
+            java.lang.reflect.Proxy.newProxyInstance(SendDriverTest.class.getClassLoader(),
+                new Class<?>[] {java.util.concurrent.ScheduledExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("schedule") && args[1] instanceof Long delay) {
+                        args[1] = delay + latencyNs * ((java.util.concurrent.TimeUnit) args[2]).convert(1,
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                    }
+                    return method.invoke(inner, args);
+                });
+        NanoClock clock = new NanoClock() {
+            @Override
+            public long nanoTime() {
+                if (time.inTask()) {
+                    time.spend(200);
+                }
+                return time.nanoTime();
+            }
+
+            @Override
+            public boolean await(java.util.concurrent.Future<?> future, long timeoutNs) throws InterruptedException {
+                return time.await(future, timeoutNs);
+            }
+        };
+        TimingWriter w = new TimingWriter();
+        SendLoop loop = new SendLoop(new MessageWriter[] {w}, 1, 0, 64, new long[] {1000}, 0, 100_000_000L, 64,
+            SendFilter.NONE, null, KEY);
+        loop.start(time.nanoTime());
+        java.util.concurrent.CompletableFuture<Void> done = SendDriver.drive(loop, late, pacing, clock);
+        assertThat(clock.await(done, 1_000_000_000L)).isTrue();
+        done.get();
+        assertThat(w.times).hasSize(100);
+        return loop;
+    }
+
+    @Test
+    void anEarlyWakeUpSpendsTheTimersLatenessBeforeTheIntendedTime() throws Exception {
+        long wakeUpNs = 12 * US;
+        SendLoop plain = driveWithLateTimers(SendPacing.DEFAULT, wakeUpNs);
+        assertThat(plain.lag().p50Ns()).as("woken late, sent late").isGreaterThanOrEqualTo(wakeUpNs);
+        SendLoop early = driveWithLateTimers(SendPacing.DEFAULT.withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), wakeUpNs);
+        assertThat(early.lag().maxNs()).as("within a spin turn of the intended time").isLessThanOrEqualTo(US);
+    }
+
+    @Test
+    void aCycleThatBeganJustBeforeAMessageFellDueIsNotBlockedAndDoesNotBackOff() {
+        SendLoop loop = loop(new Writer(), 1000);
+        loop.doWork(0); // message 0; message 1 is due at 1 ms
+        int sent = loop.doWork(1_000 * US - 100); // nothing due yet
+        assertThat(sent).isZero();
+        assertThat(SendDriver.nextCycleNs(loop, sent, 64, 1_000 * US - 100, 1_000 * US + 100, SendPacing.DEFAULT))
+            .as("due now, not after a back-off").isEqualTo(1_000 * US + 100);
+    }
+
+    @Test
+    void theEarlyWakeUpIsAtMostAnEighthOfTheWaitAndNoneBelowTheSpin() {
+        SendPacing p = SendPacing.DEFAULT.withEarlyWakeNs(20 * US);
+        assertThat(p.timerNs(1_000 * US)).isEqualTo(980 * US);
+        assertThat(p.timerNs(80 * US)).isEqualTo(70 * US);
+        assertThat(p.timerNs(11 * US)).as("what is left is within the spin: queued at once").isZero();
+        assertThat(SendPacing.DEFAULT.timerNs(1_000 * US)).as("no early wake-up").isEqualTo(1_000 * US);
+        assertThat(SendPacing.DEFAULT.timerNs(10 * US)).isZero();
+    }
 }
