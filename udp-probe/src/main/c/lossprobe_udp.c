@@ -44,6 +44,8 @@
 #define MAX_BATCH 128
 #define MAX_EVENTS 64
 #define EVENT_TOKEN (-1)
+/* META_LENGTH of a record that says a socket's error queue was emptied; META_KERNEL_NS holds how many it held. */
+#define ERRQUEUE_DRAINED (-100000)
 
 static inline int64_t ns_of(const struct timespec *t) {
     return (int64_t) t->tv_sec * 1000000000LL + t->tv_nsec;
@@ -140,7 +142,9 @@ static void put_meta(char *m, int token, int length, int64_t kernel_ns, const st
  * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams. Returns the datagrams read (their records
  * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. A socket whose read fails with
  * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
- * so the caller can count it. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
+ * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
+ * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
+ * wait returning at once. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
  */
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env, jclass c, jint epfd,
                                                                      jint timeoutMs, jobject buffer, jint slotBytes,
@@ -177,6 +181,33 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             ssize_t drained = read(fd, &count, sizeof(count)); /* a wake-up: nothing to deliver */
             (void) drained;
             continue;
+        }
+        if (events[i].events & EPOLLERR) {
+            int64_t queued = 0;
+            char scratch[256], cbuf[512];
+            for (;;) {
+                struct iovec v = { scratch, sizeof(scratch) };
+                struct msghdr h;
+                memset(&h, 0, sizeof(h));
+                h.msg_iov = &v;
+                h.msg_iovlen = 1;
+                h.msg_control = cbuf;
+                h.msg_controllen = sizeof(cbuf);
+                if (recvmsg(fd, &h, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+                    break;
+                }
+                queued++;
+            }
+            if (queued > 0) {
+                struct sockaddr_in6 none;
+                memset(&none, 0, sizeof(none));
+                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, &none);
+                total++;
+                room = maxDatagrams - total;
+                if (room <= 0) {
+                    break;
+                }
+            }
         }
         for (k = 0; k < room; k++) {
             memset(&msgs[k], 0, sizeof(msgs[k]));

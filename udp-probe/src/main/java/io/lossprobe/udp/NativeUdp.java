@@ -30,6 +30,8 @@ final class NativeUdp {
     static final int MAX_BATCH = 128;
     /** {@link #META_KERNEL_NS} when the kernel gave no stamp for a datagram. */
     static final long NO_STAMP = Long.MIN_VALUE;
+    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_KERNEL_NS}: how many). */
+    static final int ERRQUEUE_DRAINED = -100_000;
     /** The token {@link #epollAdd} takes for an eventfd: a wake-up, drained and never delivered. */
     static final int WAKE_TOKEN = -1;
     static final short AF_INET = 2;
@@ -189,7 +191,7 @@ final class NativeUdp {
      * Waits up to {@code timeoutMs} (0: does not wait) for the sockets of {@code epfd}, then reads what is there: at
      * most {@code maxDatagrams} datagrams, datagram i in bytes {@code [i * slotBytes, (i + 1) * slotBytes)} of
      * {@code slots} and its record at {@code i * META_BYTES} of {@code meta} (native byte order): token, length (or
-     * minus the errno a socket's read failed with), kernel receive time on {@link System#nanoTime()}'s clock
+     * minus the errno a socket's read failed with, or {@link #ERRQUEUE_DRAINED}), kernel receive time on {@link System#nanoTime()}'s clock
      * ({@link #NO_STAMP} without one), source family, port and address. Both buffers must be direct.
      *
      * @return datagrams read, or minus the errno of a failed wait

@@ -55,6 +55,8 @@ final class StampedReader implements Runnable, Executor {
     /** Datagrams read with a kernel stamp and without one, over the reader's life (for tests and the notes). */
     private final AtomicLong stamped = new AtomicLong();
     private final AtomicLong unstamped = new AtomicLong();
+    /** Times a socket's error queue was emptied (written by this thread only). */
+    private final AtomicLong errorQueuePurges = new AtomicLong();
 
     /**
      * @param sockets    the flows this thread reads, each with its socket's descriptor
@@ -123,6 +125,10 @@ final class StampedReader implements Runnable, Executor {
         return unstamped.get();
     }
 
+    long errorQueuePurges() {
+        return errorQueuePurges.get();
+    }
+
     @Override
     public void run() {
         tuning.applyToCurrentThread();
@@ -149,6 +155,10 @@ final class StampedReader implements Runnable, Executor {
             int m = i * NativeUdp.META_BYTES;
             Socket s = sockets[meta.getInt(m + NativeUdp.META_TOKEN)];
             int length = meta.getInt(m + NativeUdp.META_LENGTH);
+            if (length == NativeUdp.ERRQUEUE_DRAINED) {
+                errorQueuePurges.lazySet(errorQueuePurges.get() + 1); // ICMP errors IP_RECVERR queued: not losses
+                continue;
+            }
             if (length < 0) {
                 errors.record(s.flowIndex, new java.io.IOException(NativeUdp.describeErrno(-length)));
                 continue;

@@ -58,11 +58,14 @@ final class UdpSender implements SenderEndpoint {
     private final SendPacing pacing;
     /** The precision timing mode's busy polling of the sending loop, on while a step runs; null by default. */
     private final BusyPoll busy;
+    /** Echo mode with kernel stamps: the thread that reads the replies; else null (Netty reads them here). */
+    private final StampedReader replyReader;
     private long purgesAtLastStep;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, LoopErrors errors,
-                      Map<String, Long> env, BusyPoll busy, SendPacing pacing) {
+                      Map<String, Long> env, BusyPoll busy, SendPacing pacing, StampedReader replyReader) {
         this.group = group;
+        this.replyReader = replyReader;
         this.busy = busy;
         this.errors = errors;
         this.pacing = pacing;
@@ -85,6 +88,11 @@ final class UdpSender implements SenderEndpoint {
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
         LoopErrors errors = LoopErrors.perFlow("sender socket", "udp", spec.plan().basePort(), flows);
+        // Echo mode: lossprobe's own reader takes the replies with kernel stamps where it can, so the round trip
+        // ends when the reply reached this host, not when this thread woke up to read it.
+        boolean stampedReplies = spec.replies() != null
+            && UdpReceiver.kernelTimestamps(io, false, UdpOptions.TIMESTAMPS.read(spec.options()));
+        StampedReader replyReader = null;
         try {
             for (int i = 0; i < flows; i++) {
                 Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures(), recvErr,
@@ -102,12 +110,21 @@ final class UdpSender implements SenderEndpoint {
                     // Echo mode: replies queue here while this thread sends; as much room as for the requests.
                     b.option(ChannelOption.SO_RCVBUF, sndbuf);
                 }
+                if (stampedReplies) {
+                    b.option(ChannelOption.AUTO_READ, false);
+                }
                 Channel ch = b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
                 writer.attach(ch);
                 channels.add(ch);
                 writers[i] = writer;
             }
+            if (stampedReplies) {
+                replyReader = replyReader(spec, channels, errors);
+            }
         } catch (Exception e) {
+            if (replyReader != null) {
+                replyReader.close(Closing.deadline());
+            }
             for (Channel c : channels) {
                 c.close();
             }
@@ -134,8 +151,32 @@ final class UdpSender implements SenderEndpoint {
             env.put("timingPrecision", 1L);
             env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
         }
+        if (spec.replies() != null) {
+            env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
+        }
         return new UdpSender(group, channels, writers, errors, env, busy, precision ? SendPacing.PRECISION
-            : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS));
+            : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
+    }
+
+    /**
+     * The reader of the echo replies: one thread of its own that waits in epoll_wait (it never spins: the kernel's
+     * stamp, not its wake-up, ends each round trip) and accounts each reply on the flow's reply accounting.
+     */
+    private static StampedReader replyReader(SenderSpec spec, List<Channel> channels, LoopErrors errors)
+        throws Exception {
+        StampedReader.Socket[] sockets = new StampedReader.Socket[channels.size()];
+        for (int i = 0; i < sockets.length; i++) {
+            // A connected socket: the kernel takes datagrams from its peer only, so no source check is needed.
+            sockets[i] = new StampedReader.Socket(spec.replies()[i],
+                ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue(), i, false, null, null,
+                new java.util.concurrent.atomic.AtomicLong());
+        }
+        StampedReader reader = new StampedReader("lossprobe-udp-replies", sockets, null,
+            UdpReceiver.slotBytes(spec.plan().messageSize()), new java.util.concurrent.atomic.LongAdder(), errors,
+            new ThreadTuning(false, 0));
+        reader.start();
+        java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
+        return reader;
     }
 
     /**
@@ -206,7 +247,7 @@ final class UdpSender implements SenderEndpoint {
 
     /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
     long errorQueuePurges() {
-        long purges = 0;
+        long purges = replyReader == null ? 0 : replyReader.errorQueuePurges();
         for (Writer w : writers) {
             purges += w.errorQueuePurges;
         }
@@ -248,15 +289,22 @@ final class UdpSender implements SenderEndpoint {
         return environment;
     }
 
-    /** Every sender channel shares the group's single event loop: replies are accounted there. */
+    /** Replies are accounted on the reply reader (kernel stamps) or else on the senders' one event loop. */
     @Override
     public void onReplyThread(Runnable action) throws Exception {
+        if (replyReader != null) {
+            java.util.concurrent.CompletableFuture.runAsync(action, replyReader).get(30, TimeUnit.SECONDS);
+            return;
+        }
         loop.submit(action).get(30, TimeUnit.SECONDS);
     }
 
     /** Bounded: a send loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
+        if (replyReader != null) {
+            replyReader.close(Closing.deadline()); // stopped before Netty closes the sockets it reads
+        }
         Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 

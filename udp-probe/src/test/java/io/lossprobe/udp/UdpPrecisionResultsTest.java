@@ -74,13 +74,20 @@ class UdpPrecisionResultsTest {
 
     @Test
     @Timeout(120)
-    void echoInPrecisionStampsRequestsInTheKernelAndSaysTheRoundTripIsTheUsersClock() throws Exception {
-        RunResult result = run(plan(Plan.ECHO, 1, "1k"), Map.of("timing", "precision"));
-        StepResult step = result.steps().get(0);
-        assertThat(step.echo().repliesReceived()).isEqualTo(step.echo().requestsSent()).isEqualTo(600);
-        assertMeasuredBy(step.delay(), NativeUdp.available() ? "kernel" : "user", "precision");
-        assertMeasuredBy(step.echo().rtt(), "user", "precision");
-        assertMeasuredBy(step.flows().get(0).echo().rtt(), "user", "precision");
+    void echoStampsRequestsAndRepliesInTheKernelInBothModes() throws Exception {
+        String source = NativeUdp.available() ? "kernel" : "user";
+        for (String timing : List.of("precision", "default")) {
+            RunResult result = run(plan(Plan.ECHO, 1, "1k"), Map.of("timing", timing));
+            StepResult step = result.steps().get(0);
+            assertThat(step.echo().repliesReceived()).isEqualTo(step.echo().requestsSent()).isEqualTo(600);
+            assertMeasuredBy(step.delay(), source, timing);
+            assertMeasuredBy(step.echo().rtt(), source, timing);
+            assertMeasuredBy(step.flows().get(0).echo().rtt(), source, timing);
+            assertThat(result.environment().transportSettings())
+                .containsEntry("udp.replyKernelTimestamps", NativeUdp.available() ? 1L : 0L);
+        }
+        StepResult user = run(plan(Plan.ECHO, 1, "1k"), Map.of("udp.timestamps", "user")).steps().get(0);
+        assertMeasuredBy(user.echo().rtt(), "user", "default");
     }
 
     @Test
