@@ -363,7 +363,8 @@ public final class RunEngine {
             if (replies != null) {
                 FlowReceiver.Summary r = replies[i];
                 flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(),
-                    Latency.of(r.delay(), null, null).measuredBy(r.timestampSource(), timing));
+                    Latency.of(r.delay(), null, null).measuredBy(r.timestampSource(), timing),
+                    Latency.of(r.transit(), null, null).measuredBy(r.timestampSource(), timing));
                 echoes.add(flowEcho);
                 repliesStamped += r.kernelStamped();
                 checks.checkReplies(i, c.sent(), r.received(), r.lostInRuns());
@@ -446,7 +447,8 @@ public final class RunEngine {
             round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv).measuredBy(source, timing), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
             receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(),
                 Latency.of(rtt, null, null).measuredBy(io.lossprobe.core.transport.Timing.sourceOf(repliesStamped,
-                    rtt.count()), timing)),
+                    rtt.count()), timing), Latency.of(mergedTransit(replies), null, null).measuredBy(
+                    io.lossprobe.core.transport.Timing.sourceOf(repliesStamped, rtt.count()), timing)),
             flowResults);
     }
 
@@ -459,15 +461,24 @@ public final class RunEngine {
         return h;
     }
 
+    /** The flows' transits (echo: the replies' round trips from the actual send time) as one histogram. */
+    private static SignedHistogram mergedTransit(FlowReceiver.Summary[] flows) {
+        SignedHistogram h = new SignedHistogram();
+        for (FlowReceiver.Summary s : flows) {
+            h.add(s.transit());
+        }
+        return h;
+    }
+
     private static Echo echo(long sent, long requestsReceived, FlowReceiver.Summary replies, long windowNs,
-                             Latency rtt) {
+                             Latency rtt, Latency rttTransit) {
         long repliesReceived = replies.received();
         return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
             requestsReceived - repliesReceived, sent - repliesReceived, replies.duplicates(), replies.reordered(),
-            replies.late(), round(repliesReceived / (windowNs / 1e9)), rtt);
+            replies.late(), round(repliesReceived / (windowNs / 1e9)), rtt, rttTransit);
     }
 
-    private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt) {
+    private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt, Latency rttTransit) {
         long sent = 0;
         long requestsReceived = 0;
         long repliesReceived = 0;
@@ -484,7 +495,7 @@ public final class RunEngine {
         }
         return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
             requestsReceived - repliesReceived, sent - repliesReceived, dup, reordered, late,
-            round(repliesReceived / (windowNs / 1e9)), rtt);
+            round(repliesReceived / (windowNs / 1e9)), rtt, rttTransit);
     }
 
     /**
