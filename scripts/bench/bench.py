@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Side-by-side throughput benchmark: lossprobe against sockperf, iperf3 and Aeron's EmbeddedThroughput.
+"""Side-by-side benchmark: lossprobe against sockperf, iperf3 and Aeron's EmbeddedThroughput (throughput), and
+against irtt and sockperf's ping-pong (round trips; --only latency).
 
 Run through scripts/bench/run.sh, which installs the tools first. Every pair runs back to back in one run, on
 127.0.0.1 only, every process bounded by a timeout; each line prints lossprobe's figure, the reference's figure
@@ -10,11 +11,17 @@ Lossprobe runs at the `max` level (send as fast as the transport accepts, full a
 delivered = distinct messages received / measured window; the identities received + lost == sent and
 sent + sendFailed + behind == scheduled are checked on every lossprobe result. For UDP a second lossprobe run
 holds a fixed level equal to the rate sockperf sent in this run: "can lossprobe carry what sockperf sends".
+
+The latency section (--only latency) alternates, in every round, irtt (client and server, one packet per ms),
+lossprobe's echo at 1k/s over one flow in the default and the precision timing mode, and sockperf's ping-pong
+(at 1,000 messages/s, and back to back); each gives its round trip's p50 and p99 from its own per-packet figures.
+Then lossprobe's one-way delay at 30k/s over 48 flows in both modes. The summary takes medians over rounds.
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,6 +35,8 @@ LOSSPROBE_PORT = 47000          # lossprobe flows use 47000-47047
 SOCKPERF_PORT = 31100           # sockperf uses 31100-31147
 IPERF_PORT = 31300
 AERON_SAMPLE_PORT = 31400
+IRTT_PORT = 31500
+SOCKPERF_PP_PORT = 31600
 
 
 def log(msg):
@@ -74,6 +83,21 @@ def load():
         return float(f.read().split()[0])
 
 
+def percentile(values, pct):
+    """Nearest rank: the smallest value with at least pct% of the values at or below it."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * pct // 100))  # ceil
+    return ordered[int(rank) - 1]
+
+
+def median(values):
+    """The lower middle of the values (an even count never rounds up), as the throughput summary takes."""
+    vs = sorted(v for v in values if v is not None)
+    return vs[(len(vs) - 1) // 2] if vs else None
+
+
 # ---------------------------------------------------------------- lossprobe
 
 class Lossprobe:
@@ -113,6 +137,35 @@ class Lossprobe:
             result = json.load(f)
         return [self._summary(result, s, cmd) for s in result["steps"]] if step is None \
             else self._summary(result, result["steps"][step], cmd)
+
+    def latency(self, mode, flows, level, timing, extra=()):
+        """One lossprobe run for the latency section: echo round trip or one-way delay, with what measured it."""
+        tag = "lat-%s-%d-%s-%s" % (mode, flows, level, timing)
+        out_file = os.path.join(self.workdir, "lossprobe-%s.json" % tag)
+        cmd = ["java", *self.java_opts, "-jar", self.jar, "run", "--transport", "udp", "--mode", mode,
+               "--ports", str(flows), "--base-port", str(LOSSPROBE_PORT), "--levels", level,
+               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--timing", timing,
+               "--quiet", "-o", out_file, *extra]
+        load_before = load()
+        rc, out = run(cmd, self.duration + 60)
+        if rc != 0:
+            return {"error": "exit %d: %s" % (rc, out.strip()[-300:]), "command": " ".join(cmd)}
+        with open(out_file) as f:
+            result = json.load(f)
+        step = result["steps"][0]
+        figure = step["echo"]["rtt"] if mode == "echo" else step["delay"]
+        transit = (step["echo"].get("rttTransit") if mode == "echo" else step["transit"]) or {}
+        return {"command": " ".join(cmd), "timing": figure.get("timing"),
+                "transitP50Us": transit.get("p50Ns", 0) / 1e3, "transitP99Us": transit.get("p99Ns", 0) / 1e3,
+                "timestampSource": figure.get("timestampSource"), "count": figure["count"],
+                "p50Us": figure["p50Ns"] / 1e3, "p99Us": figure["p99Ns"] / 1e3, "maxUs": figure["maxNs"] / 1e3,
+                "requestDelayP50Us": step["delay"]["p50Ns"] / 1e3,
+                "requestDelaySource": step["delay"].get("timestampSource"),
+                "senderLagP50Us": step["senderLag"]["p50Ns"] / 1e3, "senderLagP99Us": step["senderLag"]["p99Ns"] / 1e3,
+                "cpuPercent": step["cpu"]["processPercent"], "hostCpuPercent": step["cpu"]["hostPercent"],
+                "lost": step["counts"]["lost"] + (step["echo"]["repliesLost"] if mode == "echo" else 0),
+                "transportSettings": result["environment"].get("transportSettings"),
+                "loadBefore": load_before, "loadAfter": load()}
 
     @staticmethod
     def _summary(result, step, cmd):
@@ -207,6 +260,73 @@ def iperf3(flows, duration, udp, size=64):
             "receivedWritesPerS": round(end["sum_received"]["bytes"] / size / end["sum_received"]["seconds"])}
 
 
+def irtt_rtt(duration, interval="1ms"):
+    """irtt client and server on loopback, one packet per interval: round trips from its per-packet timestamps."""
+    if not shutil.which("irtt"):
+        return {"error": "irtt is not installed (apt-get install irtt)"}
+    fd, out_file = tempfile.mkstemp(prefix="irtt-", suffix=".json")
+    os.close(fd)
+    # -i 0: the server's minimum interval (10 ms by default) would refuse a 1 ms client.
+    server = subprocess.Popen(["irtt", "server", "-b", "%s:%d" % (LOOPBACK, IRTT_PORT), "-i", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    load_before = load()
+    try:
+        time.sleep(0.5)
+        cmd = ["irtt", "client", "-i", interval, "-d", "%ds" % duration, "-Q", "-o", out_file,
+               "%s:%d" % (LOOPBACK, IRTT_PORT)]
+        rc, out = run(cmd, duration + 30)
+        with open(out_file) as f:
+            result = json.load(f)
+    except (OSError, ValueError) as e:
+        return {"error": "irtt output not understood (%s)" % e}
+    finally:
+        stop(server)
+        os.unlink(out_file)
+    raw, own = [], []
+    for rt in result.get("round_trips", []):
+        ts = rt.get("timestamps", {})
+        c = ts.get("client", {})
+        if rt.get("lost") not in (False, "false") or "receive" not in c:
+            continue
+        raw.append((c["receive"]["monotonic"] - c["send"]["monotonic"]) / 1e3)
+        if "rtt" in rt.get("delay", {}):
+            own.append(rt["delay"]["rtt"] / 1e3)
+    if not raw:
+        return {"error": "irtt gave no round trips (exit %d): %s" % (rc, out.strip()[-300:])}
+    # irtt's own RTT subtracts the server's processing time (its receive-to-send stamps); the raw one does not,
+    # like lossprobe's and sockperf's. Both are kept; the comparison uses irtt's own figure (the smaller).
+    return {"command": " ".join(cmd), "count": len(raw), "lost": result["stats"]["packets_sent"] - len(raw),
+            "p50Us": percentile(own, 50), "p99Us": percentile(own, 99), "maxUs": max(own),
+            "rawP50Us": percentile(raw, 50), "rawP99Us": percentile(raw, 99),
+            "loadBefore": load_before, "loadAfter": load()}
+
+
+def sockperf_ping_pong(duration, mps=None, size=64):
+    """sockperf's ping-pong (one message outstanding), full round trips; mps None: back to back."""
+    server = subprocess.Popen(["sockperf", "server", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    load_before = load()
+    try:
+        time.sleep(1.0)
+        cmd = ["sockperf", "ping-pong", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT), "-m", str(size),
+               "-t", str(duration), "--full-rtt"]
+        if mps:
+            cmd += ["--mps", str(mps)]
+        rc, out = run(cmd, duration + 30)
+    finally:
+        stop(server)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    p50 = re.search(r"percentile 50\.000 =\s*([\d.]+)", out)
+    p99 = re.search(r"percentile 99\.000 =\s*([\d.]+)", out)
+    mx = re.search(r"<MAX> observation =\s*([\d.]+)", out)
+    n = re.search(r"Total (\d+) observations", out)
+    if not (p50 and p99):
+        return {"error": "sockperf ping-pong output not understood (exit %d): %s" % (rc, out.strip()[-300:])}
+    return {"command": " ".join(cmd), "count": int(n.group(1)) if n else None, "p50Us": float(p50.group(1)),
+            "p99Us": float(p99.group(1)), "maxUs": float(mx.group(1)) if mx else None,
+            "loadBefore": load_before, "loadAfter": load()}
+
+
 def aeron_embedded_throughput(aeron_jar, duration, threading):
     aeron_dir = "/dev/shm/lossprobe-bench-aeron-%d" % os.getpid()
     cmd = ["java", "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
@@ -247,14 +367,14 @@ def main():
     ap.add_argument("--duration", type=int, default=3, help="seconds per measurement")
     ap.add_argument("--out", default="bench-result.json")
     ap.add_argument("--aeron-threading", default="SHARED")
-    ap.add_argument("--only", default="udp,pacing,tcp,aeron")
+    ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency")
     ap.add_argument("--java-opts", default="")
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs; the summary takes medians")
     args = ap.parse_args()
     only = set(args.only.split(","))
     d = args.duration
-    for p in [LOSSPROBE_PORT + i for i in range(48)] + [SOCKPERF_PORT + i for i in range(48)] + [IPERF_PORT,
-                                                                                                 AERON_SAMPLE_PORT]:
+    for p in [LOSSPROBE_PORT + i for i in range(48)] + [SOCKPERF_PORT + i for i in range(48)] + [
+            IPERF_PORT, AERON_SAMPLE_PORT, IRTT_PORT, SOCKPERF_PP_PORT]:
         if not port_free(p):
             log("warning: port %d on %s is in use now (the ports are set at the top of %s)" % (p, LOOPBACK,
                                                                                                  __file__))
@@ -333,6 +453,9 @@ def main():
                                                  fmt(st["deliveredPerS"]), st["lost"], st["delayP50Ns"] / 1e3,
                                                  st["delayP99Ns"] / 1e3))
 
+    if "latency" in only:
+        latency_section(lp, args, record)
+
     if "tcp" in only:
         for flows in (1, 48):
             ip = iperf3(flows, d, udp=False)
@@ -380,6 +503,95 @@ def main():
     log("load before %.2f, after %.2f; JSON record: %s" % (record["loadBefore"], record["loadAfter"], args.out))
     print(json.dumps({"pairs": [{"name": p["name"], "ratio": p["ratio"], "target": p["target"], "met": p["met"]}
                                 for p in record["pairs"]], "skipped": record["skipped"]}, indent=1))
+
+
+LATENCY_TARGETS = [
+    # (name, ours, reference, figure, target: ours / reference at most this)
+    ("echo 1k/s 1 flow, default: p50 vs irtt", "lossprobe-default", "irtt", "p50Us", 1.2),
+    ("echo 1k/s 1 flow, default: p99 vs irtt", "lossprobe-default", "irtt", "p99Us", 2.0),
+    ("echo 1k/s 1 flow, precision: p50 vs irtt", "lossprobe-precision", "irtt", "p50Us", 1.2),
+    ("echo 1k/s 1 flow, precision: p99 vs irtt", "lossprobe-precision", "irtt", "p99Us", 2.0),
+    ("echo 1k/s 1 flow, precision: p50 vs sockperf ping-pong 1k/s", "lossprobe-precision", "sockperf-pp-1k",
+     "p50Us", 1.5),
+    ("echo 1k/s 1 flow, precision: p50 vs sockperf ping-pong back to back", "lossprobe-precision",
+     "sockperf-pp-max", "p50Us", 1.5),
+]
+
+
+def latency_section(lp, args, record):
+    """Round trips at 1k/s over one flow, every tool once per round in turn; then one-way delay at 30k/48 flows."""
+    d = args.duration
+    rounds = []
+    for rnd in range(1, args.repeat + 1):
+        log("-- latency round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
+        r = {}
+        r["irtt"] = irtt_rtt(d)
+        r["lossprobe-default"] = lp.latency("echo", 1, "1k", "default")
+        r["sockperf-pp-1k"] = sockperf_ping_pong(d, mps=1000)
+        r["lossprobe-precision"] = lp.latency("echo", 1, "1k", "precision")
+        r["sockperf-pp-max"] = sockperf_ping_pong(d)
+        for name, v in r.items():
+            if "error" in v:
+                log("  %-22s error: %s" % (name, v["error"]))
+            else:
+                extra = ""
+                if name.startswith("lossprobe"):
+                    extra = (" [%s, %s stamps] cpu %.0f%% request delay p50 %.1f us (%s) sender lag p50 %.1f p99 %.1f us"
+                             "; from the actual send: p50 %.1f p99 %.1f us") % (
+                        v["timing"], v["timestampSource"], v["cpuPercent"], v["requestDelayP50Us"],
+                        v["requestDelaySource"], v["senderLagP50Us"], v["senderLagP99Us"], v["transitP50Us"],
+                        v["transitP99Us"])
+                elif name == "irtt":
+                    extra = " (raw, with the server's processing: p50 %.1f p99 %.1f)" % (v["rawP50Us"],
+                                                                                        v["rawP99Us"])
+                log("  %-22s rtt p50 %8.1f us  p99 %9.1f us  n %6s load %.2f->%.2f%s" % (
+                    name, v["p50Us"], v["p99Us"], v["count"], v["loadBefore"], v["loadAfter"], extra))
+        rounds.append(r)
+    delays = {}
+    for timing in ("default", "precision"):
+        delays[timing] = lp.latency("stream", 48, "30k", timing)
+        v = delays[timing]
+        if "error" in v:
+            log("  one-way 30k/48 %-9s error: %s" % (timing, v["error"]))
+        else:
+            log("  one-way delay 30k/s 48 flows %-9s p50 %7.1f us p99 %9.1f us [%s stamps] cpu %.0f%% load %.2f->%.2f"
+                % (timing, v["p50Us"], v["p99Us"], v["timestampSource"], v["cpuPercent"], v["loadBefore"],
+                   v["loadAfter"]))
+    summary = []
+    log("-- latency: medians over %d round(s)" % len(rounds))
+    for tool in ("irtt", "lossprobe-default", "lossprobe-precision", "sockperf-pp-1k", "sockperf-pp-max"):
+        p50 = median([r[tool].get("p50Us") for r in rounds])
+        p99 = median([r[tool].get("p99Us") for r in rounds])
+        if p50 is not None:
+            log("  %-22s rtt p50 %8.1f us  p99 %9.1f us" % (tool, p50, p99))
+    for name, ours, ref, figure, target in LATENCY_TARGETS:
+        ratios = [round(r[ours][figure] / r[ref][figure], 3) for r in rounds
+                  if r[ours].get(figure) and r[ref].get(figure)]
+        med = median(ratios)
+        met = med is not None and med <= target
+        summary.append({"name": name, "medianRatio": med, "ratios": ratios, "target": target, "met": met,
+                        "lossprobeMedian": median([r[ours].get(figure) for r in rounds]),
+                        "referenceMedian": median([r[ref].get(figure) for r in rounds])})
+        log("  %-70s median ratio %s (rounds: %s) target <= %.1f: %s" % (
+            name, med, ", ".join(str(x) for x in ratios), target, "MET" if met else "MISSED"))
+    # Not the targets' figure, shown beside it: lossprobe's round trip from its actual send time, as irtt and
+    # sockperf time theirs (lossprobe's rtt runs from the intended time and so includes its own sender's lag).
+    for ours in ("lossprobe-default", "lossprobe-precision"):
+        for figure, ref_figure in (("transitP50Us", "p50Us"), ("transitP99Us", "p99Us")):
+            ratios = [round(r[ours][figure] / r["irtt"][ref_figure], 3) for r in rounds
+                      if r[ours].get(figure) and r["irtt"].get(ref_figure)]
+            summary.append({"name": "%s from the actual send, %s vs irtt (information)" % (ours, ref_figure[:3]),
+                            "medianRatio": median(ratios), "ratios": ratios})
+            log("  %-70s median ratio %s (rounds: %s)" % (
+                "%s rtt from the actual send, %s vs irtt (not a target)" % (ours, ref_figure[:3]), median(ratios),
+                ", ".join(str(x) for x in ratios)))
+    p = delays.get("precision", {})
+    ok = "p50Us" in p and p["p50Us"] < 50
+    summary.append({"name": "one-way delay 30k/s 48 flows, precision: p50 under 50 us", "value": p.get("p50Us"),
+                    "timestampSource": p.get("timestampSource"), "met": ok})
+    log("  %-70s p50 %s us [%s stamps]: %s" % ("one-way delay 30k/s 48 flows, precision: p50 < 50 us",
+                                               p.get("p50Us"), p.get("timestampSource"), "MET" if ok else "MISSED"))
+    record["latency"] = {"rounds": rounds, "oneWay": delays, "summary": summary}
 
 
 def host_facts():

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One command: installs sockperf, iperf3 and Aeron's sample jar if missing, then runs lossprobe side by side with
-# each reference on 127.0.0.1 and prints the ratios and a JSON record. Not part of the test suite.
+# One command: installs sockperf, iperf3, irtt and Aeron's sample jar if missing, then runs lossprobe side by side
+# with each reference on 127.0.0.1 and prints the ratios and a JSON record. Not part of the test suite.
 #
-#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron] [--aeron-threading SHARED]
+#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron,latency] [--aeron-threading SHARED]
 #
 # LOSSPROBE_JAR overrides the jar (default lossprobe-cli/target/lossprobe.jar, built if missing).
 set -euo pipefail
@@ -10,10 +10,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cache="${LOSSPROBE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lossprobe-bench}"
 aeron_version=1.51.0
 
-if ! command -v sockperf >/dev/null || ! command -v iperf3 >/dev/null; then
-  echo "bench: installing sockperf and iperf3 (apt-get)" >&2
+if ! command -v sockperf >/dev/null || ! command -v iperf3 >/dev/null || ! command -v irtt >/dev/null; then
+  echo "bench: installing sockperf, iperf3 and irtt (apt-get)" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq sockperf iperf3 >/dev/null
+  apt-get update -qq && apt-get install -y -qq sockperf iperf3 irtt >/dev/null
 fi
 aeron_jar="$cache/aeron-all-$aeron_version.jar"
 if [ ! -f "$aeron_jar" ]; then

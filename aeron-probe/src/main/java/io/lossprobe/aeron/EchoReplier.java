@@ -36,7 +36,7 @@ final class EchoReplier {
 
     /** Answers one request: the same words, kind ECHO in word 0, tagged again. */
     void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
-        long echo = MessageHeader.echoOf(word0);
+        long echo = MessageHeader.replyOf(word0);
         long tag = flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs);
         int result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
         if (result == MessageWriter.BLOCKED) {

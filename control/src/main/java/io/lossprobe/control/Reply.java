@@ -98,11 +98,11 @@ sealed interface Reply {
                        long corrupt, long foreign, long warmup, long lossEvents, long lostInRuns,
                        LossBurst lossBurst, String delay, String delayBelowZero, String transit,
                        String transitBelowZero, String ipdv, double jitterNs, long warmupDelays,
-                       long warmupMinDelayNs) {
+                       long warmupMinDelayNs, Long kernelStamped) {
         public FlowSummary {
             Wire.atLeast(step, 0, "step");
             Wire.nonNegative(new long[] {received, duplicates, reordered, late, lateDuplicates, corrupt, foreign,
-                warmup, lossEvents, lostInRuns, warmupDelays}, "flows");
+                warmup, lossEvents, lostInRuns, warmupDelays, kernelStamped == null ? 0 : kernelStamped}, "flows");
             Wire.present(lossBurst, "lossBurst");
             Wire.counters(lossBurst.histogram(), "lossBurst");
             Wire.present(delay, "delay");

@@ -19,7 +19,8 @@ final class SummaryCodec {
         return new Reply.FlowSummary(s.step(), s.received(), s.duplicates(), s.reordered(), s.late(),
             s.lateDuplicates(), s.corrupt(), s.foreign(), s.warmup(), s.lossEvents(), s.lostInRuns(), s.lossBurst(),
             histogram(s.delay().atOrAboveZero()), belowZero(s.delay()), histogram(s.transit().atOrAboveZero()),
-            belowZero(s.transit()), histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs());
+            belowZero(s.transit()), histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs(),
+            s.kernelStamped());
     }
 
     static FlowReceiver.Summary decode(Reply.FlowSummary f) throws ControlProtocolException {
@@ -27,7 +28,9 @@ final class SummaryCodec {
             return new FlowReceiver.Summary(f.step(), f.received(), f.duplicates(), f.reordered(), f.late(),
                 f.lateDuplicates(), f.corrupt(), f.foreign(), f.warmup(), f.lossEvents(), f.lostInRuns(),
                 f.lossBurst(), signed(f.delay(), f.delayBelowZero()), signed(f.transit(), f.transitBelowZero()),
-                histogram(f.ipdv()), f.jitterNs(), f.warmupDelays(), f.warmupMinDelayNs());
+                histogram(f.ipdv()), f.jitterNs(), f.warmupDelays(), f.warmupMinDelayNs(),
+                // A server before kernel timestamps existed sends none: its receive times were all its thread's.
+                f.kernelStamped() == null ? 0 : f.kernelStamped());
         } catch (IllegalArgumentException e) {
             throw new ControlProtocolException("bad flow summary: " + PeerText.clean(e.getMessage()));
         }

@@ -71,7 +71,7 @@ class CodecTest {
         assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null, null).notes())
             .containsExactly("x?[2Jy");
         assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null,
-            "", 0, 0, 0)).hasMessageContaining("at least 0");
+            "", 0, 0, 0, null)).hasMessageContaining("at least 0");
     }
 
     @Test

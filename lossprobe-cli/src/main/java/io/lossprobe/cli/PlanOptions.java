@@ -63,6 +63,12 @@ final class PlanOptions {
         description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
     String udpIo;
 
+    @Option(names = "--timing", paramLabel = "MODE",
+        description = "default (threads sleep between events: modest CPU) or precision (the send loop spins to each "
+            + "intended time and receiving threads busy-poll, with kernel receive timestamps where available: a core "
+            + "each while a step runs; UDP). Default: default.")
+    String timing;
+
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
         description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
             + "Checked before any traffic; 'lossprobe options' lists them all. Between hosts, those that apply on a "
@@ -86,10 +92,13 @@ final class PlanOptions {
         }
     }
 
-    /** The -X options plus those the transport flags stand for (--udp-io, --rcvbuf, --sndbuf). */
+    /** The -X options plus those the transport flags stand for (--udp-io, --timing, --rcvbuf, --sndbuf). */
     Map<String, String> transportOptionsInEffect() {
         Map<String, String> options = new HashMap<>(transportOptions);
         options.put("udp.io", udpIo);
+        if (timing != null) {
+            options.put(io.lossprobe.core.transport.Timing.KEY, timing);
+        }
         if (rcvbuf != null) {
             options.put("rcvbuf", Long.toString(Units.parseBytes(rcvbuf, "--rcvbuf")));
         }

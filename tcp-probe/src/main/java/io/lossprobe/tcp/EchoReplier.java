@@ -38,7 +38,7 @@ final class EchoReplier extends ChannelInboundHandlerAdapter {
             ctx.write(batch, ctx.voidPromise());
             batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
         }
-        long echo = MessageHeader.echoOf(word0);
+        long echo = MessageHeader.replyOf(word0);
         batch.writeLong(echo).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeLong(actualSendNs)
             .writeLong(flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs))
             .writeZero(messageLength - MessageHeader.LENGTH);

@@ -1,10 +1,12 @@
 package io.lossprobe.udp;
 
+import io.netty.channel.DefaultSelectStrategyFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -36,9 +38,21 @@ enum NettyIo {
     }
 
     EventLoopGroup newGroup(String threadName, int threads) {
+        return newGroup(threadName, threads, null);
+    }
+
+    /**
+     * @param busyPoll while it is on, the loops never sleep: each turn looks at the sockets without waiting
+     *                 (epoll_wait, or NIO's selectNow, with a zero timeout) and runs what is due, so a datagram is
+     *                 read, and a scheduled task runs, within a turn instead of after a wake-up (the precision
+     *                 timing mode; each loop then takes a core); null: always the default, sleeping loops
+     */
+    EventLoopGroup newGroup(String threadName, int threads, BusyPoll busyPoll) {
         DefaultThreadFactory factory = new DefaultThreadFactory(threadName, true);
-        return new MultiThreadIoEventLoopGroup(threads, factory,
-            this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        SelectStrategyFactory strategy = busyPoll == null ? DefaultSelectStrategyFactory.INSTANCE : () -> busyPoll;
+        return new MultiThreadIoEventLoopGroup(threads, factory, this == EPOLL
+            ? EpollIoHandler.newFactory(0, strategy)
+            : NioIoHandler.newFactory(java.nio.channels.spi.SelectorProvider.provider(), strategy));
     }
 
     Class<? extends DatagramChannel> datagramChannel() {

@@ -27,8 +27,16 @@ final class UdpOptions {
         UdpSender.DEFAULT_MIN_CYCLE_NS, 0, 1_000_000_000L,
         "shortest gap in ns between send cycles that are not behind").withSystemProperty();
 
+    static final TransportOption<String> TIMESTAMPS = TransportOption.choice("udp.timestamps", "auto",
+        "receive times: kernel (SO_TIMESTAMPNS, read by lossprobe's native piece; needs epoll, not with udp.gro), "
+            + "user (the receiving thread's clock after each read, Netty's reads); auto takes the kernel's wherever "
+            + "it works", "auto", "kernel", "user").withSystemProperty();
+    static final TransportOption<String> PIN = TransportOption.choice("udp.pin", "off",
+        "precision timing: pin the sending thread and each receiving thread to a CPU of its own (the highest "
+            + "first; needs the native piece)", "off", "on").withSystemProperty();
+
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
-        MIN_CYCLE_NS);
+        MIN_CYCLE_NS, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN);
 
     private UdpOptions() {
     }

@@ -7,6 +7,7 @@ import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.bootstrap.Bootstrap;
@@ -20,7 +21,6 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.DatagramPacket;
-import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,30 +44,38 @@ final class UdpReceiver implements ReceiverEndpoint {
     static final int MAX_READ_BUFFER_BYTES = 1 << 20;
 
     private final EventLoopGroup group;
-    /** The receiving threads; channel i reads on loop i mod threads (the group's round-robin registration). */
-    private final List<EventExecutor> loops;
+    /**
+     * The receiving threads; channel i reads on thread i mod threads (the group's round-robin registration, or
+     * the stamped readers' assignment).
+     */
+    private final List<java.util.concurrent.Executor> loops;
+    /** With kernel timestamps: the threads that read the sockets (Netty's loop then only owns them); else empty. */
+    private final List<StampedReader> readers;
     private final List<Channel> channels;
     private final int[] ports;
     private final Map<String, Long> environment;
     private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
     /** Echo mode: replies not sent because the socket's queue was full (they count as reply loss). */
     private final java.util.concurrent.atomic.LongAdder repliesDropped;
-    private final Handler[] handlers;
+    /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
+    private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
     private final LoopErrors errors;
+    /** The precision timing mode's busy polling, on from a step's start to its end; null by default. */
+    private final BusyPoll busy;
 
-    private UdpReceiver(EventLoopGroup group, int threads, List<Channel> channels, int[] ports,
-                        Map<String, Long> environment, java.util.concurrent.atomic.LongAdder repliesDropped,
-                        Handler[] handlers, LoopErrors errors) {
+    private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
+                        List<Channel> channels, int[] ports, Map<String, Long> environment,
+                        java.util.concurrent.atomic.LongAdder repliesDropped,
+                        java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
+        this.busy = busy;
         this.repliesDropped = repliesDropped;
-        this.handlers = handlers;
+        this.foreign = foreign;
         this.errors = errors;
-        this.foreignAtStepStart = new long[handlers.length];
+        this.foreignAtStepStart = new long[foreign.length];
         this.group = group;
-        this.loops = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            loops.add(group.next());
-        }
+        this.loops = loops;
+        this.readers = readers;
         this.channels = channels;
         this.ports = ports;
         this.environment = environment;
@@ -78,42 +86,66 @@ final class UdpReceiver implements ReceiverEndpoint {
         int size = spec.plan().messageSize();
         int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
         boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
-        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()));
-        EventLoopGroup group = io.newGroup("lossprobe-udp-rx", threads);
+        boolean precision = Timing.precision(spec.options());
+        boolean stamped = kernelTimestamps(io, gro, UdpOptions.TIMESTAMPS.read(spec.options()));
+        ThreadTuning tuning = new ThreadTuning(precision && UdpOptions.PIN.read(spec.options()).equals("on"), 1);
+        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
+        // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
+        BusyPoll busy = precision ? new BusyPoll() : null;
+        EventLoopGroup group = stamped ? io.newGroup("lossprobe-udp-rx", 1)
+            : io.newGroup("lossprobe-udp-rx", threads, busy);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
         java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
-        Handler[] handlers = new Handler[spec.flows().length];
+        java.util.concurrent.atomic.AtomicLong[] foreign = new java.util.concurrent.atomic.AtomicLong[ports.length];
         LoopErrors errors = LoopErrors.perFlow("receive", "udp", spec.plan().basePort(), spec.flows().length);
         // Between hosts data is taken only from the controller's address; anything else is foreign, never counted
         // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
+        boolean echo = spec.plan().echo();
+        // Between hosts, replies go only to the controller's address: a request claiming another source
+        // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
+        java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
+            ? java.net.InetAddress.getByName(spec.echoHost()) : null;
+        List<StampedReader> readers = new ArrayList<>();
         try {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
+                foreign[i] = new java.util.concurrent.atomic.AtomicLong();
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_RCVBUF, rcvbuf);
-                boolean echo = spec.plan().echo();
-                // Between hosts, replies go only to the controller's address: a request claiming another source
-                // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
-                java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
-                    ? java.net.InetAddress.getByName(spec.echoHost()) : null;
                 if (echo) {
                     // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
                     b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
                 }
-                handlers[i] = new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped,
-                    errors, i);
-                if (io == NettyIo.EPOLL) {
-                    configureEpollReads(b, size, gro);
-                } else {
-                    b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
+                if (precision && io == NettyIo.EPOLL) {
+                    // Kernel busy polling of the device queue for this socket's reads (a NIC with NAPI; loopback
+                    // has none, so there it changes nothing).
+                    b.option(SO_BUSY_POLL, BUSY_POLL_US);
                 }
-                b.handler(handlers[i]);
+                if (stamped) {
+                    b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnly(errors, i));
+                } else {
+                    if (io == NettyIo.EPOLL) {
+                        configureEpollReads(b, size, gro);
+                    } else {
+                        b.option(ChannelOption.RCVBUF_ALLOCATOR,
+                            new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
+                    }
+                    b.handler(new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped,
+                        errors, i, foreign[i]));
+                }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
+            if (stamped) {
+                readers.addAll(startReaders(spec, channels, threads, echo, onlyFrom, replyOnlyTo, repliesDropped,
+                    errors, foreign, tuning, busy));
+            }
         } catch (Exception e) {
+            for (StampedReader r : readers) {
+                r.close(Closing.deadline());
+            }
             for (Channel c : channels) {
                 c.close();
             }
@@ -130,7 +162,110 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (gro) {
             env.put("gro", 1L);
         }
-        return new UdpReceiver(group, threads, channels, ports, env, repliesDropped, handlers, errors);
+        List<java.util.concurrent.Executor> loops = new ArrayList<>(readers);
+        if (!stamped) {
+            for (int i = 0; i < threads; i++) {
+                loops.add(group.next());
+            }
+        }
+        if (precision) {
+            for (java.util.concurrent.Executor loop : loops) {
+                if (!(loop instanceof StampedReader)) { // a reader tunes itself as it starts
+                    java.util.concurrent.CompletableFuture.runAsync(tuning::applyToCurrentThread, loop)
+                        .get(30, TimeUnit.SECONDS);
+                }
+            }
+            env.put("timingPrecision", 1L);
+            env.put("receiveTimerSlackNs", tuning.timerSlackNs());
+            env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
+            if (io == NettyIo.EPOLL) {
+                Integer busyPoll = channels.get(0).config().getOption(SO_BUSY_POLL); // read back: Netty only logs
+                env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);
+            }
+        }
+        env.put("kernelTimestamps", stamped ? 1L : 0L);
+        return new UdpReceiver(group, loops, readers, channels, ports, env, repliesDropped, foreign, errors, busy);
+    }
+
+    /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
+    static final int BUSY_POLL_US = 50;
+    /**
+     * Linux SO_BUSY_POLL (SOL_SOCKET = 1, optname 46, asm-generic/socket.h); Netty's own option is for its stream
+     * channels only.
+     */
+    static final io.netty.channel.unix.IntegerUnixChannelOption SO_BUSY_POLL =
+        new io.netty.channel.unix.IntegerUnixChannelOption("SO_BUSY_POLL", 1, 46);
+
+    /**
+     * {@code udp.timestamps}: {@code kernel} takes receive times from the kernel (SO_TIMESTAMPNS, read by
+     * lossprobe's native piece; refused where that cannot work), {@code user} from the receiving thread's clock,
+     * {@code auto} (default) the kernel's wherever it works (native epoll, no GRO, the native piece loaded), else the
+     * user's. In both timing modes: lossprobe's own reader ({@link StampedReader}) also answers echo requests with
+     * one sendto each and allocates nothing per datagram; measured on this 2-core VM under load, echo at 1k/s had a
+     * round trip p50 of 53 us with it against 90-100 us through Netty's reads, and 48 flows at max delivered
+     * 550-570k msgs/s against 140-260k.
+     */
+    static boolean kernelTimestamps(NettyIo io, boolean gro, String option) {
+        String o = option.toLowerCase(java.util.Locale.ROOT);
+        String whyNot = io != NettyIo.EPOLL ? "needs native epoll (udp.io=epoll)"
+            : gro ? "does not combine with udp.gro=on" : NativeUdp.available() ? null : NativeUdp.unavailableBecause();
+        return switch (o) {
+            case "kernel" -> {
+                if (whyNot != null) {
+                    throw new IllegalStateException("udp.timestamps=kernel: " + whyNot);
+                }
+                yield true;
+            }
+            case "user" -> false;
+            case "auto" -> whyNot == null;
+            default -> throw new IllegalArgumentException("udp.timestamps must be auto, kernel or user, not '"
+                + option + "'");
+        };
+    }
+
+    /** The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns. */
+    private static List<StampedReader> startReaders(ReceiverSpec spec, List<Channel> channels, int threads,
+                                                    boolean echo, java.net.InetAddress onlyFrom,
+                                                    java.net.InetAddress replyOnlyTo,
+                                                    java.util.concurrent.atomic.LongAdder repliesDropped,
+                                                    LoopErrors errors, java.util.concurrent.atomic.AtomicLong[] foreign,
+                                                    ThreadTuning tuning, BusyPoll busy) throws Exception {
+        List<StampedReader> readers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<StampedReader.Socket> mine = new ArrayList<>();
+            for (int i = t; i < channels.size(); i += threads) {
+                int fd = ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue();
+                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, echo, onlyFrom, replyOnlyTo, foreign[i]));
+            }
+            StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
+                mine.toArray(new StampedReader.Socket[0]), busy, slotBytes(spec.plan().messageSize()), repliesDropped,
+                errors, tuning);
+            readers.add(r);
+            r.start();
+        }
+        for (StampedReader r : readers) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> { }, r).get(30, TimeUnit.SECONDS); // it runs
+        }
+        return readers;
+    }
+
+    /**
+     * A channel whose socket one of lossprobe's own threads reads ({@link StampedReader}): Netty only owns it and
+     * reports what its loop caught.
+     */
+    private static final class OwnedOnly extends ChannelInboundHandlerAdapter {
+        private final LoopErrors errors;
+        private final int flow;
+
+        OwnedOnly(LoopErrors errors, int flow) {
+            this.errors = errors;
+            this.flow = flow;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.record(flow, cause);
+        }
     }
 
     /**
@@ -160,14 +295,18 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     /**
-     * {@code udp.rxThreads}: receiving event loops, flows spread over them; {@code auto} is half the cores, at least
-     * two. Measured on 2 cores (docs/performance.md): with one receiving thread a sender at full speed takes a core
-     * and overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more
-     * at the max level, with almost no socket drops.
+     * {@code udp.rxThreads}: receiving threads, flows spread over them; {@code auto} is half the cores, at least
+     * two (in the precision mode, where each spins: half of the cores the sender leaves, at least one). Measured on
+     * 2 cores (docs/performance.md): with one receiving thread a sender at full speed takes a core and overruns it;
+     * with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the max level,
+     * with almost no socket drops.
      */
-    static int receiveThreads(int flows, String option) {
-        int wanted = option.equalsIgnoreCase("auto")
-            ? Math.max(2, Runtime.getRuntime().availableProcessors() / 2) : Integer.parseInt(option);
+    static int receiveThreads(int flows, String option, boolean precision) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        // In the precision mode every receiving thread spins: with the sending thread, they must fit the cores,
+        // so auto leaves at least half of the rest free (one thread on two cores).
+        int auto = precision ? Math.max(1, (cores - 1) / 2) : Math.max(2, cores / 2);
+        int wanted = option.equalsIgnoreCase("auto") ? auto : Integer.parseInt(option);
         if (wanted < 1) {
             throw new IllegalArgumentException("udp.rxThreads must be auto or at least 1, not '" + option + "'");
         }
@@ -191,7 +330,7 @@ final class UdpReceiver implements ReceiverEndpoint {
     public void onReceiveThread(Runnable action) throws Exception {
         if (loops.size() == 1) {
             // All channels share one event loop, so this runs between datagrams.
-            loops.get(0).submit(action).get(30, TimeUnit.SECONDS);
+            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
             return;
         }
         // Several loops: park all but the first between datagrams, run the action on the first, then release
@@ -213,7 +352,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             if (!parked.await(30, TimeUnit.SECONDS)) {
                 throw new TimeoutException("UDP receive threads did not pause within 30 s");
             }
-            loops.get(0).submit(action).get(30, TimeUnit.SECONDS);
+            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
         } finally {
             release.countDown();
         }
@@ -221,6 +360,10 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     @Override
     public void setPaused(boolean paused) {
+        if (!readers.isEmpty()) {
+            readers.forEach(r -> r.setPaused(paused));
+            return;
+        }
         for (Channel c : channels) {
             c.config().setAutoRead(!paused);
         }
@@ -237,22 +380,31 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     @Override
     public void beginStep(int step) {
-        for (int i = 0; i < handlers.length; i++) {
-            foreignAtStepStart[i] = handlers[i].foreign.get();
+        if (busy != null) {
+            busy.set(true);
+            for (java.util.concurrent.Executor loop : loops) {
+                loop.execute(() -> { }); // a sleeping loop wakes and spins from here on
+            }
+        }
+        for (int i = 0; i < foreign.length; i++) {
+            foreignAtStepStart[i] = foreign[i].get();
         }
         errors.beginStep();
     }
 
     @Override
     public TransportReport endStep() {
+        if (busy != null) {
+            busy.set(false); // the step's accounting closed: stragglers are counted as late by a sleeping loop
+        }
         Map<Integer, Long> now = ProcFiles.readUdpDrops();
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long total = 0;
         List<String> notes = errors.notes();
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
-            long foreign = handlers[i].foreign.get() - foreignAtStepStart[i];
-            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreign));
+            long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
+            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreignInStep));
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();
@@ -272,7 +424,16 @@ final class UdpReceiver implements ReceiverEndpoint {
     /** Bounded: a receive loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
+        long deadline = Closing.deadline();
+        for (StampedReader r : readers) {
+            r.close(deadline); // stopped before Netty closes the sockets they read
+        }
         Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+    }
+
+    /** The stamped readers (empty when Netty reads); for tests. */
+    List<StampedReader> readers() {
+        return readers;
     }
 
     /**
@@ -308,7 +469,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         /** Echo mode: the flow's sender, pinned at its first verified request; replies go there and only there. */
         private InetSocketAddress sender;
         /** Datagrams from an address other than the flow's sender: written on the receive thread only. */
-        final java.util.concurrent.atomic.AtomicLong foreign = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicLong foreign;
         private final LoopErrors errors;
         private final int flowIndex;
         private long batchArrivalNs;
@@ -322,8 +483,9 @@ final class UdpReceiver implements ReceiverEndpoint {
          */
         Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress onlyFrom,
                 java.net.InetAddress replyOnlyTo, java.util.concurrent.atomic.LongAdder repliesDropped,
-                LoopErrors errors, int flowIndex) {
+                LoopErrors errors, int flowIndex, java.util.concurrent.atomic.AtomicLong foreign) {
             this.errors = errors;
+            this.foreign = foreign;
             this.flowIndex = flowIndex;
             this.onlyFrom = onlyFrom;
             this.replyOnlyTo = replyOnlyTo;
@@ -351,7 +513,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             int at = b.readerIndex();
             ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
                 b.readableBytes());
-            long w0 = MessageHeader.echoOf(r.getLong(MessageHeader.WORD0_OFFSET));
+            long w0 = MessageHeader.replyOf(r.getLong(MessageHeader.WORD0_OFFSET));
             r.setLong(MessageHeader.WORD0_OFFSET, w0);
             r.setLong(MessageHeader.TAG_OFFSET, flow.replyTag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
                 r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),

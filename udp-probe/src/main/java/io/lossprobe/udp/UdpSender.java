@@ -7,6 +7,7 @@ import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.bootstrap.Bootstrap;
@@ -54,14 +55,20 @@ final class UdpSender implements SenderEndpoint {
     private final Writer[] writers;
     private final LoopErrors errors;
     private final Map<String, Long> environment;
-    private final long minCycleNs;
+    private final SendPacing pacing;
+    /** The precision timing mode's busy polling of the sending loop, on while a step runs; null by default. */
+    private final BusyPoll busy;
+    /** Echo mode with kernel stamps: the thread that reads the replies; else null (Netty reads them here). */
+    private final StampedReader replyReader;
     private long purgesAtLastStep;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, Writer[] writers, LoopErrors errors,
-                      Map<String, Long> env, long minCycleNs) {
+                      Map<String, Long> env, BusyPoll busy, SendPacing pacing, StampedReader replyReader) {
         this.group = group;
+        this.replyReader = replyReader;
+        this.busy = busy;
         this.errors = errors;
-        this.minCycleNs = minCycleNs;
+        this.pacing = pacing;
         this.loop = group.next();
         this.channels = channels;
         this.writers = writers;
@@ -75,10 +82,17 @@ final class UdpSender implements SenderEndpoint {
         int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(),
             UdpOptions.GSO.read(spec.options()));
         boolean recvErr = recvErrOption(io, UdpOptions.RECVERR.read(spec.options()));
-        EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
+        boolean precision = Timing.precision(spec.options());
+        BusyPoll busy = precision ? new BusyPoll() : null;
+        EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, busy);
         List<Channel> channels = new ArrayList<>();
         Writer[] writers = new Writer[flows];
         LoopErrors errors = LoopErrors.perFlow("sender socket", "udp", spec.plan().basePort(), flows);
+        // Echo mode: lossprobe's own reader takes the replies with kernel stamps where it can, so the round trip
+        // ends when the reply reached this host, not when this thread woke up to read it.
+        boolean stampedReplies = spec.replies() != null
+            && UdpReceiver.kernelTimestamps(io, false, UdpOptions.TIMESTAMPS.read(spec.options()));
+        StampedReader replyReader = null;
         try {
             for (int i = 0; i < flows; i++) {
                 Writer writer = new Writer(i, spec.plan().messageSize(), messagesPerBuffer, spec.failures(), recvErr,
@@ -92,12 +106,25 @@ final class UdpSender implements SenderEndpoint {
                 if (recvErr) {
                     b.option(IP_RECVERR, 1);
                 }
+                if (spec.replies() != null) {
+                    // Echo mode: replies queue here while this thread sends; as much room as for the requests.
+                    b.option(ChannelOption.SO_RCVBUF, sndbuf);
+                }
+                if (stampedReplies) {
+                    b.option(ChannelOption.AUTO_READ, false);
+                }
                 Channel ch = b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
                 writer.attach(ch);
                 channels.add(ch);
                 writers[i] = writer;
             }
+            if (stampedReplies) {
+                replyReader = replyReader(spec, channels, errors);
+            }
         } catch (Exception e) {
+            if (replyReader != null) {
+                replyReader.close(Closing.deadline());
+            }
             for (Channel c : channels) {
                 c.close();
             }
@@ -115,7 +142,41 @@ final class UdpSender implements SenderEndpoint {
             channels.get(0).config()).getSendBufferSize());
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
-        return new UdpSender(group, channels, writers, errors, env, minCycleNs);
+        // Both modes: 1 ns of timer slack on the sending thread (its timers fired 50-60 us late at the median with
+        // Linux's default 50 us; 12 us with 1 ns, measured at 1k/s). Pinned only in the precision mode, when asked.
+        ThreadTuning tuning = new ThreadTuning(precision && UdpOptions.PIN.read(spec.options()).equals("on"), 0);
+        group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
+        env.put("sendTimerSlackNs", tuning.timerSlackNs());
+        if (precision) {
+            env.put("timingPrecision", 1L);
+            env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
+        }
+        if (spec.replies() != null) {
+            env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
+        }
+        return new UdpSender(group, channels, writers, errors, env, busy, precision ? SendPacing.PRECISION
+            : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
+    }
+
+    /**
+     * The reader of the echo replies: one thread of its own that waits in epoll_wait (it never spins: the kernel's
+     * stamp, not its wake-up, ends each round trip) and accounts each reply on the flow's reply accounting.
+     */
+    private static StampedReader replyReader(SenderSpec spec, List<Channel> channels, LoopErrors errors)
+        throws Exception {
+        StampedReader.Socket[] sockets = new StampedReader.Socket[channels.size()];
+        for (int i = 0; i < sockets.length; i++) {
+            // A connected socket: the kernel takes datagrams from its peer only, so no source check is needed.
+            sockets[i] = new StampedReader.Socket(spec.replies()[i],
+                ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue(), i, false, null, null,
+                new java.util.concurrent.atomic.AtomicLong());
+        }
+        StampedReader reader = new StampedReader("lossprobe-udp-replies", sockets, null,
+            UdpReceiver.slotBytes(spec.plan().messageSize()), new java.util.concurrent.atomic.LongAdder(), errors,
+            new ThreadTuning(false, 0));
+        reader.start();
+        java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
+        return reader;
     }
 
     /**
@@ -159,10 +220,17 @@ final class UdpSender implements SenderEndpoint {
     @Override
     public void beginStep(int step) {
         errors.beginStep();
+        if (busy != null) {
+            busy.set(true);
+            loop.execute(() -> { }); // a sleeping loop wakes and spins from here on
+        }
     }
 
     @Override
     public TransportReport endStep() {
+        if (busy != null) {
+            busy.set(false); // the step's sending and its replies are over: the loop may sleep again
+        }
         long purges = errorQueuePurges();
         long delta = purges - purgesAtLastStep;
         purgesAtLastStep = purges;
@@ -179,7 +247,7 @@ final class UdpSender implements SenderEndpoint {
 
     /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
     long errorQueuePurges() {
-        long purges = 0;
+        long purges = replyReader == null ? 0 : replyReader.errorQueuePurges();
         for (Writer w : writers) {
             purges += w.errorQueuePurges;
         }
@@ -203,14 +271,17 @@ final class UdpSender implements SenderEndpoint {
     }
 
     /**
-     * A minimum cycle of {@code minCycleNs}: at a few hundred thousand messages per second a cycle every few
-     * microseconds would send one message per syscall and wake the receiver once per message; waiting lets each
-     * flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows in delay
-     * and sender lag. A cycle that was full on every flow is behind and is followed at once.
+     * By default a minimum cycle of {@code udp.minCycleNs}: at a few hundred thousand messages per second a cycle
+     * every few microseconds would send one message per syscall and wake the receiver once per message; waiting
+     * lets each flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows
+     * in delay and sender lag. A cycle that was full on every flow is behind and is followed at once. In the
+     * precision timing mode the loop busy-polls while a step runs ({@link BusyPoll}) and paces with
+     * {@link SendPacing#PRECISION}: every message leaves at its own intended time, one syscall each, and the thread
+     * takes a core.
      */
     @Override
     public SendPacing pacing() {
-        return SendPacing.DEFAULT.withMinCycleNs(minCycleNs);
+        return pacing;
     }
 
     @Override
@@ -218,15 +289,22 @@ final class UdpSender implements SenderEndpoint {
         return environment;
     }
 
-    /** Every sender channel shares the group's single event loop: replies are accounted there. */
+    /** Replies are accounted on the reply reader (kernel stamps) or else on the senders' one event loop. */
     @Override
     public void onReplyThread(Runnable action) throws Exception {
+        if (replyReader != null) {
+            java.util.concurrent.CompletableFuture.runAsync(action, replyReader).get(30, TimeUnit.SECONDS);
+            return;
+        }
         loop.submit(action).get(30, TimeUnit.SECONDS);
     }
 
     /** Bounded: a send loop that died or hangs must not hang the run's end (see {@link Closing}). */
     @Override
     public void close() {
+        if (replyReader != null) {
+            replyReader.close(Closing.deadline()); // stopped before Netty closes the sockets it reads
+        }
         Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
     }
 

@@ -122,6 +122,9 @@ public final class LocalSendSide implements SendSide {
         long warmupNs = plan.concurrency() > 0 ? 0 : stepWarmupNs;
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, windowNs,
             SendPacing.BATCH_LIMIT, filter, failures, auth);
+        if (endpoint.pacing().staggerFlows()) {
+            loop.staggerFlows();
+        }
         if (plan.concurrency() > 0) {
             FlowReceiver[] r = replies;
             loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));

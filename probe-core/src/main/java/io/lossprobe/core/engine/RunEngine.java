@@ -423,6 +423,10 @@ public final class RunEngine {
         SignedHistogram transit = new SignedHistogram();
         double jitterSum = 0;
         int jitterFlows = 0;
+        // Which timing mode and timestamp source produced each delay figure (docs/measurement.md, the floor).
+        String timing = io.lossprobe.core.transport.Timing.modeOf(transport, options);
+        long kernelStamped = 0;
+        long repliesStamped = 0;
         Long socketDropsTotal = null;
         IdentityChecks checks = new IdentityChecks();
         DelayBaselines baselines = clocks.offset() == null ? null : new DelayBaselines();
@@ -446,15 +450,20 @@ public final class RunEngine {
             Echo flowEcho = null;
             if (replies != null) {
                 FlowReceiver.Summary r = replies[i];
-                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(), Latency.of(r.delay(), null, null));
+                flowEcho = echo(c.sent(), s.received(), r, outcome.windowNs(),
+                    Latency.of(r.delay(), null, null).measuredBy(r.timestampSource(), timing),
+                    Latency.of(r.transit(), null, null).measuredBy(r.timestampSource(), timing));
                 echoes.add(flowEcho);
+                repliesStamped += r.kernelStamped();
                 checks.checkReplies(i, c.sent(), r.received(), r.lostInRuns());
             }
             Long baseline = baselines == null ? null : baselines.add(s);
+            String source = s.timestampSource();
             flowResults.add(new FlowResult(i, plan.port(i), counts, s.lossBurst(), drops,
-                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()),
-                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()), baseline, round(s.jitterNs()),
-                Latency.of(s.ipdv()), perFlow, flowEcho));
+                Latency.of(s.delay(), clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+                Latency.of(s.transit(), clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing), baseline,
+                round(s.jitterNs()), Latency.of(s.ipdv()).measuredBy(source, timing), perFlow, flowEcho));
+            kernelStamped += s.kernelStamped();
             totals = totals.plus(counts);
             bursts.add(s.lossBurst());
             ipdv.add(s.ipdv());
@@ -520,15 +529,21 @@ public final class RunEngine {
                 + totals.duplicates() + " reordered=" + totals.reordered()
                 + ": a defect of the path or of lossprobe");
         }
+        String source = io.lossprobe.core.transport.Timing.sourceOf(kernelStamped, delay.count());
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
             totals,
             round(totals.lossPercent()), LossBurst.merge(bursts), round(achievedSend), round(achievedReceive), saturated,
-            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()),
-            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()),
-            baselines == null ? null : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null),
-            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(), outcome.lag(),
-            round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
-            receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(), Latency.of(rtt, null, null)),
+            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            Latency.of(transit, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            baselines == null ? null
+                : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null).measuredBy(source, timing),
+            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(),
+            outcome.lag().measuredBy(null, timing),
+            round(jitterSum / Math.max(1, jitterFlows)), Latency.of(ipdv).measuredBy(source, timing), after.cpuSince(before), socketDropsTotal, hostDeltas, receipt.hostCounters(),
+            receipt.cpu(), transportCounters, attribution, warnings, replies == null ? null : sumEchoes(echoes, outcome.windowNs(),
+                Latency.of(rtt, null, null).measuredBy(io.lossprobe.core.transport.Timing.sourceOf(repliesStamped,
+                    rtt.count()), timing), Latency.of(mergedTransit(replies), null, null).measuredBy(
+                    io.lossprobe.core.transport.Timing.sourceOf(repliesStamped, rtt.count()), timing)),
             flowResults, plan.messageSize(), intervals);
     }
 
@@ -541,15 +556,24 @@ public final class RunEngine {
         return h;
     }
 
+    /** The flows' transits (echo: the replies' round trips from the actual send time) as one histogram. */
+    private static SignedHistogram mergedTransit(FlowReceiver.Summary[] flows) {
+        SignedHistogram h = new SignedHistogram();
+        for (FlowReceiver.Summary s : flows) {
+            h.add(s.transit());
+        }
+        return h;
+    }
+
     private static Echo echo(long sent, long requestsReceived, FlowReceiver.Summary replies, long windowNs,
-                             Latency rtt) {
+                             Latency rtt, Latency rttTransit) {
         long repliesReceived = replies.received();
         return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
             requestsReceived - repliesReceived, sent - repliesReceived, replies.duplicates(), replies.reordered(),
-            replies.late(), round(repliesReceived / (windowNs / 1e9)), rtt);
+            replies.late(), round(repliesReceived / (windowNs / 1e9)), rtt, rttTransit);
     }
 
-    private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt) {
+    private static Echo sumEchoes(List<Echo> flows, long windowNs, Latency rtt, Latency rttTransit) {
         long sent = 0;
         long requestsReceived = 0;
         long repliesReceived = 0;
@@ -566,7 +590,7 @@ public final class RunEngine {
         }
         return new Echo(sent, requestsReceived, sent - requestsReceived, repliesReceived,
             requestsReceived - repliesReceived, sent - repliesReceived, dup, reordered, late,
-            round(repliesReceived / (windowNs / 1e9)), rtt);
+            round(repliesReceived / (windowNs / 1e9)), rtt, rttTransit);
     }
 
     /**

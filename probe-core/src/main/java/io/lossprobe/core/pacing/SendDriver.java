@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
  * Runs a {@link SendLoop} on a transport's single sending thread, one {@code doWork} per task, so the thread stays
  * free for the transport's own completions between cycles. The one send driver of every transport: when the next
  * cycle starts is {@link #nextCycleNs}, a pure function of the loop, the transport's {@link SendPacing} and the
- * injected clock.
+ * injected clock. A timer is armed only for waits longer than the pacing's spin, and with an early wake-up ahead of
+ * when the cycle is due; what is left is spun (the cycle queued again at once until it is due).
  */
 public final class SendDriver {
     private SendDriver() {
@@ -31,11 +32,11 @@ public final class SendDriver {
                         return;
                     }
                     long now = clock.nanoTime();
-                    long wait = nextCycleNs(loop, sent, fullCycle, cycleStart, now, pacing) - now;
-                    if (wait <= pacing.spinNs()) {
-                        executor.execute(this);
+                    long timer = pacing.timerNs(nextCycleNs(loop, sent, fullCycle, cycleStart, now, pacing) - now);
+                    if (timer == 0) {
+                        executor.execute(this); // due within the spin: look again at once
                     } else {
-                        executor.schedule(this, wait, TimeUnit.NANOSECONDS);
+                        executor.schedule(this, timer, TimeUnit.NANOSECONDS);
                     }
                 } catch (Throwable t) {
                     done.completeExceptionally(t);
@@ -58,7 +59,9 @@ public final class SendDriver {
             return nextDue;
         }
         long wakeAt = Math.max(nextDue, cycleStartNs + pacing.minCycleNs());
-        if (sent == 0 && wakeAt <= nowNs) {
+        // Blocked only when something was due as the cycle began: a cycle that began just before a message fell due
+        // sent nothing because nothing was due yet (a spin turn straddling the intended time), and must not wait.
+        if (sent == 0 && wakeAt <= nowNs && loop.nextDueNs(cycleStartNs) <= cycleStartNs) {
             return nowNs + pacing.blockedBackoffNs();
         }
         return wakeAt;

@@ -66,6 +66,8 @@ public final class SendLoop {
     private long[] expired;
     private long[] lastReplies;
     private long[] lastActivityNs;
+    /** Per flow: how far its schedule starts after the phase's start (all 0 unless staggered). */
+    private final long[] offsetNs;
 
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
@@ -104,6 +106,27 @@ public final class SendLoop {
             word0Warmup[i] = MessageHeader.word0(MessageHeader.KIND_WARMUP, i);
         }
         this.word1 = MessageHeader.word1(runId, step, messageLength);
+        this.offsetNs = new long[n];
+    }
+
+    /**
+     * Staggers the flows (before {@link #start}): flow i's schedule starts {@code i * 1e9 / R} ns after the phase,
+     * R the rate over all flows, so the flows' messages fall due one at a time, evenly spaced, rather than every
+     * flow's message k at the same instant. Each flow keeps its rate and its count; its offset is less than one of
+     * its own intervals, so its last message still falls due inside the phase. No effect at "max".
+     */
+    public void staggerFlows() {
+        long total = 0;
+        for (long r : flowRates) {
+            total += r;
+        }
+        if (total == 0) {
+            return;
+        }
+        for (int i = 0; i < offsetNs.length; i++) {
+            long interval = flowRates[i] == 0 ? 0 : 1_000_000_000L / flowRates[i];
+            offsetNs[i] = Math.min(i * 1_000_000_000L / total, Math.max(0, interval - 1));
+        }
     }
 
     /**
@@ -153,7 +176,8 @@ public final class SendLoop {
 
     private void resetSchedules(long startNs, long durationNs) {
         for (int i = 0; i < schedules.length; i++) {
-            schedules[i] = new FlowSchedule(startNs, durationNs, flowRates[i]);
+            // A staggered flow's phase is as long as the others' but starts later: same count, same end bound.
+            schedules[i] = new FlowSchedule(startNs + offsetNs[i], durationNs, flowRates[i]);
             issued[i] = 0;
             wireSequence[i] = 0;
         }

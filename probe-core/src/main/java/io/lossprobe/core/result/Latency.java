@@ -14,14 +14,32 @@ import org.HdrHistogram.Histogram;
  *                      (see the step's {@code delayBaseline})
  * @param uncertaintyNs for {@value #CLOCK_OFFSET}: every value may be off by up to this much either way (the
  *                      estimate's bound plus the clocks' drift over the step); values below zero are possible
+ * @param timestampSource where the arrival times came from: {@code kernel} (stamped as the datagram was queued
+ *                      at the receiving socket), {@code user} (read by the receiving thread after its read
+ *                      returned), {@code mixed}; absent in files written before it existed and for figures that
+ *                      are not arrival times (the sender's lag)
+ * @param timing        the timing mode the figure was measured in: {@code default} or {@code precision} (see
+ *                      docs/measurement.md, "The instrument's floor"); absent in older files
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Latency(long count, double meanNs, long minNs, long p50Ns, long p90Ns, long p99Ns, long p999Ns,
-                      long maxNs, String basis, Long uncertaintyNs) {
+                      long maxNs, String basis, Long uncertaintyNs, String timestampSource, String timing) {
 
     public static final String CLOCK_OFFSET = "clockOffset";
     public static final String OVER_BASELINE = "overBaseline";
     public static final Latency EMPTY = new Latency(0, 0, 0, 0, 0, 0, 0, 0, null, null);
+
+    /** A figure without its timestamp source and timing mode (both absent). */
+    public Latency(long count, double meanNs, long minNs, long p50Ns, long p90Ns, long p99Ns, long p999Ns,
+                   long maxNs, String basis, Long uncertaintyNs) {
+        this(count, meanNs, minNs, p50Ns, p90Ns, p99Ns, p999Ns, maxNs, basis, uncertaintyNs, null, null);
+    }
+
+    /** The same figure, saying where its arrival times came from and in which timing mode it was measured. */
+    public Latency measuredBy(String timestampSource, String timing) {
+        return new Latency(count, meanNs, minNs, p50Ns, p90Ns, p99Ns, p999Ns, maxNs, basis, uncertaintyNs,
+            timestampSource, timing);
+    }
     /** Largest value any lossprobe histogram tracks: one hour in ns (larger values are clamped to it). */
     public static final long HIGHEST_TRACKABLE_NS = 3_600_000_000_000L;
 

@@ -61,6 +61,15 @@ public final class MessageHeader {
         return (word0 & ~(0xFFL << 16)) | ((long) KIND_ECHO << 16);
     }
 
+    /**
+     * The first word of the answer to a request in echo mode: a data request is answered with kind
+     * {@link #KIND_ECHO} (counted by the requester), a warm-up request with its own kind {@link #KIND_WARMUP}
+     * (accepted and ignored there, like any warm-up), so the reply path runs during the warm-up.
+     */
+    public static long replyOf(long word0) {
+        return kind(word0) == KIND_WARMUP ? word0 : echoOf(word0);
+    }
+
     private MessageHeader() {
     }
 

@@ -155,4 +155,46 @@ class FlowReceiverTest {
         data(1, 1, 0, 1);
         assertThat(flow.progress()).isEqualTo(2);
     }
+
+    @Test
+    void theResponderAnswersItsStepsWarmUpSoTheReplyPathRunsBeforeTheWindow() {
+        long warm = MessageHeader.word0(MessageHeader.KIND_WARMUP, FLOW);
+        assertThat(send(warm, MessageHeader.word1(RUN, 1, SIZE), 0, 0, SIZE, 5)).as("open step's warm-up").isTrue();
+        assertThat(send(warm, MessageHeader.word1(RUN, 0, SIZE), 0, 0, SIZE, 5)).as("another step's").isFalse();
+        FlowReceiver.Summary s = flow.closeStep(0);
+        assertThat(s.warmup()).isEqualTo(2);
+        assertThat(s.received()).isZero();
+
+        // The requester takes a warm-up reply as a warm-up: accepted, ignored, never answered.
+        FlowReceiver requester = new FlowReceiver(FLOW, RUN, SIZE, 4, true, KEY);
+        requester.beginStep(1, 4096);
+        long w1 = MessageHeader.word1(RUN, 1, SIZE);
+        assertThat(requester.onMessage(warm, w1, 0, 0, 0, KEY.tag(warm, w1, 0, 0, 0), SIZE, 5)).isFalse();
+        FlowReceiver.Summary r = requester.closeStep(0);
+        assertThat(r.warmup()).isEqualTo(1);
+        assertThat(r.received()).isZero();
+        assertThat(r.corrupt()).isZero();
+    }
+
+    @Test
+    void eachFigureCountsTheArrivalsTheKernelStamped() {
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        long w1 = MessageHeader.word1(RUN, 1, SIZE);
+        for (long seq = 0; seq < 4; seq++) {
+            long sendNs = seq * 1_000;
+            flow.onMessage(w0, w1, seq, sendNs, sendNs, KEY.tag(w0, w1, seq, sendNs, sendNs), SIZE, sendNs + 500,
+                seq != 2);
+        }
+        flow.onMessage(w0, w1, 3, 3_000, 3_000, KEY.tag(w0, w1, 3, 3_000, 3_000), SIZE, 9_999, true); // duplicate
+        FlowReceiver.Summary s = flow.closeStep(4);
+        assertThat(s.kernelStamped()).as("first arrivals only, as the delays").isEqualTo(3);
+        assertThat(s.timestampSource()).isEqualTo("mixed");
+
+        flow.beginStep(2, 4096);
+        long w1b = MessageHeader.word1(RUN, 2, SIZE);
+        flow.onMessage(w0, w1b, 0, 0, 0, KEY.tag(w0, w1b, 0, 0, 0), SIZE, 700, true);
+        assertThat(flow.closeStep(1).timestampSource()).isEqualTo("kernel");
+        flow.beginStep(3, 4096);
+        assertThat(flow.closeStep(0).timestampSource()).as("no arrivals, no source").isNull();
+    }
 }

@@ -66,4 +66,170 @@ class SendDriverTest {
         assertThat(SendDriver.nextCycleNs(loop, sent, 64, 100 * US, 101 * US, SendPacing.DEFAULT))
             .isEqualTo(101 * US + SendPacing.DEFAULT.blockedBackoffNs());
     }
+
+    /** Records, per message, its intended and its actual send time. */
+    private static final class TimingWriter implements MessageWriter {
+        final java.util.List<long[]> times = new java.util.ArrayList<>();
+        int flushes;
+
+        @Override
+        public int write(long word0, long word1, long sequence, long sendTimeNs, long actualNs, long tag) {
+            if (io.lossprobe.core.wire.MessageHeader.kind(word0) == io.lossprobe.core.wire.MessageHeader.KIND_DATA) {
+                times.add(new long[] {sendTimeNs, actualNs});
+            }
+            return ACCEPTED;
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+    }
+
+    /** Drives a staggered 4-flow loop at 8,000/s for 50 ms on virtual time with {@code pacing}; returns its writers. */
+    private static TimingWriter[] driveOnVirtualTime(SendPacing pacing, SendLoop[] out) throws Exception {
+        io.lossprobe.core.testing.VirtualTime time = new io.lossprobe.core.testing.VirtualTime(1_000_000_000L);
+        TimingWriter[] w = {new TimingWriter(), new TimingWriter(), new TimingWriter(), new TimingWriter()};
+        SendLoop loop = new SendLoop(w, 1, 0, 64, new long[] {2000, 2000, 2000, 2000}, 0, 50_000_000L, 64,
+            SendFilter.NONE, null, KEY);
+        if (pacing.staggerFlows()) {
+            loop.staggerFlows();
+        }
+        loop.start(time.nanoTime());
+        java.util.concurrent.CompletableFuture<Void> done = SendDriver.drive(loop, time.executor(), pacing, time);
+        assertThat(time.await(done, 1_000_000_000L)).isTrue();
+        done.get();
+        out[0] = loop;
+        return w;
+    }
+
+    @Test
+    void precisionPacingSendsEveryMessageAtItsOwnIntendedTimeOnAnExecutorThatDoesNotSleep() throws Exception {
+        SendLoop[] loop = new SendLoop[1];
+        TimingWriter[] w = driveOnVirtualTime(SendPacing.PRECISION, loop);
+        long messages = 0;
+        for (TimingWriter f : w) {
+            assertThat(f.times).hasSize(100);
+            for (long[] t : f.times) {
+                assertThat(t[1]).as("actual send time").isEqualTo(t[0]);
+            }
+            assertThat(f.flushes).as("one message per cycle: one flush each, and the loop's last")
+                .isEqualTo(f.times.size() + 1);
+            messages += f.times.size();
+        }
+        assertThat(messages).isEqualTo(400);
+        assertThat(loop[0].lag().maxNs()).isZero();
+    }
+
+    @Test
+    void theDefaultsMinimumCycleBatchesAndMakesMessagesLate() throws Exception {
+        SendLoop[] loop = new SendLoop[1];
+        TimingWriter[] w = driveOnVirtualTime(SendPacing.DEFAULT.withMinCycleNs(50 * US), loop);
+        long late = 0;
+        for (TimingWriter f : w) {
+            assertThat(f.times).hasSize(100);
+            for (long[] t : f.times) {
+                assertThat(t[1]).isGreaterThanOrEqualTo(t[0]);
+                late += t[1] > t[0] ? 1 : 0;
+            }
+        }
+        // All four flows fall due together (not staggered), and a 50 us minimum cycle never adds to that here:
+        // every 500 us the cycle sends the four at their instant. What the minimum cycle costs shows at rates
+        // whose messages fall due closer than it.
+        assertThat(late).isZero();
+        assertThat(w[0].flushes).isEqualTo(101);
+
+        TimingWriter[] fast = driveFast(SendPacing.DEFAULT.withMinCycleNs(50 * US), loop);
+        assertThat(loop[0].lag().maxNs()).as("batched: up to a minimum cycle late").isGreaterThan(0)
+            .isLessThanOrEqualTo(50 * US);
+        TimingWriter[] precise = driveFast(SendPacing.PRECISION, loop);
+        assertThat(loop[0].lag().maxNs()).isZero();
+        assertThat(precise[0].flushes).isGreaterThan(fast[0].flushes);
+    }
+
+    /** One flow at 100,000/s (a message every 10 us) for 5 ms on virtual time. */
+    private static TimingWriter[] driveFast(SendPacing pacing, SendLoop[] out) throws Exception {
+        io.lossprobe.core.testing.VirtualTime time = new io.lossprobe.core.testing.VirtualTime(1_000_000_000L);
+        TimingWriter[] w = {new TimingWriter()};
+        SendLoop loop = new SendLoop(w, 1, 0, 64, new long[] {100_000}, 0, 5_000_000L, 64, SendFilter.NONE, null,
+            KEY);
+        loop.start(time.nanoTime());
+        java.util.concurrent.CompletableFuture<Void> done = SendDriver.drive(loop, time.executor(), pacing, time);
+        assertThat(time.await(done, 1_000_000_000L)).isTrue();
+        done.get();
+        out[0] = loop;
+        assertThat(w[0].times).hasSize(500);
+        return w;
+    }
+
+    /**
+     * A timer that fires {@code latencyNs} late (a wake-up's cost) on virtual time, where reading the clock inside a
+     * task takes 200 ns, so a spin moves time on. With the early wake-up, the timer's lateness is spent before each
+     * message's intended time; without it, every message is as late as the wake-up.
+     */
+    private static SendLoop driveWithLateTimers(SendPacing pacing, long latencyNs) throws Exception {
+        io.lossprobe.core.testing.VirtualTime time = new io.lossprobe.core.testing.VirtualTime(1_000_000_000L);
+        java.util.concurrent.ScheduledExecutorService inner = time.executor();
+        java.util.concurrent.ScheduledExecutorService late = (java.util.concurrent.ScheduledExecutorService)
+            java.lang.reflect.Proxy.newProxyInstance(SendDriverTest.class.getClassLoader(),
+                new Class<?>[] {java.util.concurrent.ScheduledExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("schedule") && args[1] instanceof Long delay) {
+                        args[1] = delay + latencyNs * ((java.util.concurrent.TimeUnit) args[2]).convert(1,
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                    }
+                    return method.invoke(inner, args);
+                });
+        NanoClock clock = new NanoClock() {
+            @Override
+            public long nanoTime() {
+                if (time.inTask()) {
+                    time.spend(200);
+                }
+                return time.nanoTime();
+            }
+
+            @Override
+            public boolean await(java.util.concurrent.Future<?> future, long timeoutNs) throws InterruptedException {
+                return time.await(future, timeoutNs);
+            }
+        };
+        TimingWriter w = new TimingWriter();
+        SendLoop loop = new SendLoop(new MessageWriter[] {w}, 1, 0, 64, new long[] {1000}, 0, 100_000_000L, 64,
+            SendFilter.NONE, null, KEY);
+        loop.start(time.nanoTime());
+        java.util.concurrent.CompletableFuture<Void> done = SendDriver.drive(loop, late, pacing, clock);
+        assertThat(clock.await(done, 1_000_000_000L)).isTrue();
+        done.get();
+        assertThat(w.times).hasSize(100);
+        return loop;
+    }
+
+    @Test
+    void anEarlyWakeUpSpendsTheTimersLatenessBeforeTheIntendedTime() throws Exception {
+        long wakeUpNs = 12 * US;
+        SendLoop plain = driveWithLateTimers(SendPacing.DEFAULT, wakeUpNs);
+        assertThat(plain.lag().p50Ns()).as("woken late, sent late").isGreaterThanOrEqualTo(wakeUpNs);
+        SendLoop early = driveWithLateTimers(SendPacing.DEFAULT.withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), wakeUpNs);
+        assertThat(early.lag().maxNs()).as("within a spin turn of the intended time").isLessThanOrEqualTo(US);
+    }
+
+    @Test
+    void aCycleThatBeganJustBeforeAMessageFellDueIsNotBlockedAndDoesNotBackOff() {
+        SendLoop loop = loop(new Writer(), 1000);
+        loop.doWork(0); // message 0; message 1 is due at 1 ms
+        int sent = loop.doWork(1_000 * US - 100); // nothing due yet
+        assertThat(sent).isZero();
+        assertThat(SendDriver.nextCycleNs(loop, sent, 64, 1_000 * US - 100, 1_000 * US + 100, SendPacing.DEFAULT))
+            .as("due now, not after a back-off").isEqualTo(1_000 * US + 100);
+    }
+
+    @Test
+    void theEarlyWakeUpIsAtMostAnEighthOfTheWaitAndNoneBelowTheSpin() {
+        SendPacing p = SendPacing.DEFAULT.withEarlyWakeNs(20 * US);
+        assertThat(p.timerNs(1_000 * US)).isEqualTo(980 * US);
+        assertThat(p.timerNs(80 * US)).isEqualTo(70 * US);
+        assertThat(p.timerNs(11 * US)).as("what is left is within the spin: queued at once").isZero();
+        assertThat(SendPacing.DEFAULT.timerNs(1_000 * US)).as("no early wake-up").isEqualTo(1_000 * US);
+        assertThat(SendPacing.DEFAULT.timerNs(10 * US)).isZero();
+    }
 }

@@ -213,4 +213,49 @@ class SendLoopTest {
         assertThat(a.written).hasSize(64);
         assertThat(b.written).hasSize(64);
     }
+
+    @Test
+    void staggeredFlowsFallDueOneAtATimeEvenlyWithTheSameCounts() {
+        RecordingWriter[] w = {new RecordingWriter(), new RecordingWriter(), new RecordingWriter(),
+            new RecordingWriter()};
+        SendLoop loop = loop(w, new long[] {1000, 1000, 1000, 1000}, 0, 100);
+        loop.staggerFlows();
+        loop.start(0);
+        // 4,000/s over all flows: flow i's message k is due at k ms + i * 250 us.
+        List<Long> sendTimes = new ArrayList<>();
+        for (long t = 0; t <= 100 * MS && !loop.isDone(); t += MS / 4) {
+            int sent = loop.doWork(t);
+            assertThat(sent).as("at %d ns", t).isLessThanOrEqualTo(1);
+        }
+        for (int f = 0; f < w.length; f++) {
+            assertThat(w[f].written).as("flow %d", f).hasSize(100);
+            assertThat(loop.counts(f).scheduled()).isEqualTo(100);
+            for (int k = 0; k < 100; k++) {
+                sendTimes.add(w[f].written.get(k)[3]);
+                assertThat(w[f].written.get(k)[3]).isEqualTo(k * MS + f * MS / 4);
+            }
+        }
+        assertThat(sendTimes).doesNotHaveDuplicates();
+        assertThat(loop.lag().maxNs()).as("driven at every due instant, nothing is late").isZero();
+    }
+
+    @Test
+    void staggeringLeavesMaxAndUnevenRatesInsideTheirPhase() {
+        RecordingWriter[] w = {new RecordingWriter(), new RecordingWriter(), new RecordingWriter()};
+        SendLoop loop = loop(w, new long[] {2, 1, 1}, 0, 1000); // offsets of 250 ms and 500 ms, under 1 s
+        loop.staggerFlows();
+        loop.start(0);
+        runToEnd(loop, 0, 1001);
+        assertThat(w[0].written).hasSize(2);
+        assertThat(w[1].written).hasSize(1);
+        assertThat(w[1].written.get(0)[3]).isEqualTo(250 * MS);
+        assertThat(w[2].written.get(0)[3]).isEqualTo(500 * MS);
+
+        RecordingWriter unlimited = new RecordingWriter();
+        SendLoop max = loop(new RecordingWriter[] {unlimited}, new long[] {0}, 0, 1);
+        max.staggerFlows(); // nothing to stagger at "max"
+        max.start(0);
+        max.doWork(0);
+        assertThat(unlimited.written).hasSize(64);
+    }
 }

@@ -525,11 +525,13 @@ public final class MemoryTransport implements Transport {
             }
             // The memory path keeps four words; a message is tagged as its sender would have tagged it, so a
             // simulated transport bug (a sequence never sent) still passes authentication, as it would.
-            boolean counted = spec.flows()[flow].onMessage(word0, word1, seq, sendTimeNs, sendTimeNs,
+            boolean answer = spec.flows()[flow].onMessage(word0, word1, seq, sendTimeNs, sendTimeNs,
                 runKey.tag(word0, word1, seq, sendTimeNs, sendTimeNs), spec.plan().messageSize(), now);
-            arrivals.add(new Arrival(MessageHeader.step(word1), flow, kind, seq, now, counted));
-            if (counted && spec.plan().echo()) {
-                long echo = MessageHeader.echoOf(word0);
+            // A warm-up is answered (as a warm-up) but never counted.
+            arrivals.add(new Arrival(MessageHeader.step(word1), flow, kind, seq, now,
+                answer && kind == MessageHeader.KIND_DATA));
+            if (answer && spec.plan().echo()) {
+                long echo = MessageHeader.replyOf(word0);
                 time.at(now + delayNs, () -> {
                     if (sender != null) {
                         sender.reply(flow, echo, word1, seq, sendTimeNs);

@@ -67,4 +67,13 @@ class MessageHeaderTest {
         }
         assertThat(kinds).isEqualTo(3);
     }
+
+    @Test
+    void aWarmUpIsAnsweredAsAWarmUpAndDataAsAnEcho() {
+        long warm = MessageHeader.word0(MessageHeader.KIND_WARMUP, 7);
+        long data = MessageHeader.word0(MessageHeader.KIND_DATA, 7);
+        assertThat(MessageHeader.replyOf(warm)).isEqualTo(warm);
+        assertThat(MessageHeader.kind(MessageHeader.replyOf(data))).isEqualTo(MessageHeader.KIND_ECHO);
+        assertThat(MessageHeader.flowId(MessageHeader.replyOf(data))).isEqualTo(7);
+    }
 }

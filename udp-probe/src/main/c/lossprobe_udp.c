@@ -1,0 +1,287 @@
+/*
+ * lossprobe's small native piece for the UDP transport (io.lossprobe.udp.NativeUdp): what Java 17 and Netty's
+ * epoll transport cannot do.
+ *
+ *  - kernel receive timestamps: Netty's recvmmsg passes no control buffer, so SO_TIMESTAMPNS stamps never reach
+ *    Java. readStamped0 reads the sockets of one epoll set with recvmmsg and returns, per datagram, the kernel's
+ *    stamp converted to CLOCK_MONOTONIC (System.nanoTime's clock on Linux);
+ *  - per-thread settings: prctl(PR_SET_TIMERSLACK) and sched_setaffinity act on the calling thread only.
+ *
+ * Every function returns a value >= 0 or -errno; nothing here allocates, blocks longer than asked, or keeps state.
+ * Built by udp-probe's pom (gcc, when present); without it lossprobe falls back and says so in its results.
+ */
+#define _GNU_SOURCE
+#include <jni.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#ifndef SO_TIMESTAMPNS
+#define SO_TIMESTAMPNS 35
+#endif
+#ifndef SCM_TIMESTAMPNS
+#define SCM_TIMESTAMPNS SO_TIMESTAMPNS
+#endif
+
+/* One datagram's record in the meta buffer; offsets mirror NativeUdp.META_* in Java. */
+#define META_BYTES 48
+#define META_TOKEN 0      /* int: the socket's token given to epollAdd0 */
+#define META_LENGTH 4     /* int: bytes received (a slot's size when the datagram was longer) */
+#define META_KERNEL_NS 8  /* long: kernel stamp on CLOCK_MONOTONIC, or INT64_MIN when the kernel gave none */
+#define META_FAMILY 16    /* short: AF_INET or AF_INET6 */
+#define META_PORT 18      /* unsigned short, host order */
+#define META_ADDR 24      /* 4 or 16 bytes, network order */
+
+#define MAX_BATCH 128
+#define MAX_EVENTS 64
+#define EVENT_TOKEN (-1)
+/* META_LENGTH of a record that says a socket's error queue was emptied; META_KERNEL_NS holds how many it held. */
+#define ERRQUEUE_DRAINED (-100000)
+
+static inline int64_t ns_of(const struct timespec *t) {
+    return (int64_t) t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC now, read between two realtime reads to halve the error. */
+static int64_t realtime_minus_monotonic(void) {
+    struct timespec r1, m, r2;
+    clock_gettime(CLOCK_REALTIME, &r1);
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    clock_gettime(CLOCK_REALTIME, &r2);
+    return (ns_of(&r1) + ns_of(&r2)) / 2 - ns_of(&m);
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_setTimerSlack0(JNIEnv *env, jclass c, jlong ns) {
+    return prctl(PR_SET_TIMERSLACK, (unsigned long) ns, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+JNIEXPORT jlong JNICALL Java_io_lossprobe_udp_NativeUdp_timerSlack0(JNIEnv *env, jclass c) {
+    int r = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    return r >= 0 ? r : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_pinToCpu0(JNIEnv *env, jclass c, jint cpu) {
+    cpu_set_t set;
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        return -EINVAL;
+    }
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_currentCpu0(JNIEnv *env, jclass c) {
+    int cpu = sched_getcpu();
+    return cpu >= 0 ? cpu : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_enableTimestamps0(JNIEnv *env, jclass c, jint fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) == 0 ? 0 : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_epollCreate0(JNIEnv *env, jclass c) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+/* Level-triggered: a socket with datagrams left after one read is reported again by the next wait. */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_epollAdd0(JNIEnv *env, jclass c, jint epfd, jint fd,
+                                                                  jint token) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN;
+    ev.data.u64 = ((uint64_t) (uint32_t) fd << 32) | (uint32_t) token; /* the wait needs both */
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_eventFd0(JNIEnv *env, jclass c) {
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd >= 0 ? fd : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_eventFdWrite0(JNIEnv *env, jclass c, jint fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+}
+
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_close0(JNIEnv *env, jclass c, jint fd) {
+    return close(fd) == 0 ? 0 : -errno;
+}
+
+static void put_meta(char *m, int token, int length, int64_t kernel_ns, const struct sockaddr_in6 *from) {
+    int16_t family = (int16_t) from->sin6_family;
+    uint16_t port;
+    memset(m, 0, META_BYTES);
+    memcpy(m + META_TOKEN, &token, 4);
+    memcpy(m + META_LENGTH, &length, 4);
+    memcpy(m + META_KERNEL_NS, &kernel_ns, 8);
+    memcpy(m + META_FAMILY, &family, 2);
+    if (from->sin6_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *) from;
+        port = ntohs(v4->sin_port);
+        memcpy(m + META_ADDR, &v4->sin_addr, 4);
+    } else {
+        port = ntohs(from->sin6_port);
+        memcpy(m + META_ADDR, &from->sin6_addr, 16);
+    }
+    memcpy(m + META_PORT, &port, 2);
+}
+
+/*
+ * Waits up to timeoutMs (0: just looks) for any socket of epfd, then reads each ready socket with one recvmmsg
+ * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams. Returns the datagrams read (their records
+ * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. A socket whose read fails with
+ * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
+ * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
+ * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
+ * wait returning at once. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
+ */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env, jclass c, jint epfd,
+                                                                     jint timeoutMs, jobject buffer, jint slotBytes,
+                                                                     jint maxDatagrams, jobject meta) {
+    char *slots = (char *) (*env)->GetDirectBufferAddress(env, buffer);
+    char *records = (char *) (*env)->GetDirectBufferAddress(env, meta);
+    struct epoll_event events[MAX_EVENTS];
+    struct mmsghdr msgs[MAX_BATCH];
+    struct iovec iov[MAX_BATCH];
+    struct sockaddr_in6 from[MAX_BATCH];
+    char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec))];
+    int ready, i, total = 0;
+    int64_t offset = 0;
+    int have_offset = 0;
+
+    if (slots == NULL || records == NULL) {
+        return -EINVAL;
+    }
+    if (maxDatagrams > MAX_BATCH) {
+        maxDatagrams = MAX_BATCH;
+    }
+    do {
+        ready = epoll_wait(epfd, events, MAX_EVENTS, timeoutMs);
+    } while (ready < 0 && errno == EINTR && timeoutMs == 0);
+    if (ready < 0) {
+        return errno == EINTR ? 0 : -errno;
+    }
+    for (i = 0; i < ready && total < maxDatagrams; i++) {
+        int token = (int) (uint32_t) events[i].data.u64;
+        int fd = (int) (events[i].data.u64 >> 32);
+        int got, k, room = maxDatagrams - total;
+        if (token == EVENT_TOKEN) {
+            uint64_t count;
+            ssize_t drained = read(fd, &count, sizeof(count)); /* a wake-up: nothing to deliver */
+            (void) drained;
+            continue;
+        }
+        if (events[i].events & EPOLLERR) {
+            int64_t queued = 0;
+            char scratch[256], cbuf[512];
+            for (;;) {
+                struct iovec v = { scratch, sizeof(scratch) };
+                struct msghdr h;
+                memset(&h, 0, sizeof(h));
+                h.msg_iov = &v;
+                h.msg_iovlen = 1;
+                h.msg_control = cbuf;
+                h.msg_controllen = sizeof(cbuf);
+                if (recvmsg(fd, &h, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+                    break;
+                }
+                queued++;
+            }
+            if (queued > 0) {
+                struct sockaddr_in6 none;
+                memset(&none, 0, sizeof(none));
+                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, &none);
+                total++;
+                room = maxDatagrams - total;
+                if (room <= 0) {
+                    break;
+                }
+            }
+        }
+        for (k = 0; k < room; k++) {
+            memset(&msgs[k], 0, sizeof(msgs[k]));
+            iov[k].iov_base = slots + (size_t) (total + k) * slotBytes;
+            iov[k].iov_len = slotBytes;
+            msgs[k].msg_hdr.msg_iov = &iov[k];
+            msgs[k].msg_hdr.msg_iovlen = 1;
+            msgs[k].msg_hdr.msg_name = &from[k];
+            msgs[k].msg_hdr.msg_namelen = sizeof(from[k]);
+            msgs[k].msg_hdr.msg_control = control[k];
+            msgs[k].msg_hdr.msg_controllen = sizeof(control[k]);
+        }
+        got = recvmmsg(fd, msgs, room, MSG_DONTWAIT, NULL);
+        if (got < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                struct sockaddr_in6 none;
+                memset(&none, 0, sizeof(none));
+                put_meta(records + (size_t) total * META_BYTES, token, -errno, INT64_MIN, &none);
+                total++;
+            }
+            continue;
+        }
+        if (!have_offset) {
+            offset = realtime_minus_monotonic();
+            have_offset = 1;
+        }
+        for (k = 0; k < got; k++) {
+            int64_t kernel_ns = INT64_MIN;
+            struct cmsghdr *cm;
+            for (cm = CMSG_FIRSTHDR(&msgs[k].msg_hdr); cm != NULL; cm = CMSG_NXTHDR(&msgs[k].msg_hdr, cm)) {
+                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+                    struct timespec ts;
+                    memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+                    kernel_ns = ns_of(&ts) - offset;
+                }
+            }
+            put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, kernel_ns,
+                     &from[k]);
+        }
+        total += got;
+    }
+    return total;
+}
+
+/* Sends len bytes at offset of buffer to the source recorded at metaOffset of meta (an echo reply). */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_replyTo0(JNIEnv *env, jclass c, jint fd, jobject buffer,
+                                                                 jint offset, jint len, jobject meta,
+                                                                 jint metaOffset) {
+    char *data = (char *) (*env)->GetDirectBufferAddress(env, buffer);
+    char *m = (char *) (*env)->GetDirectBufferAddress(env, meta);
+    struct sockaddr_in6 to;
+    socklen_t to_len;
+    int16_t family;
+    uint16_t port;
+    ssize_t sent;
+    if (data == NULL || m == NULL) {
+        return -EINVAL;
+    }
+    m += metaOffset;
+    memcpy(&family, m + META_FAMILY, 2);
+    memcpy(&port, m + META_PORT, 2);
+    memset(&to, 0, sizeof(to));
+    if (family == AF_INET) {
+        struct sockaddr_in *v4 = (struct sockaddr_in *) &to;
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        memcpy(&v4->sin_addr, m + META_ADDR, 4);
+        to_len = sizeof(struct sockaddr_in);
+    } else {
+        to.sin6_family = AF_INET6;
+        to.sin6_port = htons(port);
+        memcpy(&to.sin6_addr, m + META_ADDR, 16);
+        to_len = sizeof(struct sockaddr_in6);
+    }
+    sent = sendto(fd, data + offset, (size_t) len, MSG_DONTWAIT, (struct sockaddr *) &to, to_len);
+    return sent >= 0 ? (jint) sent : -errno;
+}

@@ -1,0 +1,208 @@
+package io.lossprobe.udp;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+
+/**
+ * lossprobe's own native piece (src/main/c/lossprobe_udp.c, compiled by this module's build where gcc is present):
+ * kernel receive timestamps, which Netty's epoll transport reads but never hands to Java, and the per-thread
+ * settings Java has no API for (timer slack, CPU affinity). Loaded once from the jar; where it is missing or does
+ * not load (another architecture, no gcc at build time, a noexec temporary directory) {@link #available()} is
+ * false, {@link #unavailableBecause()} says why, and the transport falls back to what Java and Netty offer.
+ *
+ * <p>Every call returns a value at least 0, or minus an errno.
+ */
+final class NativeUdp {
+    /** Bytes of one datagram's record in the meta buffer {@link #readStamped} fills. */
+    static final int META_BYTES = 48;
+    static final int META_TOKEN = 0;
+    static final int META_LENGTH = 4;
+    static final int META_KERNEL_NS = 8;
+    static final int META_FAMILY = 16;
+    static final int META_PORT = 18;
+    static final int META_ADDR = 24;
+    /** Most datagrams one {@link #readStamped} returns. */
+    static final int MAX_BATCH = 128;
+    /** {@link #META_KERNEL_NS} when the kernel gave no stamp for a datagram. */
+    static final long NO_STAMP = Long.MIN_VALUE;
+    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_KERNEL_NS}: how many). */
+    static final int ERRQUEUE_DRAINED = -100_000;
+    /** The token {@link #epollAdd} takes for an eventfd: a wake-up, drained and never delivered. */
+    static final int WAKE_TOKEN = -1;
+    static final short AF_INET = 2;
+
+    private static final String LIBRARY = "lossprobe_udp";
+    /** {@code -Dlossprobe.native=off} runs without the native piece, as a build without gcc would. */
+    static final String OFF_PROPERTY = "lossprobe.native";
+    /** Where the piece sits in the jar for this machine's architecture. */
+    static final String RESOURCE = "/META-INF/native/lib" + LIBRARY + "_"
+        + System.getProperty("os.arch", "").toLowerCase(Locale.ROOT) + ".so";
+    private static final String WHY_NOT;
+
+    static {
+        String why;
+        try {
+            load();
+            why = null;
+        } catch (Throwable t) { // UnsatisfiedLinkError, an I/O error extracting it: the fallback says why
+            why = t.getMessage() == null ? t.toString() : t.getMessage();
+        }
+        WHY_NOT = why;
+    }
+
+    private NativeUdp() {
+    }
+
+    /** True when the native piece loaded. */
+    static boolean available() {
+        return WHY_NOT == null;
+    }
+
+    /** Why the native piece is not there, in words; null when it is. */
+    static String unavailableBecause() {
+        return WHY_NOT;
+    }
+
+    /**
+     * The library for this machine, from the jar (META-INF/native/liblossprobe_udp_ARCH.so) into a private
+     * temporary file, loaded, then deleted (the mapping stays).
+     */
+    private static void load() throws IOException {
+        if ("off".equalsIgnoreCase(System.getProperty(OFF_PROPERTY))) {
+            throw new UnsatisfiedLinkError("turned off (-D" + OFF_PROPERTY + "=off)");
+        }
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+            throw new UnsatisfiedLinkError("kernel timestamps are implemented for Linux only");
+        }
+        try (InputStream in = NativeUdp.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new UnsatisfiedLinkError("lossprobe was built without its native piece (" + RESOURCE
+                    + " is not in the jar: gcc was missing at build time?)");
+            }
+            Path file = Files.createTempFile("lossprobe-" + LIBRARY + "-", ".so"); // 0600, exclusive
+            try {
+                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                System.load(file.toAbsolutePath().toString());
+            } finally {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    static native int setTimerSlack0(long ns);
+
+    static native long timerSlack0();
+
+    static native int pinToCpu0(int cpu);
+
+    static native int currentCpu0();
+
+    static native int enableTimestamps0(int fd);
+
+    static native int epollCreate0();
+
+    static native int epollAdd0(int epfd, int fd, int token);
+
+    static native int eventFd0();
+
+    static native int eventFdWrite0(int fd);
+
+    static native int close0(int fd);
+
+    static native int readStamped0(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
+                                   ByteBuffer meta);
+
+    static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
+
+    /** An errno in words, as Netty's exceptions would say it, for the few a datagram socket reports. */
+    static String describeErrno(int errno) {
+        String text = switch (errno) {
+            case 111 -> "Connection refused";
+            case 113 -> "No route to host";
+            case 101 -> "Network is unreachable";
+            case 90 -> "Message too long";
+            case 105 -> "No buffer space available";
+            case 11 -> "Resource temporarily unavailable";
+            default -> null;
+        };
+        return text == null ? "errno " + errno : text;
+    }
+
+    /**
+     * Sets the calling thread's timer slack (Linux's default is 50 us: a timed wait may end that much late so the
+     * kernel can merge wake-ups); true when it took.
+     */
+    static boolean setTimerSlack(long ns) {
+        return available() && setTimerSlack0(ns) == 0;
+    }
+
+    /** The calling thread's timer slack in ns, or -1 when unknown. */
+    static long timerSlack() {
+        if (!available()) {
+            return -1;
+        }
+        long slack = timerSlack0();
+        return slack < 0 ? -1 : slack;
+    }
+
+    /** Pins the calling thread to {@code cpu}; 0, or minus the errno (EINVAL: not a CPU this process may use). */
+    static int pinToCpu(int cpu) {
+        return available() ? pinToCpu0(cpu) : -38; // ENOSYS
+    }
+
+    /** The CPU the calling thread runs on now, or -1 when unknown. */
+    static int currentCpu() {
+        int cpu = available() ? currentCpu0() : -1;
+        return Math.max(-1, cpu);
+    }
+
+    /** Turns on SO_TIMESTAMPNS for a socket; 0 or minus the errno. */
+    static int enableTimestamps(int fd) {
+        return enableTimestamps0(fd);
+    }
+
+    static int epollCreate() {
+        return epollCreate0();
+    }
+
+    /** Adds {@code fd} to the set, level-triggered; its datagrams carry {@code token} ({@link #WAKE_TOKEN}: wake-up). */
+    static int epollAdd(int epfd, int fd, int token) {
+        return epollAdd0(epfd, fd, token);
+    }
+
+    static int eventFd() {
+        return eventFd0();
+    }
+
+    static int eventFdWrite(int fd) {
+        return eventFdWrite0(fd);
+    }
+
+    static int close(int fd) {
+        return close0(fd);
+    }
+
+    /**
+     * Waits up to {@code timeoutMs} (0: does not wait) for the sockets of {@code epfd}, then reads what is there: at
+     * most {@code maxDatagrams} datagrams, datagram i in bytes {@code [i * slotBytes, (i + 1) * slotBytes)} of
+     * {@code slots} and its record at {@code i * META_BYTES} of {@code meta} (native byte order): token, length (or
+     * minus the errno a socket's read failed with, or {@link #ERRQUEUE_DRAINED}), kernel receive time on {@link System#nanoTime()}'s clock
+     * ({@link #NO_STAMP} without one), source family, port and address. Both buffers must be direct.
+     *
+     * @return datagrams read, or minus the errno of a failed wait
+     */
+    static int readStamped(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
+                           ByteBuffer meta) {
+        return readStamped0(epfd, timeoutMs, slots, slotBytes, maxDatagrams, meta);
+    }
+
+    /** Sends {@code length} bytes at {@code offset} of {@code buffer} to the source of the record at {@code metaOffset}. */
+    static int replyTo(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset) {
+        return replyTo0(fd, buffer, offset, length, meta, metaOffset);
+    }
+}

@@ -1,0 +1,309 @@
+package io.lossprobe.udp;
+
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.LoopErrors;
+import io.lossprobe.core.wire.MessageHeader;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One receiving thread that reads its flows' sockets itself, through lossprobe's native piece: recvmmsg with
+ * SO_TIMESTAMPNS, so each datagram's arrival time is the kernel's (taken as the packet entered the receiving
+ * host's stack, before any queueing or wake-up of this thread), converted to {@link System#nanoTime()}'s clock.
+ * The sockets are Netty's (bound, sized, closed by it) with Netty's reading off ({@code autoRead} false): Netty's
+ * epoll loop would read them without the control messages that carry the stamps.
+ *
+ * <p>In the precision timing mode it does not sleep while a step runs: each pass looks at its sockets without
+ * waiting (epoll_wait with a zero timeout) and takes a core; otherwise it waits in epoll_wait like Netty would. Other threads talk to it
+ * only through its command queue ({@link #execute}), drained between reads, so a step's accounting begins and
+ * closes between datagrams. Echo replies go back from the same thread with one sendto each, at once.
+ *
+ * <p>Like Netty's path ({@code UdpReceiver.Handler}): a datagram from anyone but the flow's sender between hosts
+ * is foreign, a request is answered only to the address and port of the flow's first authenticated request, and a
+ * reply the socket cannot take now is dropped and counted.
+ */
+final class StampedReader implements Runnable, Executor {
+    /** How long a blocking wait lasts at most, so a close is seen even if a wake-up were lost. */
+    static final int WAIT_MS = 100;
+    private static final long PAUSED_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
+
+    private final Socket[] sockets;
+    private final int epfd;
+    private final int wakeFd;
+    /** While on, the reader never waits (precision timing); null: it always waits in epoll_wait. */
+    private final BusyPoll busy;
+    private final int slotBytes;
+    private final int batch;
+    private final ByteBuffer slots;
+    private final ByteBuffer meta;
+    private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final LongAdder repliesDropped;
+    private final LoopErrors errors;
+    private final ThreadTuning tuning;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean paused;
+    /** Datagrams read with a kernel stamp and without one, over the reader's life (for tests and the notes). */
+    private final AtomicLong stamped = new AtomicLong();
+    private final AtomicLong unstamped = new AtomicLong();
+    /** Times a socket's error queue was emptied (written by this thread only). */
+    private final AtomicLong errorQueuePurges = new AtomicLong();
+
+    /**
+     * @param sockets    the flows this thread reads, each with its socket's descriptor
+     * @param busy       while on, never sleep (precision timing, during steps); null or off: wait in epoll_wait
+     * @param slotBytes  bytes per datagram slot: the message size plus one, so a longer datagram shows as too long
+     */
+    StampedReader(String name, Socket[] sockets, BusyPoll busy, int slotBytes, LongAdder repliesDropped,
+                  LoopErrors errors, ThreadTuning tuning) throws java.io.IOException {
+        this.sockets = sockets.clone();
+        this.busy = busy;
+        this.slotBytes = slotBytes;
+        this.repliesDropped = repliesDropped;
+        this.errors = errors;
+        this.tuning = tuning;
+        this.batch = Math.max(1, Math.min(NativeUdp.MAX_BATCH, UdpReceiver.MAX_READ_BUFFER_BYTES / slotBytes));
+        this.slots = ByteBuffer.allocateDirect(batch * slotBytes); // big-endian: the header's order
+        this.meta = ByteBuffer.allocateDirect(batch * NativeUdp.META_BYTES).order(ByteOrder.nativeOrder());
+        this.epfd = check(NativeUdp.epollCreate(), "epoll_create");
+        int wake = -1;
+        try {
+            wake = check(NativeUdp.eventFd(), "eventfd");
+            check(NativeUdp.epollAdd(epfd, wake, NativeUdp.WAKE_TOKEN), "epoll_ctl");
+            for (int i = 0; i < sockets.length; i++) {
+                check(NativeUdp.enableTimestamps(sockets[i].fd), "SO_TIMESTAMPNS");
+                check(NativeUdp.epollAdd(epfd, sockets[i].fd, i), "epoll_ctl");
+            }
+        } catch (java.io.IOException e) {
+            if (wake >= 0) {
+                NativeUdp.close(wake);
+            }
+            NativeUdp.close(epfd);
+            throw e;
+        }
+        this.wakeFd = wake;
+        this.thread = new Thread(this, name);
+        thread.setDaemon(true);
+    }
+
+    private static int check(int result, String what) throws java.io.IOException {
+        if (result < 0) {
+            throw new java.io.IOException(what + " failed: errno " + -result);
+        }
+        return result;
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Runs {@code command} on this reader's thread, between reads. */
+    @Override
+    public void execute(Runnable command) {
+        commands.add(command);
+        NativeUdp.eventFdWrite(wakeFd); // it may be waiting (a spinning reader drains the count in passing)
+    }
+
+    void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    long stamped() {
+        return stamped.get();
+    }
+
+    long unstamped() {
+        return unstamped.get();
+    }
+
+    long errorQueuePurges() {
+        return errorQueuePurges.get();
+    }
+
+    @Override
+    public void run() {
+        tuning.applyToCurrentThread();
+        while (running) {
+            for (Runnable c; (c = commands.poll()) != null; ) {
+                c.run();
+            }
+            if (paused) {
+                LockSupport.parkNanos(PAUSED_PARK_NS); // tests stall a receiver so its socket fills
+                continue;
+            }
+            int timeoutMs = busy != null && busy.on() ? 0 : WAIT_MS;
+            int n = NativeUdp.readStamped(epfd, timeoutMs, slots, slotBytes, batch, meta);
+            if (n > 0) {
+                deliver(n);
+            }
+        }
+    }
+
+    /** Accounts (and in echo mode answers) the {@code n} datagrams the last read returned. */
+    private void deliver(int n) {
+        long userNs = 0; // read once per read, and only when a datagram came without a kernel stamp
+        for (int i = 0; i < n; i++) {
+            int m = i * NativeUdp.META_BYTES;
+            Socket s = sockets[meta.getInt(m + NativeUdp.META_TOKEN)];
+            int length = meta.getInt(m + NativeUdp.META_LENGTH);
+            if (length == NativeUdp.ERRQUEUE_DRAINED) {
+                errorQueuePurges.lazySet(errorQueuePurges.get() + 1); // ICMP errors IP_RECVERR queued: not losses
+                continue;
+            }
+            if (length < 0) {
+                errors.record(s.flowIndex, new java.io.IOException(NativeUdp.describeErrno(-length)));
+                continue;
+            }
+            if (s.onlyFrom != null && !s.onlyFrom.matches(meta, m)) {
+                s.foreign.lazySet(s.foreign.get() + 1); // the rare case: from someone other than the sender
+                continue;
+            }
+            long kernelNs = meta.getLong(m + NativeUdp.META_KERNEL_NS);
+            boolean kernel = kernelNs != NativeUdp.NO_STAMP;
+            if (kernel) {
+                stamped.lazySet(stamped.get() + 1);
+            } else {
+                unstamped.lazySet(unstamped.get() + 1);
+                if (userNs == 0) {
+                    userNs = System.nanoTime();
+                }
+            }
+            int at = i * slotBytes;
+            boolean answer = length < MessageHeader.LENGTH
+                ? s.accounting.onMessage(0, 0, 0, 0, 0, 0, length, kernel ? kernelNs : userNs, kernel)
+                : s.accounting.onMessage(slots.getLong(at + MessageHeader.WORD0_OFFSET),
+                    slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                    slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+                    slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET),
+                    slots.getLong(at + MessageHeader.TAG_OFFSET), length, kernel ? kernelNs : userNs, kernel);
+            if (answer && s.echo) {
+                reply(s, at, length, m);
+            }
+        }
+    }
+
+    /** The request back to its flow's sender, kind and tag made again in place, sent at once. */
+    private void reply(Socket s, int at, int length, int m) {
+        int family = meta.getShort(m + NativeUdp.META_FAMILY);
+        int port = meta.getShort(m + NativeUdp.META_PORT);
+        long high = meta.getLong(m + NativeUdp.META_ADDR);
+        long low = meta.getLong(m + NativeUdp.META_ADDR + 8);
+        if (!s.pinned && (s.replyOnlyTo == null || s.replyOnlyTo.matches(meta, m))) {
+            s.pinned = true;
+            s.senderFamily = family;
+            s.senderPort = port;
+            s.senderHigh = high;
+            s.senderLow = low;
+        }
+        if (!s.pinned || family != s.senderFamily || port != s.senderPort || high != s.senderHigh
+            || low != s.senderLow) {
+            repliesDropped.increment();
+            return;
+        }
+        long w0 = MessageHeader.replyOf(slots.getLong(at + MessageHeader.WORD0_OFFSET));
+        slots.putLong(at + MessageHeader.WORD0_OFFSET, w0);
+        slots.putLong(at + MessageHeader.TAG_OFFSET, s.accounting.replyTag(w0,
+            slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+            slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+            slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
+        if (NativeUdp.replyTo(s.fd, slots, at, length, meta, m) < 0) {
+            repliesDropped.increment(); // the socket's buffer is full (EAGAIN) or the sender is gone: reply loss
+        }
+    }
+
+    /** Stops the thread (bounded wait), then releases its descriptors; the sockets stay Netty's to close. */
+    void close(long deadlineNs) {
+        running = false;
+        NativeUdp.eventFdWrite(wakeFd);
+        try {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!thread.isAlive()) { // a thread still reading must not find its descriptors reused
+            NativeUdp.close(wakeFd);
+            NativeUdp.close(epfd);
+        }
+    }
+
+    /** One flow's socket as this reader sees it; the sender pin is the reader thread's alone. */
+    static final class Socket {
+        final FlowReceiver accounting;
+        final int fd;
+        final int flowIndex;
+        final boolean echo;
+        final HostKey onlyFrom;
+        final HostKey replyOnlyTo;
+        final AtomicLong foreign;
+        /** The flow's sender as its first answered request came (family, port, address): replies go there only. */
+        private boolean pinned;
+        private int senderFamily;
+        private int senderPort;
+        private long senderHigh;
+        private long senderLow;
+
+        /**
+         * @param onlyFrom    the only host data is taken from (between hosts), or null for any
+         * @param replyOnlyTo the only host replies may go to (between hosts), or null
+         * @param foreign     where datagrams from another host are counted (read by the engine)
+         */
+        Socket(FlowReceiver accounting, int fd, int flowIndex, boolean echo, InetAddress onlyFrom,
+               InetAddress replyOnlyTo, AtomicLong foreign) {
+            this.accounting = accounting;
+            this.fd = fd;
+            this.flowIndex = flowIndex;
+            this.echo = echo;
+            this.onlyFrom = onlyFrom == null ? null : new HostKey(onlyFrom);
+            this.replyOnlyTo = replyOnlyTo == null ? null : new HostKey(replyOnlyTo);
+            this.foreign = foreign;
+        }
+    }
+
+    /**
+     * A host as the native records carry it (family and 16 address bytes, read as two native-order longs), compared
+     * without allocating. An IPv4 host also matches its IPv4-mapped IPv6 form (::ffff:a.b.c.d), which is how a
+     * dual-stack socket (Netty's default) reports an IPv4 peer.
+     */
+    static final class HostKey {
+        static final int AF_INET6 = 10;
+        private final int family;
+        private final long high;
+        private final long low;
+        private final long mappedHigh;
+        private final long mappedLow;
+        private final boolean ipv4;
+
+        HostKey(InetAddress address) {
+            byte[] b = address.getAddress();
+            ByteBuffer raw = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+            raw.put(b);
+            this.ipv4 = address instanceof Inet4Address;
+            this.family = ipv4 ? NativeUdp.AF_INET : AF_INET6;
+            this.high = raw.getLong(0);
+            this.low = raw.getLong(8);
+            ByteBuffer mapped = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+            if (ipv4) {
+                mapped.put(new byte[10]).put((byte) 0xFF).put((byte) 0xFF).put(b);
+            }
+            this.mappedHigh = mapped.getLong(0);
+            this.mappedLow = mapped.getLong(8);
+        }
+
+        boolean matches(ByteBuffer meta, int m) {
+            int f = meta.getShort(m + NativeUdp.META_FAMILY);
+            long h = meta.getLong(m + NativeUdp.META_ADDR);
+            long l = meta.getLong(m + NativeUdp.META_ADDR + 8);
+            return (f == family && h == high && l == low)
+                || (ipv4 && f == AF_INET6 && h == mappedHigh && l == mappedLow);
+        }
+    }
+}

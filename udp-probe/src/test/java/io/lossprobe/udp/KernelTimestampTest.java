@@ -1,0 +1,122 @@
+package io.lossprobe.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The native piece's kernel receive timestamps on a real socket: present for every datagram, on
+ * {@link System#nanoTime()}'s clock, inside the send call that queued the datagram on loopback, and never after the
+ * moment the receiving thread read it.
+ */
+@Tag("system")
+class KernelTimestampTest {
+    private static final int PORT = 47300;
+    private static final int SLOT = 72;
+    private EventLoopGroup group;
+    private Channel channel;
+
+    @BeforeEach
+    void bind() throws Exception {
+        // A build without gcc has no native piece: then the fallback is what runs, tested elsewhere. With the piece
+        // in the build it must load.
+        assumeTrue(NativeUdp.class.getResource(NativeUdp.RESOURCE) != null, "built without the native piece");
+        assertThat(NativeUdp.available()).as(String.valueOf(NativeUdp.unavailableBecause())).isTrue();
+        group = NettyIo.EPOLL.newGroup("test-rx", 1);
+        channel = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+            .option(ChannelOption.AUTO_READ, false).option(ChannelOption.SO_RCVBUF, 4 << 20)
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new InetSocketAddress("127.0.0.1", PORT)).sync().channel();
+    }
+
+    @AfterEach
+    void close() {
+        if (channel != null) {
+            channel.close().syncUninterruptibly();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void everyDatagramIsStampedInsideItsSendCallAndBeforeItWasRead() throws Exception {
+        int fd = ((EpollDatagramChannel) channel).fd().intValue();
+        int epfd = NativeUdp.epollCreate();
+        assertThat(epfd).isNotNegative();
+        assertThat(NativeUdp.enableTimestamps(fd)).isZero();
+        assertThat(NativeUdp.epollAdd(epfd, fd, 5)).isZero();
+        int count = 300;
+        long[] before = new long[count];
+        long[] after = new long[count];
+        try (DatagramSocket sender = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            byte[] payload = new byte[64];
+            for (int i = 0; i < count; i++) {
+                ByteBuffer.wrap(payload).putInt(0, i);
+                DatagramPacket p = new DatagramPacket(payload, payload.length, InetAddress.getByName("127.0.0.1"),
+                    PORT);
+                before[i] = System.nanoTime();
+                sender.send(p);
+                after[i] = System.nanoTime();
+            }
+            ByteBuffer slots = ByteBuffer.allocateDirect(NativeUdp.MAX_BATCH * SLOT);
+            ByteBuffer meta = ByteBuffer.allocateDirect(NativeUdp.MAX_BATCH * NativeUdp.META_BYTES)
+                .order(ByteOrder.nativeOrder());
+            int read = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (read < count && System.nanoTime() < deadline) {
+                int n = NativeUdp.readStamped(epfd, 100, slots, SLOT, NativeUdp.MAX_BATCH, meta);
+                long userNs = System.nanoTime(); // the receiving thread's own time, as the fallback would stamp
+                assertThat(n).isNotNegative();
+                for (int k = 0; k < n; k++) {
+                    int m = k * NativeUdp.META_BYTES;
+                    int i = slots.getInt(k * SLOT);
+                    long kernelNs = meta.getLong(m + NativeUdp.META_KERNEL_NS);
+                    assertThat(meta.getInt(m + NativeUdp.META_TOKEN)).isEqualTo(5);
+                    assertThat(meta.getInt(m + NativeUdp.META_LENGTH)).isEqualTo(64);
+                    assertThat(meta.getShort(m + NativeUdp.META_PORT) & 0xFFFF).isEqualTo(sender.getLocalPort());
+                    assertThat(kernelNs).as("datagram %d has a kernel stamp", i).isNotEqualTo(NativeUdp.NO_STAMP);
+                    // Loopback queues the datagram inside the sender's own call, where the kernel stamps it.
+                    assertThat(kernelNs).as("datagram %d: kernel stamp within its send call", i)
+                        .isBetween(before[i], after[i]);
+                    assertThat(kernelNs).as("datagram %d: kernel time <= user time", i).isLessThanOrEqualTo(userNs);
+                }
+                read += n;
+            }
+            assertThat(read).isEqualTo(count);
+        } finally {
+            NativeUdp.close(epfd);
+        }
+    }
+
+    @Test
+    void perThreadSettingsTakeOnTheCallingThread() throws Exception {
+        long[] seen = new long[1];
+        Thread t = new Thread(() -> {
+            NativeUdp.setTimerSlack(1);
+            seen[0] = NativeUdp.timerSlack();
+        });
+        t.start();
+        t.join(10_000);
+        assertThat(seen[0]).isEqualTo(1);
+        assertThat(NativeUdp.timerSlack()).as("this thread keeps Linux's default").isEqualTo(50_000);
+        assertThat(NativeUdp.pinToCpu(1 << 20)).as("no such CPU").isNegative();
+    }
+}
