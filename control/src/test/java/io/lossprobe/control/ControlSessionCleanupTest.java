@@ -26,7 +26,7 @@ class ControlSessionCleanupTest {
             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
             client.negotiate(plan, 7, Map.of());
             ReceiveSide side = client.receiveSides().open(transport, plan, 7, client.dataKey(7), Map.of());
-            side.beginStep(0, new int[] {4096, 4096, 4096, 4096}, null);
+            side.beginStep(0, plan.levels().get(0), plan.durationNs(), new int[] {4096, 4096, 4096, 4096}, null, 0);
             assertThat(side.progress()).containsExactly(0, 0, 0, 0);
             assertThat(transport.open.get()).isEqualTo(1);
 

@@ -125,7 +125,7 @@ class FrameAuthTest {
         client.negotiate(plan, 5, Map.of());
         ReceiveSide side = client.receiveSides().open(new ControlTesting.NoTransport(), plan, 5, client.dataKey(5),
             Map.of());
-        side.beginStep(0, new int[4], null);
+        side.beginStep(0, plan.levels().get(0), plan.durationNs(), new int[4], null, 0);
         side.beginWindow();
         side.progress();
         return side.closeStep(0, new long[] {10, 10, 10, 10});
