@@ -1,0 +1,264 @@
+/*
+ * udpref: the fastest plain-socket UDP path this harness knows, as a reference for lossprobe's own.
+ *
+ * The sender hands the kernel up to 64 datagrams per sendmsg with UDP_SEGMENT (GSO), round robin over the
+ * flows' sockets, as fast as it can; the receiver reads every flow's socket with recvmmsg (64 at a time) from
+ * one epoll loop. Each datagram carries its flow's 64-bit sequence number in its first 8 bytes and the receiver
+ * counts what arrived, what is missing (highest + 1 - received) and what came out of order: a reference that
+ * checks nothing would not be a fair one. No pacing, no timestamps, no per-message authentication: that is
+ * lossprobe's extra work, and the ratio against this program is what it costs.
+ *
+ *   udpref both --addr 127.0.0.1 --port 31700 --flows 48 --size 64 --seconds 5
+ *   udpref recv --addr 198.18.0.1 --port 31700 --flows 48 --seconds 7    (then, on the sending host:)
+ *   udpref send --addr 198.18.0.1 --port 31700 --flows 48 --size 64 --seconds 5
+ *
+ * Prints one JSON object per role on stdout. Bounded: the sender stops after --seconds, the receiver after
+ * --seconds plus one second of silence at most. Built by scripts/bench/run.sh with gcc -O2.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#define BATCH 64
+#define MAX_FLOWS 1024
+
+struct options {
+    const char *addr;
+    int port, flows, size, gso;
+    double seconds;
+};
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void die(const char *what) {
+    perror(what);
+    exit(1);
+}
+
+static struct sockaddr_in address(const char *addr, int port) {
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+        fprintf(stderr, "udpref: not an IPv4 address: %s\n", addr);
+        exit(2);
+    }
+    return a;
+}
+
+/* ---- receiver ---- */
+
+struct rx_result {
+    uint64_t received, missing, reordered, calls;
+    double seconds;
+};
+
+static void *receive(void *arg) {
+    struct options *o = arg;
+    static struct rx_result r;
+    int fds[MAX_FLOWS];
+    uint64_t next[MAX_FLOWS], got[MAX_FLOWS];
+    int ep = epoll_create1(0);
+    if (ep < 0) die("epoll_create1");
+    for (int i = 0; i < o->flows; i++) {
+        fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+        if (fds[i] < 0) die("socket");
+        int buf = 4 << 20;
+        setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+        struct sockaddr_in a = address(o->addr, o->port + i);
+        if (bind(fds[i], (struct sockaddr *) &a, sizeof a) < 0) die("bind");
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t) i};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) < 0) die("epoll_ctl");
+        next[i] = 0;
+        got[i] = 0;
+    }
+    static char bufs[BATCH][2048];
+    struct mmsghdr msgs[BATCH];
+    struct iovec iovs[BATCH];
+    for (int k = 0; k < BATCH; k++) {
+        iovs[k].iov_base = bufs[k];
+        iovs[k].iov_len = sizeof bufs[k];
+        memset(&msgs[k], 0, sizeof msgs[k]);
+        msgs[k].msg_hdr.msg_iov = &iovs[k];
+        msgs[k].msg_hdr.msg_iovlen = 1;
+    }
+    double start = -1, last = now_s(), deadline = now_s() + o->seconds + 30;
+    struct epoll_event events[64];
+    for (;;) {
+        int n = epoll_wait(ep, events, 64, 100);
+        double t = now_s();
+        if (n < 0 && errno != EINTR) die("epoll_wait");
+        if (n <= 0) {
+            /* done: one second of silence after traffic, or nothing at all before the deadline */
+            if ((start >= 0 && t - last > 1.0) || t > deadline) break;
+            continue;
+        }
+        for (int e = 0; e < n; e++) {
+            int f = (int) events[e].data.u32;
+            int got_now;
+            while ((got_now = recvmmsg(fds[f], msgs, BATCH, MSG_DONTWAIT, NULL)) > 0) {
+                r.calls++;
+                for (int k = 0; k < got_now; k++) {
+                    uint64_t seq;
+                    if (msgs[k].msg_len < sizeof seq) continue;
+                    memcpy(&seq, bufs[k], sizeof seq);
+                    if (seq < next[f]) {
+                        r.reordered++;
+                    } else {
+                        next[f] = seq + 1;
+                    }
+                    got[f]++;
+                }
+                r.received += got_now;
+            }
+        }
+        if (start < 0) start = t;
+        last = now_s();
+    }
+    for (int i = 0; i < o->flows; i++) {
+        r.missing += next[i] > got[i] ? next[i] - got[i] : 0;
+        close(fds[i]);
+    }
+    r.seconds = start < 0 ? 0 : last - start;
+    close(ep);
+    return &r;
+}
+
+/* ---- sender ---- */
+
+struct tx_result {
+    uint64_t sent, refused, calls;
+    double seconds;
+};
+
+static struct tx_result send_all(struct options *o) {
+    struct tx_result r = {0};
+    int fds[MAX_FLOWS];
+    uint64_t seq[MAX_FLOWS];
+    for (int i = 0; i < o->flows; i++) {
+        fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+        if (fds[i] < 0) die("socket");
+        int buf = 4 << 20;
+        setsockopt(fds[i], SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+        struct sockaddr_in a = address(o->addr, o->port + i);
+        if (connect(fds[i], (struct sockaddr *) &a, sizeof a) < 0) die("connect");
+        seq[i] = 0;
+    }
+    int segments = o->gso > 0 ? o->gso : 1;
+    char *payload = calloc((size_t) segments, (size_t) o->size);
+    char control[CMSG_SPACE(sizeof(uint16_t))];
+    double start = now_s(), end = start + o->seconds;
+    int f = 0;
+    while (now_s() < end) {
+        for (int k = 0; k < segments; k++) {
+            memcpy(payload + (size_t) k * o->size, &seq[f], sizeof seq[f]);
+            seq[f]++;
+        }
+        struct iovec iov = {.iov_base = payload, .iov_len = (size_t) segments * o->size};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+        if (o->gso > 0) {
+            memset(control, 0, sizeof control);
+            m.msg_control = control;
+            m.msg_controllen = sizeof control;
+            struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t seg = (uint16_t) o->size;
+            memcpy(CMSG_DATA(c), &seg, sizeof seg);
+        }
+        r.calls++;
+        if (sendmsg(fds[f], &m, 0) < 0) {
+            /* counted, not retried: the sequence numbers stay consumed, so the receiver sees them missing */
+            r.refused += segments;
+        } else {
+            r.sent += segments;
+        }
+        f = (f + 1) % o->flows;
+    }
+    r.seconds = now_s() - start;
+    for (int i = 0; i < o->flows; i++) close(fds[i]);
+    free(payload);
+    return r;
+}
+
+static void print_tx(struct options *o, struct tx_result *t) {
+    printf("{\"role\":\"send\",\"flows\":%d,\"size\":%d,\"gso\":%d,\"sent\":%llu,\"refused\":%llu,"
+           "\"calls\":%llu,\"seconds\":%.3f,\"sentPerS\":%.0f}\n", o->flows, o->size, o->gso,
+           (unsigned long long) t->sent, (unsigned long long) t->refused, (unsigned long long) t->calls,
+           t->seconds, t->seconds > 0 ? t->sent / t->seconds : 0);
+}
+
+static void print_rx(struct options *o, struct rx_result *r, double window_s) {
+    printf("{\"role\":\"recv\",\"flows\":%d,\"received\":%llu,\"missing\":%llu,\"reordered\":%llu,"
+           "\"calls\":%llu,\"seconds\":%.3f,\"receivedPerS\":%.0f}\n", o->flows,
+           (unsigned long long) r->received, (unsigned long long) r->missing, (unsigned long long) r->reordered,
+           (unsigned long long) r->calls, r->seconds, window_s > 0 ? r->received / window_s : 0);
+}
+
+int main(int argc, char **argv) {
+    struct options o = {.addr = "127.0.0.1", .port = 31700, .flows = 1, .size = 64, .gso = BATCH, .seconds = 5};
+    if (argc < 2) {
+        fprintf(stderr, "usage: udpref both|send|recv [--addr A] [--port P] [--flows N] [--size B] "
+                        "[--gso SEGMENTS|0] [--seconds S]\n");
+        return 2;
+    }
+    const char *role = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--addr")) o.addr = argv[i + 1];
+        else if (!strcmp(argv[i], "--port")) o.port = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--flows")) o.flows = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--size")) o.size = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--gso")) o.gso = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seconds")) o.seconds = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "udpref: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (o.flows < 1 || o.flows > MAX_FLOWS || o.size < 8 || o.size > 1472 || o.gso < 0 || o.gso > BATCH
+        || o.seconds <= 0 || o.seconds > 600 || o.port < 1 || o.port + o.flows > 65536) {
+        fprintf(stderr, "udpref: flows 1-%d, size 8-1472, gso 0-%d, seconds up to 600\n", MAX_FLOWS, BATCH);
+        return 2;
+    }
+    if (!strcmp(role, "recv")) {
+        struct rx_result *r = receive(&o);
+        print_rx(&o, r, r->seconds);
+    } else if (!strcmp(role, "send")) {
+        struct tx_result t = send_all(&o);
+        print_tx(&o, &t);
+    } else if (!strcmp(role, "both")) {
+        pthread_t rx;
+        if (pthread_create(&rx, NULL, receive, &o) != 0) die("pthread_create");
+        usleep(200000); /* the receiver binds first; a start-up gap only, not a wait for a condition in a test */
+        struct tx_result t = send_all(&o);
+        void *res;
+        pthread_join(rx, &res);
+        print_tx(&o, &t);
+        /* per second of the sender's window, so the figure compares with lossprobe's achieved receive rate */
+        print_rx(&o, res, t.seconds);
+    } else {
+        fprintf(stderr, "udpref: role must be both, send or recv\n");
+        return 2;
+    }
+    return 0;
+}
