@@ -27,6 +27,7 @@ final class EchoReplier {
     private boolean congested;
     private long droppedBackPressured;
     private long droppedNotConnected;
+    private long warmupsAccepted;
 
     /** @param flow the flow's accounting, whose key tags the replies */
     EchoReplier(AeronWriter writer, io.lossprobe.core.accounting.FlowReceiver flow) {
@@ -52,6 +53,12 @@ final class EchoReplier {
                 } while (result == MessageWriter.BLOCKED && System.nanoTime() - deadline < 0);
             }
         }
+        if (MessageHeader.kind(word0) == MessageHeader.KIND_WARMUP) {
+            // A warm-up's reply is never counted (as its request is not): only what it taught the publication.
+            warmupsAccepted += result == MessageWriter.ACCEPTED ? 1 : 0;
+            congested = result == MessageWriter.BLOCKED;
+            return;
+        }
         switch (result) {
             case MessageWriter.ACCEPTED -> congested = false;
             case MessageWriter.BLOCKED -> {
@@ -66,9 +73,9 @@ final class EchoReplier {
         return writer;
     }
 
-    /** Replies the publication took. */
+    /** Replies the publication took, warm-up replies apart. */
     long sent() {
-        return writer.accepted();
+        return writer.accepted() - warmupsAccepted;
     }
 
     /** Replies dropped because the publication stayed back-pressured (or in an admin action) past the retry. */
