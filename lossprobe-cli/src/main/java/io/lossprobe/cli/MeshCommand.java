@@ -107,7 +107,8 @@ public final class MeshCommand implements Callable<Integer> {
 
     @Option(names = "--slot", paramLabel = "TIME", description = "Length of a round with --start-at. Default: the "
         + "plan's length plus set-up (" + MeshSchedule.PAIR_OVERHEAD_MS / 1000 + "s a pair, "
-        + MeshSchedule.TRANSPORT_OVERHEAD_MS / 1000 + "s a transport, " + MeshSchedule.STEP_OVERHEAD_MS + "ms a step) plus twice the slack, rounded up to a second.")
+        + MeshSchedule.TRANSPORT_OVERHEAD_MS / 1000 + "s a transport, " + MeshSchedule.STEP_OVERHEAD_MS
+        + "ms a step) plus twice the slack, rounded up to a second.")
     String slot;
 
     @Option(names = "--slack", defaultValue = "2s", paramLabel = "TIME", description = "With --start-at: a pair "
@@ -126,9 +127,8 @@ public final class MeshCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Print the schedule (rounds, slot, how long) and run nothing.")
     boolean dryRun;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "Shared secret of the hosts' serve (else "
-        + "$" + Auth.SECRET_ENV + ").")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretOption secret;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Results, rewritten after every round; "
         + "a directory gets the default name in it. Default: lossprobe-mesh-[SOURCE-]YYYYMMDD-HHMMSS.json (UTC; "
@@ -139,19 +139,14 @@ public final class MeshCommand implements Callable<Integer> {
         + "totals are kept: a mesh file grows with pairs x flows).")
     boolean flows;
 
-    @Option(names = "--policy", paramLabel = "POLICY.json", description = "After the mesh, check every pair "
-        + "against this policy (as 'lossprobe check'); exit 1 if a limit fails or a pair did not run.")
-    Path policy;
+    @CommandLine.Mixin
+    PolicyAfterRun policy;
 
-    @Option(names = "--prometheus", paramLabel = "FILE", description = "Write this host's pairs as a Prometheus "
-        + "textfile (lossprobe_mesh_*, labels source and target; with --policy also whether each pair held it).")
-    Path prometheus;
+    @CommandLine.Mixin
+    CheckOutputs checkOutputs;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
-    Path junit;
-
-    @Option(names = "--quiet", description = "Only the summary.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quiet;
 
     @CommandLine.Mixin
     PlanOptions planOptions;
@@ -163,16 +158,10 @@ public final class MeshCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
-        if (policy == null && junit != null) {
+        if (!policy.given() && checkOutputs.junit != null) {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }
-        if (policy != null) {
-            try {
-                io.lossprobe.analysis.Policy.read(policy); // a bad policy fails before any traffic
-            } catch (io.lossprobe.analysis.InputException e) {
-                throw new CommandLine.ParameterException(cl, e.getMessage());
-            }
-        }
+        policy.requireReadable(cl); // a bad policy fails before any traffic
         List<Host> hosts = MeshHosts.check(hosts());
         long seedValue = seed != null ? seed
             : Long.parseLong(LocalDate.now(ZoneOffset.UTC).format(DateTimeFormatter.BASIC_ISO_DATE));
@@ -224,7 +213,7 @@ public final class MeshCommand implements Callable<Integer> {
                 + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
                 + "plan and --start-at (or name them with --as-source to send from here)");
         }
-        Auth auth = RemoteRun.secret(secretFile, cl.getErr());
+        Auth auth = secret.load(cl.getErr(), "lossprobe: ");
         int connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE,
             Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
         String defaultName = "lossprobe-mesh-" + (local.size() == 1
@@ -233,8 +222,7 @@ public final class MeshCommand implements Callable<Integer> {
         Path file = output == null ? Path.of(defaultName)
             : java.nio.file.Files.isDirectory(output) ? output.resolve(defaultName) : output;
         Inputs.requireWritable(cl, file, "results to");
-        Inputs.requireWritable(cl, prometheus, "--prometheus");
-        Inputs.requireWritable(cl, junit, "--junit");
+        checkOutputs.requireWritable(cl);
 
         Map<String, Host> byName = new LinkedHashMap<>();
         hosts.forEach(h -> byName.put(h.name(), h));
@@ -251,7 +239,7 @@ public final class MeshCommand implements Callable<Integer> {
         List<MeshResult.Pair> done = new ArrayList<>();
         MeshWriter writer = new MeshWriter(file, hosts, sources, schedule, selection, startedAt, out);
         writer.write(done);
-        if (!quiet) {
+        if (!quiet.quiet) {
             out.printf("%-24s %s%n", "pair", StepTable.header());
             out.flush();
         }
@@ -278,7 +266,7 @@ public final class MeshCommand implements Callable<Integer> {
         try {
             RunEngine.prewarm(); // while the first round is still ahead
             MeshPairRun pairRun = new MeshPairRun(clock, planOptions, byName, auth, options, available,
-                connectTimeoutMs, out, quiet, flows, slotMs, slackMs, slotEnds, running);
+                connectTimeoutMs, out, quiet.quiet, flows, slotMs, slackMs, slotEnds, running);
             runner.run(pairRun, round -> {
                     done.addAll(round);
                     writer.write(done);
@@ -308,26 +296,14 @@ public final class MeshCommand implements Callable<Integer> {
             cl.getErr().println("lossprobe: mesh interrupted; the finished pairs are in " + file);
             return 130;
         }
-        if (policy != null) {
-            return checkInline(file);
+        if (policy.given()) {
+            return policy.check(cl, file, checkOutputs, List.of());
         }
-        if (prometheus != null) {
-            io.lossprobe.analysis.MeshPrometheus.write(prometheus, MeshFiles.read(file), java.util.Optional.empty());
+        if (checkOutputs.prometheus != null) {
+            io.lossprobe.analysis.MeshPrometheus.write(checkOutputs.prometheus, MeshFiles.read(file),
+                java.util.Optional.empty());
         }
         return 0;
-    }
-
-    /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
-    private int checkInline(Path results) {
-        List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
-        if (prometheus != null) {
-            args.addAll(List.of("--prometheus", prometheus.toString()));
-        }
-        if (junit != null) {
-            args.addAll(List.of("--junit", junit.toString()));
-        }
-        args.add(results.toString());
-        return spec.commandLine().getParent().getSubcommands().get("check").execute(args.toArray(String[]::new));
     }
 
     private List<Host> hosts() {

@@ -75,33 +75,25 @@ public final class RunCommand implements Callable<Integer> {
         description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
     String target;
 
-    @Option(names = "--secret-file", paramLabel = "FILE",
-        description = "Shared secret for --target (else $LOSSPROBE_SECRET).")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretOption secret;
 
     @Option(names = "--reverse",
         description = "With --target: the server sends and this host receives (on --bind; 0.0.0.0 unless given). "
             + "The server only ever sends to this host's own address.")
     boolean reverse;
 
-    @Option(names = "--policy", paramLabel = "POLICY.json",
-        description = "After the run, check the results against this policy (as 'lossprobe check'); exit 1 if a "
-            + "limit fails.")
-    Path policy;
+    @CommandLine.Mixin
+    PolicyAfterRun policy;
 
-    @Option(names = "--baseline", paramLabel = "FILE", description = "With --policy: baseline result to compare with.")
-    Path baseline;
+    @CommandLine.Mixin
+    BaselineOption baseline;
 
-    @Option(names = "--prometheus", paramLabel = "FILE",
-        description = "Write the run's numbers (and with --policy the check) as a Prometheus textfile, atomically; "
-            + "also when the run fails or is interrupted.")
-    Path prometheus;
+    @CommandLine.Mixin
+    CheckOutputs checkOutputs;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
-    Path junit;
-
-    @Option(names = "--quiet", description = "No progress line.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quiet;
 
     @Override
     public Integer call() throws Exception {
@@ -123,16 +115,10 @@ public final class RunCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "-o - and --stream - both want stdout: give one of them a file");
         }
-        if (policy == null && (baseline != null || junit != null)) {
+        if (!policy.given() && (baseline.baseline != null || checkOutputs.junit != null)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
         }
-        if (policy != null) {
-            try {
-                io.lossprobe.analysis.Policy.read(policy); // a bad policy fails before any traffic
-            } catch (io.lossprobe.analysis.InputException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-            }
-        }
+        policy.requireReadable(spec.commandLine()); // a bad policy fails before any traffic
         Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
@@ -149,12 +135,12 @@ public final class RunCommand implements Callable<Integer> {
         // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
         PrintWriter stdout = resultsToStdout ? stderr : results;
         planOptions.check(spec.commandLine(), options, available, plan, stderr);
-        if (policy != null && resultsToStdout) {
+        if (policy.given() && resultsToStdout) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--policy checks a results file: give -o "
                 + "a file, not -");
         }
 
-        RunOutput sink = new RunOutput(out, stdout, stderr, !quiet, hlog);
+        RunOutput sink = new RunOutput(out, stdout, stderr, !quiet.quiet, hlog);
         sink.ipv6(plan.bindAddress().contains(":"));
         if (resultsToStdout) {
             sink.toStdout(results);
@@ -166,8 +152,7 @@ public final class RunCommand implements Callable<Integer> {
         if (!resultsToStdout) {
             Inputs.requireWritable(spec.commandLine(), out, "results to");
         }
-        Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
-        Inputs.requireWritable(spec.commandLine(), junit, "--junit");
+        checkOutputs.requireWritable(spec.commandLine());
         if (hlog && sink.stream()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--hlog writes its logs beside the results: "
                 + "give -o a file, not the device " + out);
@@ -177,7 +162,7 @@ public final class RunCommand implements Callable<Integer> {
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
             try {
-                remote = RemoteRun.open(hp, RemoteRun.secret(secretFile, stderr), plan, options, available, reverse, sink,
+                remote = RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
                     RemoteRun.CONNECT_TIMEOUT_MS);
             } catch (java.net.UnknownHostException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -237,10 +222,10 @@ public final class RunCommand implements Callable<Integer> {
             }
             stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
             stdout.flush();
-            if (policy != null) {
+            if (policy.given()) {
                 return checkInline(out);
             }
-            if (prometheus != null) {
+            if (checkOutputs.prometheus != null) {
                 writeTextfile(out);
             }
             return 0;
@@ -263,7 +248,7 @@ public final class RunCommand implements Callable<Integer> {
     private void writeTextfile(Path results) throws IOException {
         try {
             io.lossprobe.analysis.LoadedResult loaded = io.lossprobe.analysis.LoadedResult.read(results);
-            io.lossprobe.analysis.PrometheusTextfile.write(prometheus, loaded,
+            io.lossprobe.analysis.PrometheusTextfile.write(checkOutputs.prometheus, loaded,
                 io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), java.util.Optional.empty());
         } catch (io.lossprobe.analysis.InputException e) {
             throw new IOException(e.getMessage(), e);
@@ -272,13 +257,13 @@ public final class RunCommand implements Callable<Integer> {
 
     /** A run that failed or was interrupted still updates the textfile, so its status shows; best effort. */
     private void textfileOfFailedRun(Path results, PrintWriter stderr) {
-        if (prometheus == null || !Files.isRegularFile(results)) {
+        if (checkOutputs.prometheus == null || !Files.isRegularFile(results)) {
             return;
         }
         try {
             writeTextfile(results);
         } catch (IOException | RuntimeException e) {
-            stderr.println("lossprobe: cannot write " + prometheus + ": " + e.getMessage());
+            stderr.println("lossprobe: cannot write " + checkOutputs.prometheus + ": " + e.getMessage());
         }
     }
 
@@ -289,22 +274,14 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
     private int checkInline(Path results) {
-        List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
-        if (baseline != null) {
-            args.addAll(List.of("--baseline", baseline.toString()));
+        List<String> more = new ArrayList<>();
+        if (baseline.baseline != null) {
+            more.addAll(List.of("--baseline", baseline.baseline.toString()));
         }
-        if (prometheus != null) {
-            args.addAll(List.of("--prometheus", prometheus.toString()));
-            if (target != null) {
-                args.addAll(List.of("--target-label", targetLabel()));
-            }
+        if (checkOutputs.prometheus != null && target != null) {
+            more.addAll(List.of("--target-label", targetLabel()));
         }
-        if (junit != null) {
-            args.addAll(List.of("--junit", junit.toString()));
-        }
-        args.add(results.toString());
-        CommandLine check = spec.commandLine().getParent().getSubcommands().get("check");
-        return check.execute(args.toArray(String[]::new));
+        return policy.check(spec.commandLine(), results, checkOutputs, more);
     }
 
     private Plan buildPlan(Map<String, String> options) {

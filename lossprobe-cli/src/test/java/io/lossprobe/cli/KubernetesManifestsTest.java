@@ -231,7 +231,7 @@ class KubernetesManifestsTest {
         assertThat(start).as("after the schedule (03:00) and its starting deadline")
             .isAfter(Instant.parse("2026-12-01T03:00:00Z").plusSeconds(cron.getSpec().getStartingDeadlineSeconds()));
         assertThat(mountOf(pod, c, "results")).isEqualTo(mesh.output.toString());
-        assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.prometheus.getParent().toString());
+        assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.checkOutputs.prometheus.getParent().toString());
         assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("results")).findFirst().orElseThrow()
             .getPersistentVolumeClaim().getClaimName()).isEqualTo(get(PersistentVolumeClaim.class,
                 "lossprobe-results").getMetadata().getName());
