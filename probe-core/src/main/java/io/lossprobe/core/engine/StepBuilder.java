@@ -94,8 +94,8 @@ final class StepBuilder {
                 Latency.of(FlowAccounting.mergedTransit(replies), null, null).measuredBy(repliesSource, timing));
         }
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
-            totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts), FlowAccounting.round(achievedSend),
-            FlowAccounting.round(achievedReceive), saturated,
+            totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts),
+            FlowAccounting.round(achievedSend), FlowAccounting.round(achievedReceive), saturated,
             Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
             Latency.of(flows.transit, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
             baselines == null ? null
