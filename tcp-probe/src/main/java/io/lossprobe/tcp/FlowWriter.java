@@ -3,6 +3,7 @@ package io.lossprobe.tcp;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.ByteBufHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -49,7 +50,6 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private final int flow;
     private final SendFailureListener sendFailures;
     private final int messageLength;
-    private final int padding;
     private final int batchCapacity;
     private final TcpInfoCounters tcp = new TcpInfoCounters();
 
@@ -77,7 +77,6 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         this.flow = flow;
         this.sendFailures = failures;
         this.messageLength = messageLength;
-        this.padding = messageLength - MessageHeader.LENGTH;
         this.batchCapacity = Math.max(messageLength, BATCH_BYTES / messageLength * messageLength);
     }
 
@@ -101,8 +100,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(intendedNs).writeLong(actualNs)
-            .writeLong(tag).writeZero(padding);
+        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, messageLength);
         if (batch.maxWritableBytes() < messageLength) {
             writeBatch();
         }

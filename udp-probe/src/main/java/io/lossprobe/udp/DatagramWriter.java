@@ -5,6 +5,7 @@ import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.ByteBufHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.Channel;
@@ -95,9 +96,7 @@ final class DatagramWriter extends ChannelInboundHandlerAdapter implements Messa
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        ByteBuf b = batch;
-        b.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(intendedNs).writeLong(actualNs)
-            .writeLong(tag).writeZero(size - MessageHeader.LENGTH);
+        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, size);
         if (++inBatch == messagesPerBuffer) {
             emit();
         }

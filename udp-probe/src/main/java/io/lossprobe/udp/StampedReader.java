@@ -328,8 +328,8 @@ final class StampedReader implements Runnable, Executor {
                 mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, echo, onlyFrom, replyOnlyTo, foreign[i]));
             }
             StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
-                mine.toArray(new StampedReader.Socket[0]), busy, UdpReceiver.slotBytes(spec.plan().messageSize()), repliesDropped,
-                errors, tuning);
+                mine.toArray(new StampedReader.Socket[0]), busy, UdpReceiver.slotBytes(spec.plan().messageSize()),
+                repliesDropped, errors, tuning);
             readers.add(r);
             r.start();
         }

@@ -9,18 +9,14 @@ import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
-import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -82,7 +78,7 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     static UdpReceiver open(ReceiverSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(UdpOptions.IO.read(spec.options()));
+        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int size = spec.plan().messageSize();
         int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
         boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
@@ -139,8 +135,8 @@ final class UdpReceiver implements ReceiverEndpoint {
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(StampedReader.startAll(spec, channels, threads, echo, onlyFrom, replyOnlyTo, repliesDropped,
-                    errors, foreign, tuning, busy));
+                readers.addAll(StampedReader.startAll(spec, channels, threads, echo, onlyFrom, replyOnlyTo,
+                    repliesDropped, errors, foreign, tuning, busy));
             }
         } catch (Exception e) {
             for (StampedReader r : readers) {

@@ -8,6 +8,7 @@ import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -66,7 +67,7 @@ final class UdpSender implements SenderEndpoint {
     }
 
     static UdpSender open(SenderSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(UdpOptions.IO.read(spec.options()));
+        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int sndbuf = UdpOptions.SNDBUF.read(spec.options());
         int flows = spec.plan().ports();
         int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(),
