@@ -23,46 +23,17 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs the mesh's pairs whose source is this host, one {@link RunEngine} against the target's serve each, and keeps
  * the engines that run so a Ctrl-C can stop them.
+ *
+ * @param flows    keep each pair's per-flow results
+ * @param slotMs   a round's length ({@code --slot})
+ * @param slackMs  how late in its round a pair may start ({@code --slack})
+ * @param slotEnds stops a pair that runs past its slot
+ * @param running  the engines running now
  */
-final class MeshPairRun implements MeshRunner.PairRun {
-    private final Clock clock;
-    private final PlanOptions planOptions;
-    private final Map<String, Host> byName;
-    private final Auth auth;
-    private final Map<String, String> options;
-    private final Map<String, Transport> available;
-    private final int connectTimeoutMs;
-    private final PrintWriter out;
-    private final boolean quiet;
-    /** Keep each pair's per-flow results. */
-    private final boolean flows;
-    /** A round's length, and how late in it a pair may start ({@code --slot}, {@code --slack}). */
-    private final long slotMs;
-    private final long slackMs;
-    /** Stops a pair that runs past its slot. */
-    private final ScheduledExecutorService slotEnds;
-    private final Set<RunEngine> running;
-
-    MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byName, Auth auth,
-                Map<String, String> options, Map<String, Transport> available, int connectTimeoutMs, PrintWriter out,
-                boolean quiet, boolean flows, long slotMs, long slackMs, ScheduledExecutorService slotEnds,
-                Set<RunEngine> running) {
-        this.clock = clock;
-        this.planOptions = planOptions;
-        this.byName = byName;
-        this.auth = auth;
-        this.options = options;
-        this.available = available;
-        this.connectTimeoutMs = connectTimeoutMs;
-        this.out = out;
-        this.quiet = quiet;
-        this.flows = flows;
-        this.slotMs = slotMs;
-        this.slackMs = slackMs;
-        this.slotEnds = slotEnds;
-        this.running = running;
-    }
-
+record MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byName, Auth auth,
+                   Map<String, String> options, Map<String, Transport> available, int connectTimeoutMs,
+                   PrintWriter out, boolean quiet, boolean flows, long slotMs, long slackMs,
+                   ScheduledExecutorService slotEnds, Set<RunEngine> running) implements MeshRunner.PairRun {
     @Override
     public MeshResult.Pair run(MeshResult.Planned p, Instant slotStart) {
         return run(p, slotStart, slotStart == null ? null : slotStart.plusMillis(slotMs - slackMs),
