@@ -2,20 +2,14 @@ package io.lossprobe.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.SendSideFactory;
-import io.lossprobe.core.pacing.SendFilter;
-import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.ClockOffset;
-import io.lossprobe.core.result.Latency;
-import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportOptions;
-import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.transport.Transports;
 import io.lossprobe.core.wire.MessageAuth;
 import java.io.IOException;
@@ -238,7 +232,7 @@ public final class ControlClient implements AutoCloseable {
             @Override
             public ReceiveSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                     Map<String, String> options) throws IOException {
-                return new Remote(transport.name(), plan.ports(), plan.messageSize());
+                return new RemoteReceiveSide(ControlClient.this, transport.name(), plan.ports(), plan.messageSize());
             }
 
             @Override
@@ -259,7 +253,7 @@ public final class ControlClient implements AutoCloseable {
             @Override
             public SendSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                  Map<String, String> options) throws IOException {
-                return new RemoteSender(transport.name(), plan.ports());
+                return new RemoteSendSide(ControlClient.this, transport.name(), plan.ports());
             }
 
             @Override
@@ -279,7 +273,8 @@ public final class ControlClient implements AutoCloseable {
         channel.close();
     }
 
-    private static FailedRanges[] freshLedger(int flows) {
+    /** A new empty failure ledger per flow. */
+    static FailedRanges[] freshLedger(int flows) {
         FailedRanges[] out = new FailedRanges[flows];
         for (int i = 0; i < flows; i++) {
             out[i] = new FailedRanges();
@@ -287,254 +282,18 @@ public final class ControlClient implements AutoCloseable {
         return out;
     }
 
-    private static Map<String, Long> remote(Map<String, Long> environment) {
+    /** The server's environment, its keys marked remote. */
+    static Map<String, Long> remote(Map<String, Long> environment) {
         Map<String, Long> out = new HashMap<>();
         environment.forEach((k, v) -> out.put("remote." + k, v));
         return out;
     }
 
-    private static long[] ofLength(long[] values, int flows, String what) throws ControlProtocolException {
+    /** {@code values}, which must hold one value per flow. */
+    static long[] ofLength(long[] values, int flows, String what) throws ControlProtocolException {
         if (values.length != flows) {
             throw new ControlProtocolException(what + " for " + values.length + " flows, not " + flows);
         }
         return values;
-    }
-
-    /** One transport's senders on the server. */
-    private final class RemoteSender implements SendSide {
-        private static final long POLL_NS = 5_000_000;
-        private final int flows;
-        private final Map<String, Long> environment;
-        private FailedRanges[] failures;
-        private long warmupNs;
-        private long sent;
-        private long[] sentPerFlow;
-        private boolean closed;
-
-        RemoteSender(String transport, int flows) throws IOException {
-            this.flows = flows;
-            this.failures = freshLedger(flows);
-            this.environment = remote(request(new Request.OpenSender(transport), Reply.SenderReady.class)
-                .environment());
-        }
-
-        @Override
-        public Map<String, Long> environment() {
-            return environment;
-        }
-
-        @Override
-        public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws IOException {
-            if (filter != SendFilter.NONE) {
-                throw new IllegalArgumentException("send filters cannot run on a remote sender");
-            }
-            failures = freshLedger(flows);
-            sent = 0;
-            sentPerFlow = null;
-            warmupNs = request(new Request.SendBegin(step), Reply.SendReady.class).warmupNs();
-        }
-
-        @Override
-        public FailedRanges[] failures() {
-            return failures;
-        }
-
-        @Override
-        public ClockOffset clockOffset() throws IOException {
-            return ControlClient.this.clockOffset();
-        }
-
-        /**
-         * The window begins warm-up after the server starts; seen from here that is at most one control round trip
-         * off, which the counters' skew includes.
-         */
-        @Override
-        public long start() throws IOException {
-            long before = System.nanoTime();
-            request(new Request.SendStart(), Reply.Ok.class);
-            return before + warmupNs;
-        }
-
-        @Override
-        public void beginWindow() throws IOException {
-            request(new Request.SendWindow(), Reply.Ok.class);
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNs) throws IOException {
-            long deadline = System.nanoTime() + timeoutNs;
-            while (true) {
-                Reply.Sent p = request(new Request.SendProgress(), Reply.Sent.class);
-                sent = p.sent();
-                FailedRangesCodec.decodeInto(p.failed(), failures);
-                if (p.done()) {
-                    if (p.sentPerFlow() == null) {
-                        throw new ControlProtocolException("send progress done without per-flow counts");
-                    }
-                    sentPerFlow = ofLength(p.sentPerFlow(), flows, "sent");
-                    return true;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(left, POLL_NS));
-            }
-        }
-
-        @Override
-        public long sentProgress() {
-            return sent;
-        }
-
-        @Override
-        public long[] sent() {
-            return sentPerFlow == null ? new long[flows] : sentPerFlow.clone();
-        }
-
-        @Override
-        public void abort() throws IOException {
-            request(new Request.SendAbort(), Reply.Ok.class);
-        }
-
-        @Override
-        public Outcome finish() throws IOException {
-            Reply.SendOutcome r = request(new Request.SendResult(), Reply.SendOutcome.class);
-            FailedRangesCodec.decodeInto(r.failed(), failures);
-            if (r.counts().length != flows) {
-                throw new ControlProtocolException("send result without " + flows + " flows");
-            }
-            SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
-            for (int i = 0; i < flows; i++) {
-                long[] c = r.counts()[i];
-                out[i] = new SendLoop.FlowSendCounts(c[0], c[1], c[2], c[3]);
-            }
-            Reply.Lag l = r.lag();
-            Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),
-                l.maxNs(), null, null);
-            return new Outcome(out, r.windowNs(), lag, new TransportReport(r.counters(), r.flowCounters(), r.notes()),
-                r.failedAfterClose());
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!closed) {
-                closed = true;
-                request(new Request.Close(), Reply.Ok.class);
-            }
-        }
-    }
-
-    /** One transport's receivers on the server, for one message size. */
-    private final class Remote implements ReceiveSide {
-        private final int flows;
-        private final Map<String, Long> environment;
-        private final Map<Integer, Late> lateSeen = new HashMap<>();
-        /** Intervals the open step is cut into (0: none). */
-        private int intervals;
-        /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
-        private FailedRanges[] failures;
-        private int[] shipped;
-        private boolean closed;
-
-        Remote(String transport, int flows, int messageSize) throws IOException {
-            this.flows = flows;
-            this.environment = remote(request(new Request.Open(transport, messageSize), Reply.Ready.class)
-                .environment());
-        }
-
-        @Override
-        public Map<String, Long> environment() {
-            return environment;
-        }
-
-        @Override
-        public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
-            beginStep(step, windowBits, failures, 0);
-        }
-
-        /** The server needs the step's rate and window: see the engine's form below. */
-        @Override
-        public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs) {
-            throw new UnsupportedOperationException("receivers on a server need the step's rate and window");
-        }
-
-        /** The server derives the windows from the rate and its plan itself: {@code windowBits} stay here. */
-        @Override
-        public void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
-                              FailedRanges[] failures, long clockOffsetNs) throws IOException {
-            this.failures = failures == null ? freshLedger(flows) : failures;
-            this.shipped = new int[flows];
-            this.intervals = 0;
-            request(new Request.BeginStep(step, clockOffsetNs, level.ratePerSecond(), windowNs), Reply.Ok.class);
-        }
-
-        @Override
-        public void countIntervals(long windowStartNs, long intervalNs, int count) throws IOException {
-            request(new Request.CountIntervals(windowStartNs), Reply.Ok.class);
-            this.intervals = count;
-        }
-
-        @Override
-        public void beginWindow() throws IOException {
-            request(new Request.BeginWindow(), Reply.Ok.class);
-        }
-
-        @Override
-        public ClockOffset clockOffset() throws IOException {
-            return ControlClient.this.clockOffset();
-        }
-
-        /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
-        @Override
-        public long[] progress() throws IOException {
-            Reply.Received r = request(new Request.Progress(FailedRangesCodec.encodeNew(failures, shipped)),
-                Reply.Received.class);
-            return ofLength(r.received(), flows, "progress");
-        }
-
-        @Override
-        public Receipt closeStep(int step, long[] wireEnd) throws IOException {
-            Reply.StepResult reply = request(new Request.CloseStep(step, wireEnd,
-                FailedRangesCodec.encodeNew(failures, shipped)), Reply.StepResult.class);
-            if (reply.flows().size() != flows) {
-                throw new ControlProtocolException("step result without " + flows + " flows");
-            }
-            FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
-            for (int i = 0; i < flows; i++) {
-                summaries[i] = SummaryCodec.decode(reply.flows().get(i));
-            }
-            if ((reply.intervals() != null) != (intervals > 0)) {
-                throw new ControlProtocolException(intervals > 0 ? "step result without its intervals"
-                    : "step result with intervals nobody asked for");
-            }
-            return new Receipt(summaries, new TransportReport(reply.counters(), reply.flowCounters(), reply.notes()),
-                reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu(),
-                reply.intervals() == null ? null : SummaryCodec.decode(reply.intervals(), intervals));
-        }
-
-        @Override
-        public Late lateAfterClose(int step) throws IOException {
-            if (closed) {
-                return lateSeen.getOrDefault(step, new Late(new long[flows], new long[flows]));
-            }
-            Reply.LateCounts reply = request(new Request.Late(step), Reply.LateCounts.class);
-            Late late = new Late(ofLength(reply.first(), flows, "late"), ofLength(reply.duplicates(), flows, "late"));
-            lateSeen.put(step, late);
-            return late;
-        }
-
-        @Override
-        public ReceiverEndpoint localEndpoint() {
-            return null;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!closed) {
-                closed = true;
-                request(new Request.Close(), Reply.Ok.class);
-            }
-        }
     }
 }

@@ -1,32 +1,15 @@
 package io.lossprobe.control;
 
-import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.accounting.SequenceTracker;
-import io.lossprobe.core.counters.HostCounters;
-import io.lossprobe.core.engine.LocalReceiveSide;
-import io.lossprobe.core.engine.LocalSendSide;
-import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.RunEngine;
-import io.lossprobe.core.engine.SendSide;
-import io.lossprobe.core.pacing.SendFilter;
-import io.lossprobe.core.pacing.SendLoop;
-import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
-import io.lossprobe.core.result.Latency;
-import io.lossprobe.core.transport.ReceiverSpec;
-import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportOptions;
-import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.core.wire.MessageAuth;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -86,21 +69,10 @@ final class ServerSession {
     private long deadlineNs = Long.MAX_VALUE;
     private final Set<String> openedReceivers = new HashSet<>();
     private final Set<String> openedSenders = new HashSet<>();
-    private ReceiveSide side;
-    private int lastBegun = -1;
-    private int lastClosed = -1;
-    private boolean windowBegun;
-    /** The open step's window (ns) and whether it counts per interval already. */
-    private long stepWindowNs;
-    private int stepIntervals;
-    /** The open step's failure ledger as the controller ships it: the receivers skip what it records. */
-    private FailedRanges[] failures;
-    private HostCounters.Sample windowSample;
-    private SendSide sendSide;
-    private int lastSendBegun = -1;
-    private boolean sendStarted;
-    /** Reverse runs: how much of each flow's failure ledger was shipped to the controller. */
-    private int[] failuresShipped;
+    /** The open receivers, else null. */
+    private SessionReceiver side;
+    /** Reverse runs: the open senders, else null. */
+    private SessionSender sender;
 
     ServerSession(ControlServer server, int id, FrameChannel channel, byte[] sessionKey,
                   Map<String, Transport> transports) {
@@ -115,17 +87,17 @@ final class ServerSession {
         on(Request.PlanRequest.class, EnumSet.of(State.PLAN), this::plan);
         on(Request.Open.class, EnumSet.of(State.IDLE, State.RECEIVING), this::open);
         on(Request.BeginStep.class, EnumSet.of(State.RECEIVING), this::beginStep);
-        on(Request.CountIntervals.class, EnumSet.of(State.RX_STEP), this::countIntervals);
-        on(Request.BeginWindow.class, EnumSet.of(State.RX_STEP), this::beginWindow);
-        on(Request.Progress.class, EnumSet.of(State.RX_STEP), this::progress);
+        on(Request.CountIntervals.class, EnumSet.of(State.RX_STEP), r -> side.countIntervals(r));
+        on(Request.BeginWindow.class, EnumSet.of(State.RX_STEP), r -> side.beginWindow());
+        on(Request.Progress.class, EnumSet.of(State.RX_STEP), r -> side.progress(r));
         on(Request.CloseStep.class, EnumSet.of(State.RX_STEP), this::closeStep);
-        on(Request.Late.class, EnumSet.of(State.RECEIVING, State.RX_STEP), this::late);
+        on(Request.Late.class, EnumSet.of(State.RECEIVING, State.RX_STEP), r -> side.late(r));
         on(Request.OpenSender.class, EnumSet.of(State.IDLE, State.SENDING), this::openSender);
         on(Request.SendBegin.class, EnumSet.of(State.SENDING), this::sendBegin);
-        on(Request.SendStart.class, EnumSet.of(State.TX_STEP), this::sendStart);
-        on(Request.SendWindow.class, EnumSet.of(State.TX_STEP), this::sendWindow);
-        on(Request.SendProgress.class, EnumSet.of(State.TX_STEP), this::sendProgress);
-        on(Request.SendAbort.class, EnumSet.of(State.SENDING, State.TX_STEP), this::sendAbort);
+        on(Request.SendStart.class, EnumSet.of(State.TX_STEP), r -> sender.start());
+        on(Request.SendWindow.class, EnumSet.of(State.TX_STEP), r -> sender.window());
+        on(Request.SendProgress.class, EnumSet.of(State.TX_STEP), r -> sender.progress());
+        on(Request.SendAbort.class, EnumSet.of(State.SENDING, State.TX_STEP), r -> sender.abort());
         on(Request.SendResult.class, EnumSet.of(State.TX_STEP), this::sendResult);
         on(Request.Close.class, afterPlan, this::close);
         on(Request.Clock.class, afterPlan, this::clock);
@@ -250,17 +222,10 @@ final class ServerSession {
                 + (plan.sizes().size() > 1 ? " for " + r.messageSize() + "-byte messages" : ""));
         }
         closeSide();
-        Plan pass = plan.forSize(r.messageSize());
-        FlowReceiver[] flows = LocalReceiveSide.newFlows(pass.ports(), runId, pass.messageSize(),
-            pass.stepsPerTransport(), dataKey());
-        // Data is taken only from the controller's address, and echo replies go back to it, nowhere else.
-        side = call(() -> LocalReceiveSide.open(transports.get(name),
-            new ReceiverSpec(pass, server.bindAddress(), flows, pass.transportOptions(), pass.echo() ? peer : null,
-                peer)));
-        lastBegun = -1;
-        lastClosed = -1;
+        side = SessionReceiver.open(transports.get(name), plan, r.messageSize(), server.bindAddress(), peer, runId,
+            dataKey());
         state = State.RECEIVING;
-        return new Reply.Ready(side.environment());
+        return side.ready();
     }
 
     private int nextStep(int step, int last, int steps) throws ControlProtocolException {
@@ -271,104 +236,16 @@ final class ServerSession {
         return step;
     }
 
-    /**
-     * The step's rate and window must be the plan's: one of its levels over its duration, or within its search's
-     * rates over the search's trial lengths. The tracking windows follow from that rate, as the controller's engine
-     * derives them.
-     */
     private Reply beginStep(Request.BeginStep r) throws IOException {
-        int step = nextStep(r.step(), lastBegun, plan.stepsPerTransport());
-        Level level = planned(r.rate(), r.windowNs());
-        int[] windowBits = SequenceTracker.windowsFor(plan, level);
-        FailedRanges[] ledger = new FailedRanges[plan.ports()];
-        for (int i = 0; i < ledger.length; i++) {
-            ledger[i] = new FailedRanges();
-        }
-        call(() -> side.beginStep(step, windowBits, ledger, r.clockOffsetNs()));
-        failures = ledger;
-        lastBegun = step;
-        windowBegun = false;
-        windowSample = null;
-        stepWindowNs = r.windowNs();
-        stepIntervals = 0;
+        Reply reply = side.beginStep(nextStep(r.step(), side.lastBegun(), plan.stepsPerTransport()), r);
         state = State.RX_STEP;
-        return new Reply.Ok();
-    }
-
-    /** The level a step's rate and window stand for, when the plan has them; else the session ends. */
-    private Level planned(long rate, long windowNs) throws ControlProtocolException {
-        for (Level l : plan.levels()) {
-            if (l.ratePerSecond() == rate && windowNs == plan.durationNs() && rate > 0) {
-                return l;
-            }
-        }
-        io.lossprobe.core.plan.SearchPlan search = plan.search();
-        if (search != null && rate >= search.minRate() && rate <= search.maxRate()
-            && (windowNs == plan.durationNs() || windowNs == search.shortTrialNs())) {
-            return Level.of(rate);
-        }
-        throw new ControlProtocolException("a step at " + rate + " messages/s for " + windowNs + " ns is not in the "
-            + "plan");
-    }
-
-    private Reply countIntervals(Request.CountIntervals r) throws IOException {
-        if (plan.intervalNs() == 0) {
-            throw new ControlProtocolException("the plan has no intervals");
-        }
-        // With no warm-up the window's counters are sampled before the first message, so before this too.
-        if (stepIntervals > 0) {
-            throw new ControlProtocolException("the intervals of step " + lastBegun + " were set already");
-        }
-        int count = plan.intervals(stepWindowNs);
-        call(() -> side.countIntervals(r.windowStartNs(), plan.intervalNs(), count));
-        stepIntervals = count;
-        return new Reply.Ok();
-    }
-
-    private Reply beginWindow(Request.BeginWindow r) throws IOException {
-        if (windowBegun) {
-            throw new ControlProtocolException("the window of step " + lastBegun + " began already");
-        }
-        call(() -> side.beginWindow()); // socket drops first: the most time-sensitive
-        windowSample = HostCounters.sample();
-        windowBegun = true;
-        return new Reply.Ok();
-    }
-
-    private Reply progress(Request.Progress r) throws IOException {
-        FailedRangesCodec.decodeInto(r.failed(), failures);
-        return new Reply.Received(call(() -> side.progress()));
+        return reply;
     }
 
     private Reply closeStep(Request.CloseStep r) throws IOException {
-        if (r.step() != lastBegun) {
-            throw new ControlProtocolException("step " + r.step() + " is not the open one (" + lastBegun + ")");
-        }
-        if (r.wireEnd().length != plan.ports()) {
-            throw new ControlProtocolException("wireEnd must hold " + plan.ports() + " numbers");
-        }
-        FailedRangesCodec.decodeInto(r.failed(), failures);
-        ReceiveSide.Receipt receipt = call(() -> side.closeStep(r.step(), r.wireEnd()));
-        failures = null;
-        lastClosed = r.step();
+        Reply reply = side.closeStep(r);
         state = State.RECEIVING;
-        HostCounters.Sample after = HostCounters.sample();
-        List<Reply.FlowSummary> flows = new ArrayList<>();
-        for (FlowReceiver.Summary s : receipt.flows()) {
-            flows.add(SummaryCodec.encode(s));
-        }
-        TransportReport report = receipt.report();
-        return new Reply.StepResult(flows, report.counters(), report.flows(), report.notes(),
-            windowSample == null ? null : after.deltaSince(windowSample),
-            windowSample == null ? null : after.cpuSince(windowSample), SummaryCodec.encode(receipt.intervals()));
-    }
-
-    private Reply late(Request.Late r) throws IOException {
-        if (r.step() > lastClosed) {
-            throw new ControlProtocolException("step " + r.step() + " has not closed");
-        }
-        ReceiveSide.Late late = call(() -> side.lateAfterClose(r.step()));
-        return new Reply.LateCounts(late.first(), late.duplicates());
+        return reply;
     }
 
     private Reply close(Request.Close r) {
@@ -385,76 +262,21 @@ final class ServerSession {
         }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
-        sendSide = call(() -> LocalSendSide.open(transports.get(name),
-            new SenderSpec(plan, peer, runId, plan.transportOptions(), dataKey())));
-        lastSendBegun = -1;
+        sender = SessionSender.open(transports.get(name), plan, peer, runId, dataKey());
         state = State.SENDING;
-        return new Reply.SenderReady(sendSide.environment());
+        return sender.ready();
     }
 
     private Reply sendBegin(Request.SendBegin r) throws IOException {
-        int step = nextStep(r.step(), lastSendBegun, plan.levels().size());
-        Level level = plan.levels().get(step);
-        long[] rates = new long[plan.ports()];
-        for (int i = 0; i < rates.length; i++) {
-            rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
-        }
-        call(() -> sendSide.beginStep(step, rates, new int[rates.length], SendFilter.NONE));
-        failuresShipped = new int[plan.ports()];
-        lastSendBegun = step;
-        sendStarted = false;
+        Reply reply = sender.begin(nextStep(r.step(), sender.lastBegun(), plan.levels().size()));
         state = State.TX_STEP;
-        return new Reply.SendReady(plan.warmupNs());
-    }
-
-    private Reply sendStart(Request.SendStart r) throws IOException {
-        if (sendStarted) {
-            throw new ControlProtocolException("step " + lastSendBegun + " started already");
-        }
-        call(() -> sendSide.start());
-        sendStarted = true;
-        return new Reply.Ok();
-    }
-
-    private Reply sendWindow(Request.SendWindow r) throws IOException {
-        if (!sendStarted) {
-            throw new ControlProtocolException("step " + lastSendBegun + " has not started");
-        }
-        call(() -> sendSide.beginWindow());
-        return new Reply.Ok();
-    }
-
-    private Reply sendProgress(Request.SendProgress r) throws IOException {
-        SendSide s = sendSide;
-        boolean done = call(() -> s.awaitDone(1));
-        long sent = call(s::sentProgress);
-        long[] perFlow = done ? call(s::sent) : null;
-        return new Reply.Sent(done, sent, perFlow, FailedRangesCodec.encodeNew(s.failures(), failuresShipped));
-    }
-
-    private Reply sendAbort(Request.SendAbort r) throws IOException {
-        call(() -> sendSide.abort());
-        return new Reply.Ok();
+        return reply;
     }
 
     private Reply sendResult(Request.SendResult r) throws IOException {
-        SendSide s = sendSide;
-        if (!call(() -> s.awaitDone(1))) {
-            throw new ControlProtocolException("the step is still sending");
-        }
-        SendSide.Outcome outcome = call(s::finish);
-        long[][] counts = new long[outcome.counts().length][];
-        for (int i = 0; i < counts.length; i++) {
-            SendLoop.FlowSendCounts c = outcome.counts()[i];
-            counts[i] = new long[] {c.scheduled(), c.sent(), c.sendFailed(), c.behind()};
-        }
-        Latency lag = outcome.lag();
-        Map<Integer, long[]> failed = FailedRangesCodec.encodeNew(s.failures(), failuresShipped);
+        Reply reply = sender.result();
         state = State.SENDING;
-        TransportReport report = outcome.report();
-        return new Reply.SendOutcome(counts, outcome.windowNs(), outcome.failedAfterClose(), failed,
-            new Reply.Lag(lag.count(), lag.meanNs(), lag.minNs(), lag.p50Ns(), lag.p90Ns(), lag.p99Ns(),
-                lag.p999Ns(), lag.maxNs()), report.counters(), report.flows(), report.notes());
+        return reply;
     }
 
     /**
@@ -468,14 +290,13 @@ final class ServerSession {
     }
 
     private void closeSender() {
-        if (sendSide != null) {
+        if (sender != null) {
             try {
-                sendSide.abort();
-                sendSide.close();
+                sender.close();
             } catch (Exception e) {
                 server.log("session " + id + ": closing senders: " + e.getMessage());
             }
-            sendSide = null;
+            sender = null;
         }
     }
 
@@ -488,43 +309,5 @@ final class ServerSession {
             }
             side = null;
         }
-    }
-
-    private interface Action<T> {
-        T get() throws Exception;
-    }
-
-    private interface VoidAction {
-        void run() throws Exception;
-    }
-
-    private static void call(VoidAction a) throws IOException {
-        call(() -> {
-            a.run();
-            return null;
-        });
-    }
-
-    /**
-     * Runs engine or transport code: whatever it throws (a port in use, a transport that cannot do what the plan
-     * asks) is the session's failure, reported to the controller, not the server's.
-     */
-    private static <T> T call(Action<T> a) throws IOException {
-        try {
-            return a.get();
-        } catch (IOException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IOException(rootMessage(e), e);
-        }
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String m = t.getMessage();
-        return m == null ? t.getClass().getSimpleName() : m.lines().findFirst().orElse(m);
     }
 }

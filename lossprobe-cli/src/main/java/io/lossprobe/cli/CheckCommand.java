@@ -35,31 +35,27 @@ public final class CheckCommand implements Callable<Integer> {
         + "(every pair is checked; one that did not run fails).")
     Path resultFile;
 
-    @Option(names = "--baseline", paramLabel = "FILE",
-        description = "Baseline result to compare with (overrides the policy's baseline.file).")
-    Path baselineFile;
+    @CommandLine.Mixin
+    BaselineOption baseline;
 
-    @Option(names = "--prometheus", paramLabel = "FILE",
-        description = "Also write the outcome and the run's numbers as a Prometheus text file (atomically), "
-            + "for node_exporter's textfile collector; name it *.prom.")
-    Path prometheus;
+    @CommandLine.Mixin
+    CheckOutputs outputs;
 
     @Option(names = "--target-label", paramLabel = "HOST",
         description = "The textfile's target label. Default: from the result (the --target host of a forward run, "
             + "'local' for a run on one host, 'remote' for a --reverse run, whose file does not name the server).")
     String targetLabel;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "Also write the outcome as JUnit XML.")
-    Path junit;
-
-    @Option(names = "--quiet", description = "Print only failures.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quiet;
 
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
-        Inputs.requireWritable(cl, prometheus, "--prometheus");
-        Inputs.requireWritable(cl, junit, "--junit");
+        Path prometheus = outputs.prometheus;
+        Path junit = outputs.junit;
+        boolean quiet = this.quiet.quiet;
+        outputs.requireWritable(cl);
         Inputs.requireNotInput(cl, prometheus, java.util.List.of(resultFile, policyFile));
         Inputs.requireNotInput(cl, junit, java.util.List.of(resultFile, policyFile));
         Policy policy;
@@ -69,19 +65,19 @@ public final class CheckCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
         if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
-            return MeshOutputs.check(cl, policy, resultFile, baselineFile, prometheus, junit, quiet);
+            return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, prometheus, junit, quiet);
         }
         LoadedResult run = Inputs.read(cl, resultFile);
-        Optional<LoadedResult> baseline = Optional.empty();
-        Path base = baselineFile;
+        Optional<LoadedResult> against = Optional.empty();
+        Path base = baseline.baseline;
         if (base == null && policy.baseline() != null && policy.baseline().file() != null) {
             Path dir = policyFile.toAbsolutePath().getParent();
             base = dir == null ? Path.of(policy.baseline().file()) : dir.resolve(policy.baseline().file());
         }
         if (base != null) {
-            baseline = Optional.of(Inputs.read(cl, base));
+            against = Optional.of(Inputs.read(cl, base));
         }
-        CheckReport report = new PolicyCheck(policy).check(run, baseline);
+        CheckReport report = new PolicyCheck(policy).check(run, against);
         if (prometheus != null) {
             PrometheusTextfile.write(prometheus, run, RunLabels.of(run.run()).withTarget(targetLabel),
                 Optional.of(report));

@@ -1,18 +1,12 @@
 package io.lossprobe.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshResult;
 import io.lossprobe.analysis.MeshResult.Host;
 import io.lossprobe.control.Auth;
-import io.lossprobe.core.engine.EnvironmentProbe;
 import io.lossprobe.core.engine.RunEngine;
-import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.plan.Units;
-import io.lossprobe.core.result.ResultFiles;
-import io.lossprobe.core.result.RunResult;
-import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
@@ -25,10 +19,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,6 +31,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -75,16 +69,6 @@ import picocli.CommandLine.Option;
         "Example: lossprobe mesh --hosts-file hosts.txt --secret-file /etc/lossprobe.secret --transport udp "
             + "--levels 10k --duration 5s -o mesh.json && lossprobe report mesh.json"})
 public final class MeshCommand implements Callable<Integer> {
-    /**
-     * Connect, authenticate, negotiate, warm the clock exchange and say goodbye. Measured in the lab: 0.5 s on warm
-     * JVMs, 3.9 s for a source's first pair on a cold JVM (the JIT), and more when several cold JVMs share a core.
-     */
-    static final long PAIR_OVERHEAD_MS = 4_000;
-    /** Opening and closing a transport's senders and receivers (an Aeron driver's start is the slowest). */
-    static final long TRANSPORT_OVERHEAD_MS = 1_000;
-    /** The clock estimates and counter samples around each step. */
-    static final long STEP_OVERHEAD_MS = 300;
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -122,8 +106,9 @@ public final class MeshCommand implements Callable<Integer> {
     String startAt;
 
     @Option(names = "--slot", paramLabel = "TIME", description = "Length of a round with --start-at. Default: the "
-        + "plan's length plus set-up (" + PAIR_OVERHEAD_MS / 1000 + "s a pair, " + TRANSPORT_OVERHEAD_MS / 1000
-        + "s a transport, " + STEP_OVERHEAD_MS + "ms a step) plus twice the slack, rounded up to a second.")
+        + "plan's length plus set-up (" + MeshSchedule.PAIR_OVERHEAD_MS / 1000 + "s a pair, "
+        + MeshSchedule.TRANSPORT_OVERHEAD_MS / 1000 + "s a transport, " + MeshSchedule.STEP_OVERHEAD_MS
+        + "ms a step) plus twice the slack, rounded up to a second.")
     String slot;
 
     @Option(names = "--slack", defaultValue = "2s", paramLabel = "TIME", description = "With --start-at: a pair "
@@ -142,9 +127,8 @@ public final class MeshCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Print the schedule (rounds, slot, how long) and run nothing.")
     boolean dryRun;
 
-    @Option(names = "--secret-file", paramLabel = "FILE", description = "Shared secret of the hosts' serve (else "
-        + "$" + Auth.SECRET_ENV + ").")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretOption secret;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Results, rewritten after every round; "
         + "a directory gets the default name in it. Default: lossprobe-mesh-[SOURCE-]YYYYMMDD-HHMMSS.json (UTC; "
@@ -155,19 +139,14 @@ public final class MeshCommand implements Callable<Integer> {
         + "totals are kept: a mesh file grows with pairs x flows).")
     boolean flows;
 
-    @Option(names = "--policy", paramLabel = "POLICY.json", description = "After the mesh, check every pair "
-        + "against this policy (as 'lossprobe check'); exit 1 if a limit fails or a pair did not run.")
-    Path policy;
+    @CommandLine.Mixin
+    PolicyAfterRun policy;
 
-    @Option(names = "--prometheus", paramLabel = "FILE", description = "Write this host's pairs as a Prometheus "
-        + "textfile (lossprobe_mesh_*, labels source and target; with --policy also whether each pair held it).")
-    Path prometheus;
+    @CommandLine.Mixin
+    CheckOutputs checkOutputs;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
-    Path junit;
-
-    @Option(names = "--quiet", description = "Only the summary.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quiet;
 
     @CommandLine.Mixin
     PlanOptions planOptions;
@@ -175,22 +154,14 @@ public final class MeshCommand implements Callable<Integer> {
     private final Clock clock = Clock.systemUTC();
     private final Set<RunEngine> running = ConcurrentHashMap.newKeySet();
     private volatile boolean interrupted;
-    /** Stops a pair that runs past its slot (see {@link #runPair}); made when the mesh runs. */
-    private java.util.concurrent.ScheduledExecutorService slotEnds;
 
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
-        if (policy == null && junit != null) {
+        if (!policy.given() && checkOutputs.junit != null) {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }
-        if (policy != null) {
-            try {
-                io.lossprobe.analysis.Policy.read(policy); // a bad policy fails before any traffic
-            } catch (io.lossprobe.analysis.InputException e) {
-                throw new CommandLine.ParameterException(cl, e.getMessage());
-            }
-        }
+        policy.requireReadable(cl); // a bad policy fails before any traffic
         List<Host> hosts = MeshHosts.check(hosts());
         long seedValue = seed != null ? seed
             : Long.parseLong(LocalDate.now(ZoneOffset.UTC).format(DateTimeFormatter.BASIC_ISO_DATE));
@@ -207,8 +178,9 @@ public final class MeshCommand implements Callable<Integer> {
         }
         planOptions.check(cl, options, available, plan, cl.getErr());
         long slackMs = Units.parseDurationNs(slack, "--slack") / 1_000_000;
-        long slotMs = slot != null ? Units.parseDurationNs(slot, "--slot") / 1_000_000 : estimateSlotMs(plan, slackMs);
-        Instant start = startAt == null ? null : parseStart(startAt, clock.instant());
+        long slotMs = slot != null ? Units.parseDurationNs(slot, "--slot") / 1_000_000
+            : MeshSchedule.estimateSlotMs(plan, slackMs);
+        Instant start = startAt == null ? null : MeshSchedule.parseStart(startAt, clock.instant());
         Set<String> local = localSources(hosts);
         Set<String> sourcesElsewhere = new LinkedHashSet<>();
         links.stream().map(MeshPairs.Link::source).filter(s -> !local.contains(s)).forEach(sourcesElsewhere::add);
@@ -219,10 +191,10 @@ public final class MeshCommand implements Callable<Integer> {
             links.size(), rounds.size(), parallel > 0 ? " of at most " + parallel : "",
             start == null ? "rounds back to back"
                 : String.format(Locale.ROOT, "slot %s from %s, about %s in all", StepTable.nanos(slotMs * 1_000_000),
-                    start, minutes(rounds.size() * slotMs)),
+                    start, MeshSchedule.minutes(rounds.size() * slotMs)),
             local.isEmpty() ? "no source here" : localPairs + " pairs from here (" + String.join(", ", local) + ")");
         if (dryRun) {
-            printSchedule(out, rounds, local, start, slotMs);
+            MeshSchedule.print(out, rounds, local, start, slotMs);
             out.flush();
             return 0;
         }
@@ -241,7 +213,7 @@ public final class MeshCommand implements Callable<Integer> {
                 + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
                 + "plan and --start-at (or name them with --as-source to send from here)");
         }
-        Auth auth = RemoteRun.secret(secretFile, cl.getErr());
+        Auth auth = secret.load(cl.getErr(), "lossprobe: ");
         int connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE,
             Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
         String defaultName = "lossprobe-mesh-" + (local.size() == 1
@@ -250,8 +222,7 @@ public final class MeshCommand implements Callable<Integer> {
         Path file = output == null ? Path.of(defaultName)
             : java.nio.file.Files.isDirectory(output) ? output.resolve(defaultName) : output;
         Inputs.requireWritable(cl, file, "results to");
-        Inputs.requireWritable(cl, prometheus, "--prometheus");
-        Inputs.requireWritable(cl, junit, "--junit");
+        checkOutputs.requireWritable(cl);
 
         Map<String, Host> byName = new LinkedHashMap<>();
         hosts.forEach(h -> byName.put(h.name(), h));
@@ -268,7 +239,7 @@ public final class MeshCommand implements Callable<Integer> {
         List<MeshResult.Pair> done = new ArrayList<>();
         MeshWriter writer = new MeshWriter(file, hosts, sources, schedule, selection, startedAt, out);
         writer.write(done);
-        if (!quiet) {
+        if (!quiet.quiet) {
             out.printf("%-24s %s%n", "pair", StepTable.header());
             out.flush();
         }
@@ -287,16 +258,16 @@ public final class MeshCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         boolean stopped;
         long t0 = System.nanoTime();
-        slotEnds = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledExecutorService slotEnds = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lossprobe-mesh-slot-end");
             t.setDaemon(true);
             return t;
         });
         try {
             RunEngine.prewarm(); // while the first round is still ahead
-            runner.run((p, slotStart) -> runPair(p, slotStart, slotStart == null ? null
-                : slotStart.plusMillis(slotMs - slackMs), byName.get(p.target()), auth, options, available,
-                connectTimeoutMs, out), round -> {
+            MeshPairRun pairRun = new MeshPairRun(clock, planOptions, byName, auth, options, available,
+                connectTimeoutMs, out, quiet.quiet, flows, slotMs, slackMs, slotEnds, running);
+            runner.run(pairRun, round -> {
                     done.addAll(round);
                     writer.write(done);
                 });
@@ -314,7 +285,7 @@ public final class MeshCommand implements Callable<Integer> {
         Map<String, Long> byStatus = new LinkedHashMap<>();
         done.forEach(p -> byStatus.merge(p.status(), 1L, Long::sum));
         out.printf("mesh: %d pair(s) from here in %s: %s; results written to %s%n", done.size(),
-            minutes((System.nanoTime() - t0) / 1_000_000), byStatus.entrySet().stream()
+            MeshSchedule.minutes((System.nanoTime() - t0) / 1_000_000), byStatus.entrySet().stream()
                 .map(e -> e.getValue() + " " + e.getKey()).reduce((a, b) -> a + ", " + b).orElse("none"), file);
         if (!sourcesElsewhere.isEmpty()) {
             out.println("pairs from " + String.join(", ", sourcesElsewhere) + " run on those hosts: join their files "
@@ -325,26 +296,14 @@ public final class MeshCommand implements Callable<Integer> {
             cl.getErr().println("lossprobe: mesh interrupted; the finished pairs are in " + file);
             return 130;
         }
-        if (policy != null) {
-            return checkInline(file);
+        if (policy.given()) {
+            return policy.check(cl, file, checkOutputs, List.of());
         }
-        if (prometheus != null) {
-            io.lossprobe.analysis.MeshPrometheus.write(prometheus, MeshFiles.read(file), java.util.Optional.empty());
+        if (checkOutputs.prometheus != null) {
+            io.lossprobe.analysis.MeshPrometheus.write(checkOutputs.prometheus, MeshFiles.read(file),
+                java.util.Optional.empty());
         }
         return 0;
-    }
-
-    /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
-    private int checkInline(Path results) {
-        List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
-        if (prometheus != null) {
-            args.addAll(List.of("--prometheus", prometheus.toString()));
-        }
-        if (junit != null) {
-            args.addAll(List.of("--junit", junit.toString()));
-        }
-        args.add(results.toString());
-        return spec.commandLine().getParent().getSubcommands().get("check").execute(args.toArray(String[]::new));
     }
 
     private List<Host> hosts() {
@@ -395,207 +354,5 @@ public final class MeshCommand implements Callable<Integer> {
             // Does not resolve: not this host.
         }
         return false;
-    }
-
-    /**
-     * Runs one pair from this host to {@code target}: connect, the plan, goodbye. Its failure is its result. A pair
-     * still running at {@code stopAt} (its slot's end less the slack) is asked to stop after its current phase, so
-     * it does not run on into the next round, where its hosts may be in other pairs.
-     */
-    private MeshResult.Pair runPair(MeshResult.Planned p, Instant slotStart, Instant stopAt, Host target, Auth auth,
-                                    Map<String, String> options, Map<String, Transport> available,
-                                    int connectTimeoutMs, PrintWriter out) {
-        Instant began = clock.instant();
-        Long lateMs = slotStart == null ? null : Math.max(0, began.toEpochMilli() - slotStart.toEpochMilli());
-        String label = p.source() + " -> " + p.target();
-        PairListener listener = new PairListener(label, out, quiet);
-        RunResult result = null;
-        String status;
-        String error = null;
-        java.util.concurrent.atomic.AtomicBoolean overran = new java.util.concurrent.atomic.AtomicBoolean();
-        try {
-            Plan plan = planOptions.plan(target.address(), "stream", 0, options);
-            try (RemoteRun remote = RemoteRun.open(new HostPort(target.address(), target.port()), auth, plan,
-                options, available, false, listener, connectTimeoutMs)) {
-                RunEngine engine = remote.engine();
-                running.add(engine);
-                java.util.concurrent.ScheduledFuture<?> watchdog = stopAt == null ? null : slotEnds.schedule(() -> {
-                    overran.set(true);
-                    engine.requestStop();
-                }, Math.max(0, stopAt.toEpochMilli() - clock.millis()), TimeUnit.MILLISECONDS);
-                try {
-                    result = engine.run();
-                } finally {
-                    running.remove(engine);
-                    if (watchdog != null) {
-                        watchdog.cancel(false);
-                    }
-                }
-            }
-            status = "complete".equals(result.status()) ? MeshResult.COMPLETE : MeshResult.INTERRUPTED;
-            if (overran.get() && !MeshResult.COMPLETE.equals(status)) {
-                error = "stopped at its slot's end (" + stopAt + "): the pair needs a longer --slot";
-            }
-        } catch (Exception e) {
-            result = listener.latest;
-            status = MeshResult.FAILED;
-            error = LossprobeCommand.describe(e);
-            synchronized (out) {
-                out.printf("%-24s FAILED: %s%n", label, error);
-                out.flush();
-            }
-        }
-        long durationMs = clock.instant().toEpochMilli() - began.toEpochMilli();
-        return new MeshResult.Pair(p.source(), p.target(), p.round(), status, error, began.toString(), durationMs,
-            lateMs, result == null || flows ? result : withoutFlows(result));
-    }
-
-    /** The result with each step's per-flow list emptied: a mesh keeps the steps' totals. */
-    static RunResult withoutFlows(RunResult r) {
-        ObjectNode tree = ResultFiles.mapper().valueToTree(r);
-        for (var step : tree.withArray("steps")) {
-            ((ObjectNode) step).set("flows", ResultFiles.mapper().createArrayNode());
-        }
-        try {
-            return ResultFiles.mapper().treeToValue(tree, RunResult.class);
-        } catch (IOException e) {
-            throw new IllegalStateException("a result reads back as it was written", e);
-        }
-    }
-
-    /**
-     * The plan's length plus the set-up around it, plus the slack at each end of the round (a pair may start that
-     * late, and the hosts' clocks may disagree by that much), rounded up to a whole second.
-     */
-    static long estimateSlotMs(Plan plan, long slackMs) {
-        long stepMs = (plan.warmupNs() + plan.durationNs() + plan.drainNs()) / 1_000_000 + STEP_OVERHEAD_MS;
-        long perTransport = TRANSPORT_OVERHEAD_MS + stepMs * plan.levels().size();
-        long ms = PAIR_OVERHEAD_MS + perTransport * plan.transports().size() + 2 * slackMs;
-        return (ms + 999) / 1000 * 1000;
-    }
-
-    /**
-     * {@code --start-at}: an ISO-8601 instant, or a UTC time of day taken as its occurrence nearest to {@code now}
-     * (so hosts whose timers fire a little apart, on either side of midnight, agree).
-     */
-    static Instant parseStart(String text, Instant now) {
-        String t = text.strip();
-        try {
-            return Instant.parse(t);
-        } catch (DateTimeParseException e) {
-            // Not an instant: a time of day?
-        }
-        LocalTime time;
-        try {
-            time = LocalTime.parse(t);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("--start-at '" + text + "' is neither an instant "
-                + "(2026-12-01T03:05:00Z) nor a UTC time of day (03:05)");
-        }
-        LocalDate today = now.atZone(ZoneOffset.UTC).toLocalDate();
-        Instant best = null;
-        for (int d = -1; d <= 1; d++) {
-            Instant candidate = today.plusDays(d).atTime(time).toInstant(ZoneOffset.UTC);
-            if (best == null || Math.abs(candidate.toEpochMilli() - now.toEpochMilli())
-                < Math.abs(best.toEpochMilli() - now.toEpochMilli())) {
-                best = candidate;
-            }
-        }
-        return best;
-    }
-
-    private static String minutes(long ms) {
-        if (ms < 60_000) {
-            return String.format(Locale.ROOT, "%.1fs", ms / 1e3);
-        }
-        if (ms < 7_200_000) {
-            return String.format(Locale.ROOT, "%.1f min", ms / 60e3);
-        }
-        return String.format(Locale.ROOT, "%.1f h", ms / 3600e3);
-    }
-
-    private static void printSchedule(PrintWriter out, List<List<MeshPairs.Link>> rounds, Set<String> local,
-                                      Instant start, long slotMs) {
-        for (int r = 0; r < rounds.size(); r++) {
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d%s:", r,
-                start == null ? "" : " at " + start.plusMillis(r * slotMs)));
-            for (MeshPairs.Link l : rounds.get(r)) {
-                line.append("  ").append(l.source()).append(" -> ").append(l.target())
-                    .append(local.contains(l.source()) ? " (here)" : "");
-            }
-            out.println(line);
-        }
-    }
-
-    /** Prints a pair's rows as its steps finish and keeps its latest partial result (for a pair that fails). */
-    private static final class PairListener implements RunListener {
-        private final String label;
-        private final PrintWriter out;
-        private final boolean quiet;
-        volatile RunResult latest;
-
-        PairListener(String label, PrintWriter out, boolean quiet) {
-            this.label = label;
-            this.out = out;
-            this.quiet = quiet;
-        }
-
-        @Override
-        public void stepFinished(StepResult result) {
-            if (quiet) {
-                return;
-            }
-            synchronized (out) {
-                out.printf("%-24s %s%n", label, StepTable.row(result));
-                out.flush();
-            }
-        }
-
-        @Override
-        public void resultsUpdated(RunResult partial) {
-            latest = partial;
-        }
-    }
-
-    /** Rewrites the mesh file (atomically) as rounds finish, so a stopped mesh keeps what it measured. */
-    private static final class MeshWriter {
-        private final Path file;
-        private final List<Host> hosts;
-        private final List<String> sources;
-        private final MeshResult.Schedule schedule;
-        private final String selection;
-        private final String startedAt;
-        private final PrintWriter out;
-        private boolean failedOnce;
-
-        MeshWriter(Path file, List<Host> hosts, List<String> sources, MeshResult.Schedule schedule, String selection,
-                   String startedAt, PrintWriter out) {
-            this.file = file;
-            this.hosts = hosts;
-            this.sources = sources;
-            this.schedule = schedule;
-            this.selection = selection;
-            this.startedAt = startedAt;
-            this.out = out;
-        }
-
-        void write(List<MeshResult.Pair> pairs) {
-            MeshResult mesh = new MeshResult(MeshResult.KIND, MeshResult.SCHEMA_VERSION, "lossprobe "
-                + EnvironmentProbe.version(), startedAt, Instant.now().toString(), selection, hosts, sources,
-                schedule, pairs);
-            try {
-                MeshFiles.write(file, mesh);
-            } catch (IOException e) {
-                if (!failedOnce) {
-                    synchronized (out) {
-                        out.println("lossprobe: cannot write " + file + ": " + e.getMessage());
-                    }
-                }
-                failedOnce = true;
-                if (pairs.isEmpty()) {
-                    throw new IllegalStateException("cannot write results to " + file + ": " + e.getMessage());
-                }
-            }
-        }
     }
 }

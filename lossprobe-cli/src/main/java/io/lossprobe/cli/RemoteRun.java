@@ -12,8 +12,6 @@ import io.lossprobe.core.transport.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,14 +86,6 @@ final class RemoteRun implements AutoCloseable {
             }
         }
         return out;
-    }
-
-    /** The shared secret ({@link Auth#load}), its warnings (readable by others, short) printed on {@code err}. */
-    static Auth secret(Path file, PrintWriter err) {
-        return Auth.load(file, warning -> {
-            err.println("lossprobe: warning: " + warning);
-            err.flush();
-        });
     }
 
     RunEngine engine() {

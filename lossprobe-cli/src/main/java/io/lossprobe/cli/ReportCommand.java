@@ -44,12 +44,13 @@ public final class ReportCommand implements Callable<Integer> {
             + "leads with the newest run's check, the trend marks failed checks.")
     Path policyFile;
 
-    @Option(names = "--quiet", description = "No progress lines.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quietOption;
 
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        boolean quiet = quietOption.quiet;
         String fmt = format.toLowerCase(java.util.Locale.ROOT);
         if (!List.of("html", "md", "csv").contains(fmt)) {
             throw new CommandLine.ParameterException(cl, "--format must be html, md or csv, got '" + format + "'");

@@ -2,13 +2,10 @@ package io.lossprobe.cli;
 
 import io.lossprobe.control.ControlClient;
 import io.lossprobe.core.engine.RunEngine;
-import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.OutputFiles;
-import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
-import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
@@ -78,33 +75,25 @@ public final class RunCommand implements Callable<Integer> {
         description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
     String target;
 
-    @Option(names = "--secret-file", paramLabel = "FILE",
-        description = "Shared secret for --target (else $LOSSPROBE_SECRET).")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretOption secret;
 
     @Option(names = "--reverse",
         description = "With --target: the server sends and this host receives (on --bind; 0.0.0.0 unless given). "
             + "The server only ever sends to this host's own address.")
     boolean reverse;
 
-    @Option(names = "--policy", paramLabel = "POLICY.json",
-        description = "After the run, check the results against this policy (as 'lossprobe check'); exit 1 if a "
-            + "limit fails.")
-    Path policy;
+    @CommandLine.Mixin
+    PolicyAfterRun policy;
 
-    @Option(names = "--baseline", paramLabel = "FILE", description = "With --policy: baseline result to compare with.")
-    Path baseline;
+    @CommandLine.Mixin
+    BaselineOption baseline;
 
-    @Option(names = "--prometheus", paramLabel = "FILE",
-        description = "Write the run's numbers (and with --policy the check) as a Prometheus textfile, atomically; "
-            + "also when the run fails or is interrupted.")
-    Path prometheus;
+    @CommandLine.Mixin
+    CheckOutputs checkOutputs;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "With --policy: write JUnit XML.")
-    Path junit;
-
-    @Option(names = "--quiet", description = "No progress line.")
-    boolean quiet;
+    @CommandLine.Mixin
+    QuietOption quiet;
 
     @Override
     public Integer call() throws Exception {
@@ -126,16 +115,10 @@ public final class RunCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                 "-o - and --stream - both want stdout: give one of them a file");
         }
-        if (policy == null && (baseline != null || junit != null)) {
+        if (!policy.given() && (baseline.baseline != null || checkOutputs.junit != null)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
         }
-        if (policy != null) {
-            try {
-                io.lossprobe.analysis.Policy.read(policy); // a bad policy fails before any traffic
-            } catch (io.lossprobe.analysis.InputException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-            }
-        }
+        policy.requireReadable(spec.commandLine()); // a bad policy fails before any traffic
         Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
@@ -152,12 +135,12 @@ public final class RunCommand implements Callable<Integer> {
         // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
         PrintWriter stdout = resultsToStdout ? stderr : results;
         planOptions.check(spec.commandLine(), options, available, plan, stderr);
-        if (policy != null && resultsToStdout) {
+        if (policy.given() && resultsToStdout) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--policy checks a results file: give -o "
                 + "a file, not -");
         }
 
-        Output sink = new Output(out, stdout, stderr, !quiet, hlog);
+        RunOutput sink = new RunOutput(out, stdout, stderr, !quiet.quiet, hlog);
         sink.ipv6(plan.bindAddress().contains(":"));
         if (resultsToStdout) {
             sink.toStdout(results);
@@ -169,8 +152,7 @@ public final class RunCommand implements Callable<Integer> {
         if (!resultsToStdout) {
             Inputs.requireWritable(spec.commandLine(), out, "results to");
         }
-        Inputs.requireWritable(spec.commandLine(), prometheus, "--prometheus");
-        Inputs.requireWritable(spec.commandLine(), junit, "--junit");
+        checkOutputs.requireWritable(spec.commandLine());
         if (hlog && sink.stream()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--hlog writes its logs beside the results: "
                 + "give -o a file, not the device " + out);
@@ -180,7 +162,7 @@ public final class RunCommand implements Callable<Integer> {
         if (target != null) {
             HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
             try {
-                remote = RemoteRun.open(hp, RemoteRun.secret(secretFile, stderr), plan, options, available, reverse, sink,
+                remote = RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
                     RemoteRun.CONNECT_TIMEOUT_MS);
             } catch (java.net.UnknownHostException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -240,10 +222,10 @@ public final class RunCommand implements Callable<Integer> {
             }
             stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
             stdout.flush();
-            if (policy != null) {
+            if (policy.given()) {
                 return checkInline(out);
             }
-            if (prometheus != null) {
+            if (checkOutputs.prometheus != null) {
                 writeTextfile(out);
             }
             return 0;
@@ -266,7 +248,7 @@ public final class RunCommand implements Callable<Integer> {
     private void writeTextfile(Path results) throws IOException {
         try {
             io.lossprobe.analysis.LoadedResult loaded = io.lossprobe.analysis.LoadedResult.read(results);
-            io.lossprobe.analysis.PrometheusTextfile.write(prometheus, loaded,
+            io.lossprobe.analysis.PrometheusTextfile.write(checkOutputs.prometheus, loaded,
                 io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), java.util.Optional.empty());
         } catch (io.lossprobe.analysis.InputException e) {
             throw new IOException(e.getMessage(), e);
@@ -275,13 +257,13 @@ public final class RunCommand implements Callable<Integer> {
 
     /** A run that failed or was interrupted still updates the textfile, so its status shows; best effort. */
     private void textfileOfFailedRun(Path results, PrintWriter stderr) {
-        if (prometheus == null || !Files.isRegularFile(results)) {
+        if (checkOutputs.prometheus == null || !Files.isRegularFile(results)) {
             return;
         }
         try {
             writeTextfile(results);
         } catch (IOException | RuntimeException e) {
-            stderr.println("lossprobe: cannot write " + prometheus + ": " + e.getMessage());
+            stderr.println("lossprobe: cannot write " + checkOutputs.prometheus + ": " + e.getMessage());
         }
     }
 
@@ -292,22 +274,14 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */
     private int checkInline(Path results) {
-        List<String> args = new ArrayList<>(List.of("--policy", policy.toString()));
-        if (baseline != null) {
-            args.addAll(List.of("--baseline", baseline.toString()));
+        List<String> more = new ArrayList<>();
+        if (baseline.baseline != null) {
+            more.addAll(List.of("--baseline", baseline.baseline.toString()));
         }
-        if (prometheus != null) {
-            args.addAll(List.of("--prometheus", prometheus.toString()));
-            if (target != null) {
-                args.addAll(List.of("--target-label", targetLabel()));
-            }
+        if (checkOutputs.prometheus != null && target != null) {
+            more.addAll(List.of("--target-label", targetLabel()));
         }
-        if (junit != null) {
-            args.addAll(List.of("--junit", junit.toString()));
-        }
-        args.add(results.toString());
-        CommandLine check = spec.commandLine().getParent().getSubcommands().get("check");
-        return check.execute(args.toArray(String[]::new));
+        return policy.check(spec.commandLine(), results, checkOutputs, more);
     }
 
     private Plan buildPlan(Map<String, String> options) {
@@ -354,341 +328,4 @@ public final class RunCommand implements Callable<Integer> {
                 + (e instanceof OutputFiles.Refused ? e.getMessage() : LossprobeCommand.describe(e)));
         }
     }
-
-    /**
-     * Prints rows and progress, and rewrites the results file after every step (a device or FIFO, a stream, gets the
-     * final result once). The first write that fails (a full disk) stops the run: what could not be saved is not
-     * worth measuring on, and the file must not be left saying {@code running}. From then on the results are
-     * written with status {@code failed} and the error; when even that does not fit, the file already written is
-     * marked {@code failed} in place.
-     */
-    static final class Output implements RunListener {
-        private final Path file;
-        private final PrintWriter out;
-        private final PrintWriter err;
-        private final boolean progress;
-        private final boolean hlog;
-        private boolean stream;
-        /** With -o -: where the final results go (stdout), else null. */
-        private PrintWriter resultsOut;
-        /** With --stream: the JSON lines, else null. */
-        private JsonLines lines;
-        private java.io.OutputStream linesOut;
-        /** Steps whose delay log was written per interval: their whole-step log is not written over it. */
-        private final java.util.Set<String> loggedPerInterval = new java.util.HashSet<>();
-        private boolean headerShown;
-        /** The receivers' address is IPv6: 40-byte IP headers in the wire rate. */
-        private boolean ipv6;
-        private final boolean terminal = System.console() != null;
-        private long lastProgressNs;
-        private boolean progressShown;
-        private Runnable onWriteFailure = () -> { };
-        /** The first output that could not be written, and why: one line. */
-        private String writeFailure;
-        /** The bytes last written to {@code file}, for marking it failed in place. */
-        private byte[] lastWritten;
-        /** Whether {@code file} now holds the run as it stands (false after a write failed). */
-        private boolean upToDate;
-        /** The status the results file now says, null before the first write. */
-        private String fileStatus;
-
-        Output(Path file, PrintWriter out, PrintWriter err, boolean progress, boolean hlog) {
-            this.hlog = hlog;
-            this.file = file;
-            this.out = out;
-            this.err = err;
-            this.progress = progress;
-            this.stream = OutputFiles.isStream(file);
-        }
-
-        void ipv6(boolean v6) {
-            this.ipv6 = v6;
-        }
-
-        /** With -o -: the results go to {@code stdout} once, at the end. */
-        void toStdout(PrintWriter stdout) {
-            this.resultsOut = stdout;
-            this.stream = true;
-        }
-
-        /** With --stream: JSON lines to {@code target} as the run goes. */
-        void stream(java.io.OutputStream target) {
-            this.linesOut = target;
-            this.lines = new JsonLines(target);
-        }
-
-        void closeStream() {
-            if (linesOut == null) {
-                return;
-            }
-            try {
-                lines.end(fileStatus == null ? "unknown" : fileStatus);
-                linesOut.close();
-            } catch (IOException e) {
-                err.println("lossprobe: cannot write --stream: " + reason(e));
-            }
-            linesOut = null;
-        }
-
-        private void streamLine(IOAction action) {
-            if (lines == null) {
-                return;
-            }
-            try {
-                action.run();
-            } catch (IOException e) {
-                failed("cannot write --stream: " + reason(e));
-            }
-        }
-
-        private interface IOAction {
-            void run() throws IOException;
-        }
-
-        /** Called (once, on the engine's thread) when an output cannot be written: stops the run. */
-        void onWriteFailure(Runnable action) {
-            this.onWriteFailure = action;
-        }
-
-        /** The first write failure as one line, or null when every output was written. */
-        String writeFailure() {
-            return writeFailure;
-        }
-
-        /** Whether the results file holds the final result. */
-        boolean resultsWritten() {
-            return upToDate;
-        }
-
-        /** The status the results file now says (null when nothing was written: a stream, or the first write). */
-        String fileStatus() {
-            return fileStatus;
-        }
-
-        boolean stream() {
-            return stream;
-        }
-
-        /**
-         * The first write, before any traffic. A path that cannot be written is bad usage (exit 2); a full disk
-         * is a runtime failure (exit 1). A stream is written once, at the end.
-         */
-        void writeInitial(RunResult initial) {
-            if (stream) {
-                return;
-            }
-            try {
-                write(initial);
-            } catch (OutputFiles.Refused e) {
-                throw new IllegalArgumentException("cannot write results: " + e.getMessage());
-            } catch (java.nio.file.AccessDeniedException | java.nio.file.NoSuchFileException e) {
-                throw new IllegalArgumentException("cannot write results to " + file + ": " + reason(e));
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot write results to " + file + ": " + reason(e));
-            }
-        }
-
-        @Override
-        public void progress(String transport, int step, Phase phase, long elapsedNs, long totalNs, long sent,
-                             long received) {
-            if (!progress) {
-                return;
-            }
-            long now = System.nanoTime();
-            long every = terminal ? 200_000_000L : 5_000_000_000L;
-            if (now - lastProgressNs < every) {
-                return;
-            }
-            lastProgressNs = now;
-            String line = String.format("  %-5s step %d %-6s %5.1fs/%.1fs sent %,d received %,d", transport, step,
-                phase.name().toLowerCase(java.util.Locale.ROOT), elapsedNs / 1e9, totalNs / 1e9, sent, received);
-            if (terminal) {
-                err.print("\r" + line + "    ");
-                progressShown = true;
-            } else {
-                err.println(line);
-            }
-            err.flush();
-        }
-
-        @Override
-        public void stepIntervalHistograms(String transport, int step, String kind,
-                                           io.lossprobe.core.result.SignedHistogram[] intervals,
-                                           io.lossprobe.core.result.SignedHistogram whole, long windowStartEpochMs,
-                                           long intervalNs, long windowNs) {
-            if (!hlog) {
-                return;
-            }
-            List<io.lossprobe.core.result.SignedHistogram> parts = new ArrayList<>();
-            List<long[]> spans = new ArrayList<>();
-            long intervalMs = intervalNs / 1_000_000;
-            for (int i = 0; i < intervals.length; i++) {
-                long start = windowStartEpochMs + i * intervalMs;
-                long end = i == intervals.length - 1 ? windowStartEpochMs + windowNs / 1_000_000 : start + intervalMs;
-                parts.add(intervals[i]);
-                spans.add(new long[] {start, Math.max(start, end)});
-            }
-            writeLog(transport, step, kind, parts, spans, whole, " per interval of " + StepTable.nanos(intervalNs));
-            loggedPerInterval.add(transport + "/" + step + "/" + kind);
-        }
-
-        @Override
-        public void stepHistogram(String transport, int step, String kind,
-                                  io.lossprobe.core.result.SignedHistogram delays, long startEpochMs,
-                                  long endEpochMs) {
-            if (!hlog || loggedPerInterval.remove(transport + "/" + step + "/" + kind)) {
-                return;
-            }
-            writeLog(transport, step, kind, List.of(delays), List.of(new long[] {startEpochMs, endEpochMs}), delays,
-                "");
-        }
-
-        /** One log of one or more interval histograms, all moved by the whole's minimum when it is below zero. */
-        private void writeLog(String transport, int step, String kind,
-                              List<io.lossprobe.core.result.SignedHistogram> parts, List<long[]> spans,
-                              io.lossprobe.core.result.SignedHistogram whole, String what) {
-            String base = file.getFileName().toString().replaceFirst("\\.json$", "");
-            Path log = file.toAbsolutePath().resolveSibling(base + "." + transport + ".step" + step + "." + kind
-                + ".hlog");
-            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-            try (java.io.PrintStream ps = new java.io.PrintStream(bytes, false,
-                java.nio.charset.StandardCharsets.UTF_8)) {
-                org.HdrHistogram.HistogramLogWriter w = new org.HdrHistogram.HistogramLogWriter(ps);
-                // HdrHistogram logs hold no values below zero: a one-way delay between hosts that has some (within
-                // the clock estimate's uncertainty) is written moved up by its minimum's magnitude, and says so.
-                long shift = Math.max(0, -whole.min());
-                long startEpochMs = spans.get(0)[0];
-                w.outputComment("lossprobe " + transport + " step " + step + " " + kind + " (ns)" + what
-                    + (shift == 0 ? "" : "; every value is the delay plus " + shift + " ns"));
-                w.outputLogFormatVersion();
-                w.outputStartTime(startEpochMs);
-                w.setBaseTime(startEpochMs);
-                w.outputLegend();
-                for (int i = 0; i < parts.size(); i++) {
-                    io.lossprobe.core.result.SignedHistogram part = parts.get(i);
-                    org.HdrHistogram.Histogram histogram = shift == 0 ? part.atOrAboveZero()
-                        : part.shiftedBy(shift).atOrAboveZero();
-                    histogram.setStartTimeStamp(spans.get(i)[0]);
-                    histogram.setEndTimeStamp(spans.get(i)[1]);
-                    w.outputIntervalHistogram(histogram);
-                }
-            }
-            // The log's name is predictable from the results': written like them, a link planted there is replaced.
-            try {
-                OutputFiles.write(log, bytes.toByteArray());
-            } catch (IOException e) {
-                failed("cannot write " + log + ": " + reason(e));
-            }
-        }
-
-        @Override
-        public void trialFinished(String transport, int messageSize, io.lossprobe.core.result.SearchTrial trial,
-                                  Map<String, String> verdicts) {
-            closeProgress();
-            out.println(StepTable.trial(transport, messageSize, trial, verdicts));
-            out.flush();
-            streamLine(() -> lines.trial(transport, messageSize, trial, verdicts));
-        }
-
-        @Override
-        public void searchFinished(List<io.lossprobe.core.result.SearchResult> found) {
-            closeProgress();
-            for (io.lossprobe.core.result.SearchResult s : found) {
-                out.println(StepTable.finding(s));
-                streamLine(() -> lines.search(s));
-            }
-            out.flush();
-        }
-
-        @Override
-        public void stepFinished(StepResult result) {
-            closeProgress();
-            if (!headerShown) {
-                out.println(StepTable.header()); // a search alone prints no step rows, so no header either
-                headerShown = true;
-            }
-            out.println(StepTable.row(result, result.messageSize() == null ? 0 : result.messageSize(), ipv6));
-            streamLine(() -> lines.step(result));
-            if (result.echo() != null) {
-                out.println(StepTable.echoRow(result));
-            }
-            for (String w : result.warnings()) {
-                out.println("  WARNING: " + w);
-            }
-            out.flush();
-        }
-
-        @Override
-        public void resultsUpdated(RunResult partial) {
-            if (stream && "running".equals(partial.status())) {
-                return; // a stream cannot be rewritten: it gets the final result
-            }
-            RunResult result = writeFailure == null ? partial : partial.withStatus("failed", writeFailure);
-            try {
-                write(result);
-            } catch (IOException e) {
-                failed("cannot write results to " + file + ": " + reason(e));
-            }
-        }
-
-        private void write(RunResult result) throws IOException {
-            byte[] bytes = ResultFiles.mapper().writeValueAsBytes(result);
-            upToDate = false;
-            if (resultsOut != null) {
-                resultsOut.println(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
-                resultsOut.flush();
-                lastWritten = null;
-                upToDate = true;
-                fileStatus = result.status();
-                return;
-            }
-            OutputFiles.write(file, bytes);
-            lastWritten = bytes;
-            upToDate = true;
-            fileStatus = result.status();
-        }
-
-        /** The first failure is printed, stops the run, and marks the results file failed if nothing else can. */
-        private void failed(String line) {
-            if (writeFailure != null) {
-                return;
-            }
-            writeFailure = line;
-            closeProgress();
-            err.println("lossprobe: " + line);
-            err.flush();
-            onWriteFailure.run();
-            if (stream || lastWritten == null) {
-                return;
-            }
-            // Needs no space: the file keeps the steps it had and says failed. The engine's final snapshot, written
-            // as failed with this line, replaces it if there is room by then.
-            try {
-                if (ResultFiles.markFailedInPlace(file, lastWritten)) {
-                    lastWritten = null;
-                    fileStatus = "failed";
-                }
-            } catch (IOException e) {
-                err.println("lossprobe: cannot mark " + file + " failed: " + reason(e));
-                err.flush();
-            }
-        }
-
-        /** An I/O failure's reason as the system states it ("No space left on device"), or its type. */
-        private static String reason(IOException e) {
-            if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
-                return fse.getReason();
-            }
-            return LossprobeCommand.describe(e);
-        }
-
-        void closeProgress() {
-            if (progressShown) {
-                err.print("\r" + " ".repeat(100) + "\r");
-                err.flush();
-                progressShown = false;
-            }
-        }
-    }
-
 }

@@ -8,7 +8,6 @@ import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transports;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -34,9 +33,8 @@ public final class ServeCommand implements Callable<Integer> {
         description = "Control port. Default: ${DEFAULT-VALUE}.")
     int port;
 
-    @Option(names = "--secret-file", paramLabel = "FILE",
-        description = "Shared secret (else $" + Auth.SECRET_ENV + "); required.")
-    Path secretFile;
+    @CommandLine.Mixin
+    SecretOption secret;
 
     @Option(names = "--max-rate", defaultValue = "2M", paramLabel = "RATE",
         description = "Highest level a controller may ask for. Default: ${DEFAULT-VALUE}.")
@@ -88,10 +86,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Auth auth = Auth.load(secretFile, w -> {
-            err.println("lossprobe serve: warning: " + w);
-            err.flush();
-        });
+        Auth auth = secret.load(err, "lossprobe serve: ");
         ServerLimits d = ServerLimits.DEFAULTS;
         ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,
             Units.parseDurationNs(maxDuration, "--max-duration"), maxSessions, d.minPort(), d.handshakeTimeoutMs(),

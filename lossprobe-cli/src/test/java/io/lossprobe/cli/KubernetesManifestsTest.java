@@ -227,17 +227,17 @@ class KubernetesManifestsTest {
         assertThat(mesh.hostsDns).isEqualTo(svc.getMetadata().getName() + "." + svc.getMetadata().getNamespace()
             + ".svc.cluster.local");
         assertThat(mesh.asSource).containsExactly("10.0.0.5");
-        Instant start = MeshCommand.parseStart(mesh.startAt, Instant.parse("2026-12-01T03:00:00Z"));
+        Instant start = MeshSchedule.parseStart(mesh.startAt, Instant.parse("2026-12-01T03:00:00Z"));
         assertThat(start).as("after the schedule (03:00) and its starting deadline")
             .isAfter(Instant.parse("2026-12-01T03:00:00Z").plusSeconds(cron.getSpec().getStartingDeadlineSeconds()));
         assertThat(mountOf(pod, c, "results")).isEqualTo(mesh.output.toString());
-        assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.prometheus.getParent().toString());
+        assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.checkOutputs.prometheus.getParent().toString());
         assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("results")).findFirst().orElseThrow()
             .getPersistentVolumeClaim().getClaimName()).isEqualTo(get(PersistentVolumeClaim.class,
                 "lossprobe-results").getMetadata().getName());
         var plan = mesh.planOptions.plan("10.0.0.6", "stream", 0, mesh.planOptions.transportOptionsInEffect());
         // The whole mesh fits the Job's deadline at the sizes docs/kubernetes.md gives (full mesh of 4 nodes).
-        long slotMs = MeshCommand.estimateSlotMs(plan, 2_000);
+        long slotMs = MeshSchedule.estimateSlotMs(plan, 2_000);
         long rounds = MeshSchedule.rounds(MeshPairs.select(hosts(job.getParallelism()), mesh.pairs, null, 0), 0)
             .size();
         assertThat(rounds * slotMs / 1000).isLessThan(job.getActiveDeadlineSeconds());

@@ -124,13 +124,13 @@ class MeshScheduleTest {
     @Test
     void theStartIsAnInstantOrTheNearestTimeOfDay() {
         Instant now = Instant.parse("2026-12-01T23:58:00Z");
-        assertThat(MeshCommand.parseStart("2026-12-02T00:05:00Z", now)).isEqualTo("2026-12-02T00:05:00Z");
+        assertThat(MeshSchedule.parseStart("2026-12-02T00:05:00Z", now)).isEqualTo("2026-12-02T00:05:00Z");
         // Two hosts whose timers fired either side of midnight agree on the same start.
-        assertThat(MeshCommand.parseStart("00:05", now)).isEqualTo("2026-12-02T00:05:00Z");
-        assertThat(MeshCommand.parseStart("00:05", Instant.parse("2026-12-02T00:01:00Z")))
+        assertThat(MeshSchedule.parseStart("00:05", now)).isEqualTo("2026-12-02T00:05:00Z");
+        assertThat(MeshSchedule.parseStart("00:05", Instant.parse("2026-12-02T00:01:00Z")))
             .isEqualTo("2026-12-02T00:05:00Z");
-        assertThat(MeshCommand.parseStart("23:50:30", now)).isEqualTo("2026-12-01T23:50:30Z");
-        assertThatThrownBy(() -> MeshCommand.parseStart("tonight", now)).hasMessageContaining("--start-at 'tonight'");
+        assertThat(MeshSchedule.parseStart("23:50:30", now)).isEqualTo("2026-12-01T23:50:30Z");
+        assertThatThrownBy(() -> MeshSchedule.parseStart("tonight", now)).hasMessageContaining("--start-at 'tonight'");
     }
 
     /** A clock that moves only when the runner waits or a pair runs. */

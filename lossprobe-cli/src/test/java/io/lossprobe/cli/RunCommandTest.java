@@ -353,7 +353,7 @@ class RunCommandTest {
         try (Scratch.Tmpfs fs = Scratch.tmpfs(dir, 64 * 1024)) {
             Path file = fs.dir().resolve("r.json");
             StringWriter err = new StringWriter();
-            RunCommand.Output output = new RunCommand.Output(file, new PrintWriter(new StringWriter()),
+            RunOutput output = new RunOutput(file, new PrintWriter(new StringWriter()),
                 new PrintWriter(err, true), false, false);
             java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
             output.onWriteFailure(stops::incrementAndGet);

@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.ByteBufHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -39,9 +40,8 @@ final class EchoReplier extends ChannelInboundHandlerAdapter {
             batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
         }
         long echo = MessageHeader.replyOf(word0);
-        batch.writeLong(echo).writeLong(word1).writeLong(sequence).writeLong(sendTimeNs).writeLong(actualSendNs)
-            .writeLong(flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs))
-            .writeZero(messageLength - MessageHeader.LENGTH);
+        ByteBufHeaders.writeMessage(batch, echo, word1, sequence, sendTimeNs, actualSendNs,
+            flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs), messageLength);
     }
 
     @Override

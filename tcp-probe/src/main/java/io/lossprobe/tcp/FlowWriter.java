@@ -3,6 +3,7 @@ package io.lossprobe.tcp;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SendFailureListener;
 import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.ByteBufHeaders;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -12,7 +13,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.epoll.EpollTcpInfo;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Map;
 
@@ -50,9 +50,8 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private final int flow;
     private final SendFailureListener sendFailures;
     private final int messageLength;
-    private final int padding;
     private final int batchCapacity;
-    private final EpollTcpInfo tcpInfo = new EpollTcpInfo();
+    private final TcpInfoCounters tcp = new TcpInfoCounters();
 
     private Channel channel;
     /** The current connection ended (or never came up); every write is refused until a reconnect. */
@@ -73,26 +72,11 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private long failures;
     private long reconnects;
     private final long[] failuresByCause = new long[FailureCause.values().length];
-    // TCP_INFO: the last sample of the current connection (its total_retrans restarts at 0 per connection), and
-    // the final total_retrans of every connection of this flow that ended, summed: together a cumulative count.
-    private boolean haveTcpInfo;
-    private long retrans;
-    private volatile long retransOfEndedConnections;
-    /** The cumulative count when the window began (sampled by the engine's thread), or -1 before any window. */
-    private volatile long retransAtWindowStart = -1;
-    /** The cumulative count at the last report. */
-    private long retransReportedCumulative;
-    private long lost;
-    private long rttUs;
-    private long rttVarUs;
-    private long reordering;
-    private long sndCwnd;
 
     FlowWriter(int flow, int messageLength, SendFailureListener failures) {
         this.flow = flow;
         this.sendFailures = failures;
         this.messageLength = messageLength;
-        this.padding = messageLength - MessageHeader.LENGTH;
         this.batchCapacity = Math.max(messageLength, BATCH_BYTES / messageLength * messageLength);
     }
 
@@ -116,8 +100,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        batch.writeLong(word0).writeLong(word1).writeLong(sequence).writeLong(intendedNs).writeLong(actualNs)
-            .writeLong(tag).writeZero(padding);
+        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, messageLength);
         if (batch.maxWritableBytes() < messageLength) {
             writeBatch();
         }
@@ -179,7 +162,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
 
     /** Uses {@code ch} from now on (the first connection, or a reconnect). */
     void attach(Channel ch, boolean reconnect) {
-        foldRetransOfEndedConnection();
+        tcp.connectionReplaced(channel);
         channel = ch;
         down = false;
         firstError = null;
@@ -187,7 +170,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         if (reconnect) {
             reconnects++;
         }
-        sampleTcpInfo();
+        tcp.sample(channel);
     }
 
     /** A connect attempt failed: the flow stays down until the next step tries again. */
@@ -223,7 +206,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private void onError(Channel ch, Throwable cause) {
         if (ch == channel && firstError == null && !down) {
             firstError = cause;
-            sampleTcpInfo(); // the socket may still be open: keep the retransmits it made before it died
+            tcp.sample(channel); // the socket may still be open: keep the retransmits it made before it died
         }
     }
 
@@ -252,46 +235,9 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         closing = true;
     }
 
-    private void sampleTcpInfo() {
-        if (channel instanceof EpollSocketChannel epoll && epoll.isOpen()) {
-            try {
-                epoll.tcpInfo(tcpInfo);
-            } catch (RuntimeException e) {
-                return; // the socket closed under us; keep the last sample
-            }
-            haveTcpInfo = true;
-            retrans = tcpInfo.totalRetrans();
-            lost = tcpInfo.lost();
-            rttUs = tcpInfo.rtt();
-            rttVarUs = tcpInfo.rttvar();
-            reordering = tcpInfo.reordering();
-            sndCwnd = tcpInfo.sndCwnd();
-        }
-    }
-
-    private void foldRetransOfEndedConnection() {
-        if (channel != null) {
-            retransOfEndedConnections = retransOfEndedConnections + retrans;
-            retrans = 0;
-        }
-    }
-
-    /**
-     * The window begins: remembers this flow's cumulative retransmissions, reading TCP_INFO on the calling (the
-     * engine's) thread so the sending event loop is not stopped for it. getsockopt is safe beside the event loop's
-     * own use of the socket; the connection does not change during a step (reconnects happen before it).
-     */
+    /** The window begins: see {@link TcpInfoCounters#markWindowStart}. */
     void markWindowStart() {
-        long current = 0;
-        Channel ch = channel;
-        if (ch instanceof EpollSocketChannel epoll && epoll.isOpen() && !down) {
-            try {
-                current = epoll.tcpInfo(new EpollTcpInfo()).totalRetrans();
-            } catch (RuntimeException e) {
-                current = 0; // closed under us: its retransmissions are folded when the loop sees it end
-            }
-        }
-        retransAtWindowStart = retransOfEndedConnections + current;
+        tcp.markWindowStart(channel, down);
     }
 
     /**
@@ -307,35 +253,19 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         if (queue != null && queue.totalPendingWriteBytes() > 0) {
             return false;
         }
-        try {
-            return epoll.tcpInfo(tcpInfo).unacked() == 0;
-        } catch (RuntimeException e) {
-            return true;
-        }
+        return tcp.allAcknowledged(epoll);
     }
 
     /**
-     * This flow's counters since the last report, then starts over: total_retrans as the delta since the window
-     * began (since the last report when no window was marked), rtt, rttvar,
-     * cwnd, lost and reordering as the values at the end (gauges). TCP_INFO needs epoll.
+     * This flow's counters since the last report, then starts over: TCP_INFO's ({@link TcpInfoCounters#reportInto},
+     * epoll only), the connection failures by cause, reconnects and back pressure.
      */
     Map<String, Long> report() {
         if (!down) {
-            sampleTcpInfo();
+            tcp.sample(channel);
         }
         Map<String, Long> out = new java.util.HashMap<>();
-        if (haveTcpInfo) {
-            long cumulative = retransOfEndedConnections + retrans;
-            long from = retransAtWindowStart >= 0 ? retransAtWindowStart : retransReportedCumulative;
-            out.put(TOTAL_RETRANS, Math.max(0, cumulative - from));
-            retransReportedCumulative = cumulative;
-            retransAtWindowStart = -1;
-            out.put(LOST_SEGMENTS, lost);
-            out.put(RTT_US, rttUs);
-            out.put(RTT_VAR_US, rttVarUs);
-            out.put(REORDERING, reordering);
-            out.put(SND_CWND_SEGMENTS, sndCwnd);
-        }
+        tcp.reportInto(out);
         out.put(CONNECTION_FAILURES, failures);
         for (FailureCause c : FailureCause.values()) {
             if (failuresByCause[c.ordinal()] > 0) {
@@ -354,8 +284,11 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         return out;
     }
 
-    /** Per connection: tells the writer how its connection ends. The receiver never writes, so reads are dropped. */
-    /** @param forwardReads true in echo mode: replies read from the connection go on to the reply framer */
+    /**
+     * Per connection: tells the writer how its connection ends. The receiver never writes, so reads are dropped.
+     *
+     * @param forwardReads true in echo mode: replies read from the connection go on to the reply framer
+     */
     ChannelInboundHandlerAdapter events(boolean forwardReads) {
         return new ChannelInboundHandlerAdapter() {
             @Override

@@ -1,6 +1,7 @@
 package io.lossprobe.tcp;
 
 import io.lossprobe.core.transport.TransportOption;
+import io.lossprobe.netty.NettyIo;
 import java.util.List;
 import java.util.Map;
 
@@ -13,7 +14,7 @@ import java.util.Map;
  * @param sendBufferBytes        SO_SNDBUF to request, or 0 to leave the kernel's autotuning on
  * @param highWaterMarkBytes     bytes queued in Netty per connection above which the flow's writer reports BLOCKED
  */
-record TcpSettings(TcpIo io, boolean noDelay, int receiveBufferBytes, int sendBufferBytes, int highWaterMarkBytes) {
+record TcpSettings(NettyIo io, boolean noDelay, int receiveBufferBytes, int sendBufferBytes, int highWaterMarkBytes) {
     static final String IO = "tcp.io";
     static final String NODELAY = "tcp.nodelay";
     static final String HIGH_WATER_MARK = "tcp.writeBufferHighWaterMark";
@@ -42,7 +43,7 @@ record TcpSettings(TcpIo io, boolean noDelay, int receiveBufferBytes, int sendBu
     static TcpSettings from(Map<String, String> options) {
         Integer rcvbuf = RCVBUF_OPTION.read(options);
         Integer sndbuf = SNDBUF_OPTION.read(options);
-        return new TcpSettings(TcpIo.choose(IO_OPTION.read(options)), NODELAY_OPTION.read(options),
+        return new TcpSettings(NettyIo.choose(IO, IO_OPTION.read(options)), NODELAY_OPTION.read(options),
             rcvbuf == null ? 0 : rcvbuf, sndbuf == null ? 0 : sndbuf, HIGH_WATER_MARK_OPTION.read(options));
     }
 

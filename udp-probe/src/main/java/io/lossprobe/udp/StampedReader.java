@@ -2,12 +2,20 @@ package io.lossprobe.udp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.LoopErrors;
+import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.wire.MessageHeader;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  * only through its command queue ({@link #execute}), drained between reads, so a step's accounting begins and
  * closes between datagrams. Echo replies go back from the same thread with one sendto each, at once.
  *
- * <p>Like Netty's path ({@code UdpReceiver.Handler}): a datagram from anyone but the flow's sender between hosts
+ * <p>Like Netty's path ({@link DatagramHandler}): a datagram from anyone but the flow's sender between hosts
  * is foreign, a request is answered only to the address and port of the flow's first authenticated request, and a
  * reply the socket cannot take now is dropped and counted.
  */
@@ -304,6 +312,49 @@ final class StampedReader implements Runnable, Executor {
             long l = meta.getLong(m + NativeUdp.META_ADDR + 8);
             return (f == family && h == high && l == low)
                 || (ipv4 && f == AF_INET6 && h == mappedHigh && l == mappedLow);
+        }
+    }
+
+    /** The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns. */
+    static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads, boolean echo,
+                                        InetAddress onlyFrom, InetAddress replyOnlyTo, LongAdder repliesDropped,
+                                        LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy)
+        throws Exception {
+        List<StampedReader> readers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<StampedReader.Socket> mine = new ArrayList<>();
+            for (int i = t; i < channels.size(); i += threads) {
+                int fd = ((EpollDatagramChannel) channels.get(i)).fd().intValue();
+                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, echo, onlyFrom, replyOnlyTo, foreign[i]));
+            }
+            StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
+                mine.toArray(new StampedReader.Socket[0]), busy, UdpReceiver.slotBytes(spec.plan().messageSize()),
+                repliesDropped, errors, tuning);
+            readers.add(r);
+            r.start();
+        }
+        for (StampedReader r : readers) {
+            CompletableFuture.runAsync(() -> { }, r).get(30, TimeUnit.SECONDS); // it runs
+        }
+        return readers;
+    }
+
+    /**
+     * A channel whose socket one of lossprobe's own threads reads ({@link StampedReader}): Netty only owns it and
+     * reports what its loop caught.
+     */
+    static final class OwnedOnly extends ChannelInboundHandlerAdapter {
+        private final LoopErrors errors;
+        private final int flow;
+
+        OwnedOnly(LoopErrors errors, int flow) {
+            this.errors = errors;
+            this.flow = flow;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.record(flow, cause);
         }
     }
 }

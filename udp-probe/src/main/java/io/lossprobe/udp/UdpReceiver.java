@@ -9,18 +9,14 @@ import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
-import io.lossprobe.core.wire.MessageHeader;
+import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -82,7 +78,7 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     static UdpReceiver open(ReceiverSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(UdpOptions.IO.read(spec.options()));
+        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int size = spec.plan().messageSize();
         int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
         boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
@@ -124,7 +120,7 @@ final class UdpReceiver implements ReceiverEndpoint {
                     b.option(SO_BUSY_POLL, BUSY_POLL_US);
                 }
                 if (stamped) {
-                    b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnly(errors, i));
+                    b.option(ChannelOption.AUTO_READ, false).handler(new StampedReader.OwnedOnly(errors, i));
                 } else {
                     if (io == NettyIo.EPOLL) {
                         configureEpollReads(b, size, gro);
@@ -132,15 +128,15 @@ final class UdpReceiver implements ReceiverEndpoint {
                         b.option(ChannelOption.RCVBUF_ALLOCATOR,
                             new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
                     }
-                    b.handler(new Handler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo, repliesDropped,
-                        errors, i, foreign[i]));
+                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo,
+                        repliesDropped, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(startReaders(spec, channels, threads, echo, onlyFrom, replyOnlyTo, repliesDropped,
-                    errors, foreign, tuning, busy));
+                readers.addAll(StampedReader.startAll(spec, channels, threads, echo, onlyFrom, replyOnlyTo,
+                    repliesDropped, errors, foreign, tuning, busy));
             }
         } catch (Exception e) {
             for (StampedReader r : readers) {
@@ -221,51 +217,6 @@ final class UdpReceiver implements ReceiverEndpoint {
             default -> throw new IllegalArgumentException("udp.timestamps must be auto, kernel or user, not '"
                 + option + "'");
         };
-    }
-
-    /** The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns. */
-    private static List<StampedReader> startReaders(ReceiverSpec spec, List<Channel> channels, int threads,
-                                                    boolean echo, java.net.InetAddress onlyFrom,
-                                                    java.net.InetAddress replyOnlyTo,
-                                                    java.util.concurrent.atomic.LongAdder repliesDropped,
-                                                    LoopErrors errors, java.util.concurrent.atomic.AtomicLong[] foreign,
-                                                    ThreadTuning tuning, BusyPoll busy) throws Exception {
-        List<StampedReader> readers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            List<StampedReader.Socket> mine = new ArrayList<>();
-            for (int i = t; i < channels.size(); i += threads) {
-                int fd = ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue();
-                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, echo, onlyFrom, replyOnlyTo, foreign[i]));
-            }
-            StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
-                mine.toArray(new StampedReader.Socket[0]), busy, slotBytes(spec.plan().messageSize()), repliesDropped,
-                errors, tuning);
-            readers.add(r);
-            r.start();
-        }
-        for (StampedReader r : readers) {
-            java.util.concurrent.CompletableFuture.runAsync(() -> { }, r).get(30, TimeUnit.SECONDS); // it runs
-        }
-        return readers;
-    }
-
-    /**
-     * A channel whose socket one of lossprobe's own threads reads ({@link StampedReader}): Netty only owns it and
-     * reports what its loop caught.
-     */
-    private static final class OwnedOnly extends ChannelInboundHandlerAdapter {
-        private final LoopErrors errors;
-        private final int flow;
-
-        OwnedOnly(LoopErrors errors, int flow) {
-            this.errors = errors;
-            this.flow = flow;
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.record(flow, cause);
-        }
     }
 
     /**
@@ -434,130 +385,5 @@ final class UdpReceiver implements ReceiverEndpoint {
     /** The stamped readers (empty when Netty reads); for tests. */
     List<StampedReader> readers() {
         return readers;
-    }
-
-    /**
-     * Hands each datagram's header words to the flow's accounting; a short datagram is passed as corrupt. With
-     * epoll the clock is read once per read (one recvmmsg): every datagram of it was already queued when the
-     * syscall returned, so one timestamp serves them all and saves a clock read per message. NIO reads one
-     * datagram per syscall, several per read, so there the clock is read per datagram.
-     */
-    /**
-     * Hands one datagram's header words to a flow's accounting (a datagram too short for a header goes as zeros,
-     * so it counts as corrupt); returns what {@link FlowReceiver#onMessage} returns. Used for requests here and for
-     * echo replies on the sender's sockets.
-     */
-    static boolean deliver(FlowReceiver flow, ByteBuf b, long arrivalNs) {
-        int length = b.readableBytes();
-        if (length < MessageHeader.LENGTH) {
-            return flow.onMessage(0, 0, 0, 0, 0, 0, length, arrivalNs);
-        }
-        int at = b.readerIndex();
-        return flow.onMessage(b.getLong(at + MessageHeader.WORD0_OFFSET), b.getLong(at + MessageHeader.WORD1_OFFSET),
-            b.getLong(at + MessageHeader.SEQUENCE_OFFSET), b.getLong(at + MessageHeader.SEND_TIME_OFFSET),
-            b.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET), b.getLong(at + MessageHeader.TAG_OFFSET), length,
-            arrivalNs);
-    }
-
-    private static final class Handler extends ChannelInboundHandlerAdapter {
-        private final FlowReceiver flow;
-        private final boolean clockPerRead;
-        private final boolean echo;
-        private final java.util.concurrent.atomic.LongAdder repliesDropped;
-        private final java.net.InetAddress onlyFrom;
-        private final java.net.InetAddress replyOnlyTo;
-        /** Echo mode: the flow's sender, pinned at its first verified request; replies go there and only there. */
-        private InetSocketAddress sender;
-        /** Datagrams from an address other than the flow's sender: written on the receive thread only. */
-        private final java.util.concurrent.atomic.AtomicLong foreign;
-        private final LoopErrors errors;
-        private final int flowIndex;
-        private long batchArrivalNs;
-        private boolean haveBatchTime;
-        private boolean repliesPending;
-
-        /**
-         * @param clockPerRead one timestamp per read (recvmmsg); false reads the clock for every datagram (NIO)
-         * @param echo         answer each first arrival to its source (echo mode)
-         * @param onlyFrom     the only address data is taken from (between hosts), or null for any
-         */
-        Handler(FlowReceiver flow, boolean clockPerRead, boolean echo, java.net.InetAddress onlyFrom,
-                java.net.InetAddress replyOnlyTo, java.util.concurrent.atomic.LongAdder repliesDropped,
-                LoopErrors errors, int flowIndex, java.util.concurrent.atomic.AtomicLong foreign) {
-            this.errors = errors;
-            this.foreign = foreign;
-            this.flowIndex = flowIndex;
-            this.onlyFrom = onlyFrom;
-            this.replyOnlyTo = replyOnlyTo;
-            this.flow = flow;
-            this.clockPerRead = clockPerRead;
-            this.echo = echo;
-            this.repliesDropped = repliesDropped;
-        }
-
-        /**
-         * Echo mode: the request back to the flow's sender, kind ECHO and tagged again, flushed when the read ends.
-         * A verified request from another address or port (a captured one replayed with a forged source) is not
-         * answered: the responder never sends to an address its sender did not send from.
-         */
-        private void reply(ChannelHandlerContext ctx, DatagramPacket request) {
-            InetSocketAddress from = request.sender();
-            if (sender == null && (replyOnlyTo == null || replyOnlyTo.equals(from.getAddress()))) {
-                sender = from;
-            }
-            if (!ctx.channel().isWritable() || !from.equals(sender)) {
-                repliesDropped.increment();
-                return;
-            }
-            ByteBuf b = request.content();
-            int at = b.readerIndex();
-            ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
-                b.readableBytes());
-            long w0 = MessageHeader.replyOf(r.getLong(MessageHeader.WORD0_OFFSET));
-            r.setLong(MessageHeader.WORD0_OFFSET, w0);
-            r.setLong(MessageHeader.TAG_OFFSET, flow.replyTag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
-                r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),
-                r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
-            ctx.write(new DatagramPacket(r, from), ctx.voidPromise());
-            repliesPending = true;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            DatagramPacket packet = (DatagramPacket) msg;
-            try {
-                if (onlyFrom != null && !onlyFrom.equals(packet.sender().getAddress())) {
-                    foreign.lazySet(foreign.get() + 1); // the rare case: from someone other than the sender
-                    return;
-                }
-                if (!haveBatchTime) {
-                    batchArrivalNs = System.nanoTime();
-                    haveBatchTime = clockPerRead;
-                }
-                if (deliver(flow, packet.content(), batchArrivalNs) && echo) {
-                    reply(ctx, packet);
-                }
-            } finally {
-                packet.release();
-            }
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            haveBatchTime = false;
-            if (repliesPending) {
-                repliesPending = false;
-                ctx.flush();
-            }
-        }
-
-        /**
-         * A receive error (e.g. ICMP feedback) must not close the socket mid-step: it is counted and the step says
-         * so in words; the counts show its effect.
-         */
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.record(flowIndex, cause);
-        }
     }
 }

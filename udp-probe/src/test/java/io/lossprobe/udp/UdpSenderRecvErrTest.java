@@ -9,6 +9,7 @@ import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.netty.NettyIo;
 import io.netty.channel.epoll.Epoll;
 import java.util.List;
 import java.util.Map;

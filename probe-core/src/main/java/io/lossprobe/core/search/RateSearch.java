@@ -3,9 +3,7 @@ package io.lossprobe.core.search;
 import io.lossprobe.core.plan.SearchPlan;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.SearchTrial;
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
+import io.lossprobe.core.search.CriterionBounds.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -85,7 +83,7 @@ public final class RateSearch {
     private final SearchPlan plan;
     private final boolean twoPhases;
     private final List<Trial> trials = new ArrayList<>();
-    private final Map<String, Bounds> bounds = new LinkedHashMap<>();
+    private final Map<String, CriterionBounds> bounds = new LinkedHashMap<>();
     /** The lowest rate the sender could not carry; Long.MAX_VALUE: none seen. */
     private long senderCeiling = Long.MAX_VALUE;
     /** What the sender achieved at {@link #senderCeiling}: the next try goes just under it. */
@@ -98,7 +96,7 @@ public final class RateSearch {
         this.plan = plan;
         this.twoPhases = plan.shortTrialNs() < fullTrialNs;
         for (String c : plan.criteria()) {
-            bounds.put(c, new Bounds(c, plan.lossRatio(c)));
+            bounds.put(c, new CriterionBounds(c, plan.lossRatio(c)));
         }
     }
 
@@ -122,7 +120,7 @@ public final class RateSearch {
             long fastest = Math.max(plan.minRate(), (long) Math.floor(probe.achievedSendRate()));
             // Paced sending may beat the burst at full tilt, but not by much: twice it is the search's maximum.
             cap = Math.max(plan.minRate(), Math.min(Long.MAX_VALUE / 4, fastest) * PROBE_HEADROOM);
-            for (Bounds b : bounds.values()) {
+            for (CriterionBounds b : bounds.values()) {
                 b.hint = probe.lossRatio() > b.allowed
                     ? Math.max(plan.minRate(), (long) Math.floor(probe.achievedReceiveRate())) : fastest;
             }
@@ -131,7 +129,7 @@ public final class RateSearch {
         if (twoPhases) {
             int shortBudget = (int) Math.ceil(SHORT_SHARE * plan.maxTrials()) - trials.size();
             phase(measure, SHORT, false, cap, Math.max(1, shortBudget));
-            for (Bounds b : bounds.values()) {
+            for (CriterionBounds b : bounds.values()) {
                 b.carryOver();
             }
             budgetLeft = plan.maxTrials() - trials.size();
@@ -144,14 +142,14 @@ public final class RateSearch {
 
     private void phase(Trials measure, String phase, boolean full, long maxCap, int budget)
         throws Exception {
-        for (Bounds b : bounds.values()) {
+        for (CriterionBounds b : bounds.values()) {
             b.reset();
         }
         int used = 0;
         while (used < budget && !stopped) {
-            Bounds b = null;
+            CriterionBounds b = null;
             Long rate = null;
-            for (Bounds candidate : bounds.values()) {
+            for (CriterionBounds candidate : bounds.values()) {
                 rate = candidate.done ? null : next(candidate, maxCap);
                 if (rate != null) {
                     b = candidate;
@@ -166,7 +164,7 @@ public final class RateSearch {
             if (m == null) {
                 return;
             }
-            List<Bounds> marginal = full ? marginalFailures(m) : List.of();
+            List<CriterionBounds> marginal = full ? marginalFailures(m) : List.of();
             if (!marginal.isEmpty() && used < budget) {
                 Measured again = trial(measure, rate, true, phase);
                 used++;
@@ -174,21 +172,21 @@ public final class RateSearch {
                     return;
                 }
                 Trial first = trials.get(trials.size() - 2);
-                for (Bounds mb : marginal) {
-                    if (verdict(again, mb) != Verdict.FAIL) {
+                for (CriterionBounds mb : marginal) {
+                    if (mb.verdict(again) != Verdict.FAIL) {
                         first.outliers.put(mb.criterion, true);
                     }
                 }
-                for (Bounds other : bounds.values()) {
+                for (CriterionBounds other : bounds.values()) {
                     if (!marginal.contains(other)) {
                         update(other, m);
                     }
                 }
-                for (Bounds all : bounds.values()) {
+                for (CriterionBounds all : bounds.values()) {
                     update(all, again);
                 }
             } else {
-                for (Bounds all : bounds.values()) {
+                for (CriterionBounds all : bounds.values()) {
                     update(all, m);
                 }
             }
@@ -196,12 +194,13 @@ public final class RateSearch {
     }
 
     /** The criteria {@code m} fails by little (see the class's noise rule). */
-    private List<Bounds> marginalFailures(Measured m) {
-        List<Bounds> out = new ArrayList<>();
-        for (Bounds b : bounds.values()) {
-            if (verdict(m, b) == Verdict.FAIL) {
+    private List<CriterionBounds> marginalFailures(Measured m) {
+        List<CriterionBounds> out = new ArrayList<>();
+        for (CriterionBounds b : bounds.values()) {
+            if (b.verdict(m) == Verdict.FAIL) {
                 double allowedLost = b.allowed * m.sent();
-                boolean small = b.allowed == 0 ? m.lost() <= MARGINAL_NDR_LOST : m.lost() <= MARGINAL_FACTOR * allowedLost;
+                boolean small = b.allowed == 0 ? m.lost() <= MARGINAL_NDR_LOST
+                    : m.lost() <= MARGINAL_FACTOR * allowedLost;
                 if (small) {
                     out.add(b);
                 }
@@ -210,20 +209,11 @@ public final class RateSearch {
         return out;
     }
 
-    private enum Verdict { PASS, FAIL, SENDER_LIMITED }
-
-    private static Verdict verdict(Measured m, Bounds b) {
-        if (m.lossRatio() > b.allowed) {
-            return Verdict.FAIL; // the path lost too much at a rate no higher than the one asked for
-        }
-        return m.senderLimited() ? Verdict.SENDER_LIMITED : Verdict.PASS;
-    }
-
-    private void update(Bounds b, Measured m) {
+    private void update(CriterionBounds b, Measured m) {
         if (m.rate() == 0) {
             return;
         }
-        Verdict v = verdict(m, b);
+        Verdict v = b.verdict(m);
         if (v == Verdict.SENDER_LIMITED) {
             if (m.rate() < senderCeiling) {
                 senderCeiling = m.rate();
@@ -247,7 +237,7 @@ public final class RateSearch {
     }
 
     /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
-    private Long next(Bounds b, long maxCap) {
+    private Long next(CriterionBounds b, long maxCap) {
         long cap = Math.min(maxCap, senderCeiling);
         String capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? "sender" : "max";
         Long lower = b.lower;
@@ -262,7 +252,7 @@ public final class RateSearch {
             if (upper > cap && (double) cap / lower - 1 <= plan.precision()) {
                 return b.finish(true, capKind);
             }
-            return inside(lower, Math.min(upper, cap));
+            return RateSteps.inside(lower, Math.min(upper, cap));
         }
         if (lower != null) {
             if ((double) cap / lower - 1 <= plan.precision() || lower >= cap) {
@@ -275,7 +265,7 @@ public final class RateSearch {
             } else if ("sender".equals(capKind)) {
                 // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
                 // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
-                return inside(lower, cap);
+                return RateSteps.inside(lower, cap);
             } else {
                 b.upWidth = b.upWidth == 0 ? 2 * plan.precision() : 2 * b.upWidth;
                 r = (long) Math.min(Long.MAX_VALUE / 2, Math.ceil(lower * (1 + b.upWidth)));
@@ -289,7 +279,7 @@ public final class RateSearch {
                     r = underSpeed(lower);
                 }
             }
-            return r > lower ? round(r, lower, plusOne(cap)) : b.finish(true, capKind);
+            return r > lower ? RateSteps.round(r, lower, RateSteps.plusOne(cap)) : b.finish(true, capKind);
         }
         if (upper != null) {
             long r;
@@ -305,7 +295,7 @@ public final class RateSearch {
                 r = (long) Math.floor(upper * (1 - b.downWidth));
             }
             r = Math.max(plan.minRate(), Math.min(r, cap));
-            return r < upper ? round(r, plan.minRate() - 1, upper) : b.finish(true, "min");
+            return r < upper ? RateSteps.round(r, plan.minRate() - 1, upper) : b.finish(true, "min");
         }
         // Neither bound yet in this phase: start at the previous phase's lower bound, or the hint, or the cap.
         long r = b.hintLower != null ? b.hintLower : b.hint != null ? b.hint : cap;
@@ -317,7 +307,8 @@ public final class RateSearch {
         }
         r = Math.max(plan.minRate(), Math.min(r, cap));
         // Rounded up to the search's maximum at most, never up to a rate the sender could not carry.
-        return round(r, plan.minRate() - 1, senderCeiling != Long.MAX_VALUE ? senderCeiling : plusOne(cap));
+        return RateSteps.round(r, plan.minRate() - 1,
+            senderCeiling != Long.MAX_VALUE ? senderCeiling : RateSteps.plusOne(cap));
     }
 
     /**
@@ -330,25 +321,6 @@ public final class RateSearch {
         }
         long r = (long) Math.floor(senderSpeed * (1 - plan.precision() / 2));
         return r > lower && r < (long) Math.floor(senderCeiling / (1 + plan.precision() / 2)) ? r : lower;
-    }
-
-    private static long plusOne(long cap) {
-        return cap == Long.MAX_VALUE ? cap : cap + 1;
-    }
-
-    /** The geometric middle of (lower, upper), rounded where that keeps it strictly inside. */
-    private static long inside(long lower, long upper) {
-        long mid = (long) Math.floor(Math.sqrt((double) lower * upper));
-        if (mid <= lower) {
-            mid = lower + 1;
-        }
-        return round(mid, lower, upper);
-    }
-
-    /** {@code r} to three significant digits when that stays strictly between the two limits, else as it is. */
-    static long round(long r, long above, long below) {
-        long rounded = new BigDecimal(r).round(new MathContext(3, RoundingMode.HALF_EVEN)).longValue();
-        return rounded > above && rounded < below ? rounded : r;
     }
 
     private Measured trial(Trials measure, long rate, boolean full, String phase) throws Exception {
@@ -365,11 +337,11 @@ public final class RateSearch {
 
     /** The trials so far, as {@code criterion} judged them. */
     public List<SearchTrial> trials(String criterion) {
-        Bounds b = bounds.get(criterion);
+        CriterionBounds b = bounds.get(criterion);
         List<SearchTrial> out = new ArrayList<>();
         for (Trial t : trials) {
             Measured m = t.measured;
-            Verdict v = verdict(m, b);
+            Verdict v = b.verdict(m);
             Latency d = m.delay();
             boolean hasDelay = d != null && d.count() > 0;
             out.add(new SearchTrial(t.number, m.rate(), m.windowNs(), t.phase, m.sent(), m.lost(), m.sendFailed(),
@@ -385,8 +357,8 @@ public final class RateSearch {
     /** How each criterion judged the latest trial. */
     public Map<String, String> verdicts(Measured m) {
         Map<String, String> out = new LinkedHashMap<>();
-        for (Bounds b : bounds.values()) {
-            Verdict v = verdict(m, b);
+        for (CriterionBounds b : bounds.values()) {
+            Verdict v = b.verdict(m);
             out.put(b.criterion, v.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         }
         return out;
@@ -394,7 +366,7 @@ public final class RateSearch {
 
     private List<Finding> findings() {
         List<Finding> out = new ArrayList<>();
-        for (Bounds b : bounds.values()) {
+        for (CriterionBounds b : bounds.values()) {
             Long upper = b.upper;
             String boundedBy = b.boundedBy;
             if (!b.done) {
@@ -422,59 +394,6 @@ public final class RateSearch {
             this.number = number;
             this.measured = measured;
             this.phase = phase;
-        }
-    }
-
-    /** One criterion's state: this phase's bounds, the previous phase's as hints, and whether it is done. */
-    private static final class Bounds {
-        final String criterion;
-        final double allowed;
-        Long lower;
-        Long upper;
-        Measured atLower;
-        Measured atUpper;
-        /** A rate to start at (from the probe at full tilt). */
-        Long hint;
-        Long hintLower;
-        Long hintUpper;
-        boolean triedHintLower;
-        boolean triedHintUpper;
-        /** The last relative step taken up from the lower bound (0: none yet in this phase), and down. */
-        double upWidth;
-        double downWidth;
-        boolean done;
-        String boundedBy;
-
-        Bounds(String criterion, double allowed) {
-            this.criterion = criterion;
-            this.allowed = allowed;
-        }
-
-        Long finish(boolean converged, String by) {
-            done = converged;
-            boundedBy = by;
-            return null;
-        }
-
-        void carryOver() {
-            hintLower = lower;
-            hintUpper = upper;
-            if (lower == null && upper != null) {
-                hint = upper;
-            }
-        }
-
-        void reset() {
-            lower = null;
-            upper = null;
-            atLower = null;
-            atUpper = null;
-            triedHintLower = false;
-            triedHintUpper = false;
-            upWidth = 0;
-            downWidth = 0;
-            done = false;
-            boundedBy = null;
         }
     }
 }

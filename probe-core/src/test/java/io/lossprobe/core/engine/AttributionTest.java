@@ -21,12 +21,12 @@ class AttributionTest {
 
     @Test
     void receiverSocketThenNicThenSenderEgressThenThePath() {
-        Map<String, Long> a = RunEngine.attribute(counts(1000, 5, 900), 30L, Map.of("dev.eth0.rxDrops", 20L), 40);
+        Map<String, Long> a = LossAttribution.attribute(counts(1000, 5, 900), 30L, Map.of("dev.eth0.rxDrops", 20L), 40);
         assertThat(a).containsExactly(Map.entry("lost", 100L), Map.entry("receiverSocket", 30L),
             Map.entry("nic", 20L), Map.entry("senderEgress", 40L), Map.entry("pathOrUnknown", 10L),
             Map.entry("sendRefused", 5L));
         // Counters that explain more than was lost never make a share negative.
-        assertThat(RunEngine.attribute(counts(1000, 0, 990), null, Map.of(), 500))
+        assertThat(LossAttribution.attribute(counts(1000, 0, 990), null, Map.of(), 500))
             .containsEntry("senderEgress", 10L).containsEntry("pathOrUnknown", 0L);
     }
 

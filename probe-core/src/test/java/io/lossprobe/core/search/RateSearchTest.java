@@ -188,8 +188,8 @@ class RateSearchTest {
 
     @Test
     void roundingKeepsThreeDigitsOnlyStrictlyInsideTheBounds() {
-        assertThat(RateSearch.round(812_345, 800_000, 825_000)).isEqualTo(812_000);
-        assertThat(RateSearch.round(800_400, 800_000, 801_000)).isEqualTo(800_400);
+        assertThat(RateSteps.round(812_345, 800_000, 825_000)).isEqualTo(812_000);
+        assertThat(RateSteps.round(800_400, 800_000, 801_000)).isEqualTo(800_400);
     }
 
     /**

@@ -1,0 +1,128 @@
+package io.lossprobe.control;
+
+import io.lossprobe.core.accounting.FailedRanges;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.result.ClockOffset;
+import io.lossprobe.core.transport.ReceiverEndpoint;
+import io.lossprobe.core.transport.TransportReport;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/** One transport's receivers on the server, for one message size. */
+final class RemoteReceiveSide implements ReceiveSide {
+    private final ControlClient client;
+    private final int flows;
+    private final Map<String, Long> environment;
+    private final Map<Integer, Late> lateSeen = new HashMap<>();
+    /** Intervals the open step is cut into (0: none). */
+    private int intervals;
+    /** The sender's failure ledger of the open step, and how much of each flow's was shipped to the server. */
+    private FailedRanges[] failures;
+    private int[] shipped;
+    private boolean closed;
+
+    RemoteReceiveSide(ControlClient client, String transport, int flows, int messageSize) throws IOException {
+        this.client = client;
+        this.flows = flows;
+        this.environment = ControlClient.remote(client.request(new Request.Open(transport, messageSize),
+            Reply.Ready.class).environment());
+    }
+
+    @Override
+    public Map<String, Long> environment() {
+        return environment;
+    }
+
+    @Override
+    public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
+        beginStep(step, windowBits, failures, 0);
+    }
+
+    /** The server needs the step's rate and window: see the engine's form below. */
+    @Override
+    public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs) {
+        throw new UnsupportedOperationException("receivers on a server need the step's rate and window");
+    }
+
+    /** The server derives the windows from the rate and its plan itself: {@code windowBits} stay here. */
+    @Override
+    public void beginStep(int step, Level level, long windowNs, int[] windowBits,
+                          FailedRanges[] failures, long clockOffsetNs) throws IOException {
+        this.failures = failures == null ? ControlClient.freshLedger(flows) : failures;
+        this.shipped = new int[flows];
+        this.intervals = 0;
+        client.request(new Request.BeginStep(step, clockOffsetNs, level.ratePerSecond(), windowNs), Reply.Ok.class);
+    }
+
+    @Override
+    public void countIntervals(long windowStartNs, long intervalNs, int count) throws IOException {
+        client.request(new Request.CountIntervals(windowStartNs), Reply.Ok.class);
+        this.intervals = count;
+    }
+
+    @Override
+    public void beginWindow() throws IOException {
+        client.request(new Request.BeginWindow(), Reply.Ok.class);
+    }
+
+    @Override
+    public ClockOffset clockOffset() throws IOException {
+        return client.clockOffset();
+    }
+
+    /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
+    @Override
+    public long[] progress() throws IOException {
+        Reply.Received r = client.request(new Request.Progress(FailedRangesCodec.encodeNew(failures, shipped)),
+            Reply.Received.class);
+        return ControlClient.ofLength(r.received(), flows, "progress");
+    }
+
+    @Override
+    public Receipt closeStep(int step, long[] wireEnd) throws IOException {
+        Reply.StepResult reply = client.request(new Request.CloseStep(step, wireEnd,
+            FailedRangesCodec.encodeNew(failures, shipped)), Reply.StepResult.class);
+        if (reply.flows().size() != flows) {
+            throw new ControlProtocolException("step result without " + flows + " flows");
+        }
+        FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
+        for (int i = 0; i < flows; i++) {
+            summaries[i] = SummaryCodec.decode(reply.flows().get(i));
+        }
+        if ((reply.intervals() != null) != (intervals > 0)) {
+            throw new ControlProtocolException(intervals > 0 ? "step result without its intervals"
+                : "step result with intervals nobody asked for");
+        }
+        return new Receipt(summaries, new TransportReport(reply.counters(), reply.flowCounters(), reply.notes()),
+            reply.hostCounters() == null ? Map.of() : reply.hostCounters(), reply.cpu(),
+            reply.intervals() == null ? null : SummaryCodec.decode(reply.intervals(), intervals));
+    }
+
+    @Override
+    public Late lateAfterClose(int step) throws IOException {
+        if (closed) {
+            return lateSeen.getOrDefault(step, new Late(new long[flows], new long[flows]));
+        }
+        Reply.LateCounts reply = client.request(new Request.Late(step), Reply.LateCounts.class);
+        Late late = new Late(ControlClient.ofLength(reply.first(), flows, "late"),
+            ControlClient.ofLength(reply.duplicates(), flows, "late"));
+        lateSeen.put(step, late);
+        return late;
+    }
+
+    @Override
+    public ReceiverEndpoint localEndpoint() {
+        return null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!closed) {
+            closed = true;
+            client.request(new Request.Close(), Reply.Ok.class);
+        }
+    }
+}

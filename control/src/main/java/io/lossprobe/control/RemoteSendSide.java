@@ -1,0 +1,139 @@
+package io.lossprobe.control;
+
+import io.lossprobe.core.accounting.FailedRanges;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.result.ClockOffset;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.transport.TransportReport;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/** One transport's senders on the server. */
+final class RemoteSendSide implements SendSide {
+    private static final long POLL_NS = 5_000_000;
+    private final ControlClient client;
+    private final int flows;
+    private final Map<String, Long> environment;
+    private FailedRanges[] failures;
+    private long warmupNs;
+    private long sent;
+    private long[] sentPerFlow;
+    private boolean closed;
+
+    RemoteSendSide(ControlClient client, String transport, int flows) throws IOException {
+        this.client = client;
+        this.flows = flows;
+        this.failures = ControlClient.freshLedger(flows);
+        this.environment = ControlClient.remote(client.request(new Request.OpenSender(transport),
+            Reply.SenderReady.class).environment());
+    }
+
+    @Override
+    public Map<String, Long> environment() {
+        return environment;
+    }
+
+    @Override
+    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws IOException {
+        if (filter != SendFilter.NONE) {
+            throw new IllegalArgumentException("send filters cannot run on a remote sender");
+        }
+        failures = ControlClient.freshLedger(flows);
+        sent = 0;
+        sentPerFlow = null;
+        warmupNs = client.request(new Request.SendBegin(step), Reply.SendReady.class).warmupNs();
+    }
+
+    @Override
+    public FailedRanges[] failures() {
+        return failures;
+    }
+
+    @Override
+    public ClockOffset clockOffset() throws IOException {
+        return client.clockOffset();
+    }
+
+    /**
+     * The window begins warm-up after the server starts; seen from here that is at most one control round trip
+     * off, which the counters' skew includes.
+     */
+    @Override
+    public long start() throws IOException {
+        long before = System.nanoTime();
+        client.request(new Request.SendStart(), Reply.Ok.class);
+        return before + warmupNs;
+    }
+
+    @Override
+    public void beginWindow() throws IOException {
+        client.request(new Request.SendWindow(), Reply.Ok.class);
+    }
+
+    @Override
+    public boolean awaitDone(long timeoutNs) throws IOException {
+        long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            Reply.Sent p = client.request(new Request.SendProgress(), Reply.Sent.class);
+            sent = p.sent();
+            FailedRangesCodec.decodeInto(p.failed(), failures);
+            if (p.done()) {
+                if (p.sentPerFlow() == null) {
+                    throw new ControlProtocolException("send progress done without per-flow counts");
+                }
+                sentPerFlow = ControlClient.ofLength(p.sentPerFlow(), flows, "sent");
+                return true;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(Math.min(left, POLL_NS));
+        }
+    }
+
+    @Override
+    public long sentProgress() {
+        return sent;
+    }
+
+    @Override
+    public long[] sent() {
+        return sentPerFlow == null ? new long[flows] : sentPerFlow.clone();
+    }
+
+    @Override
+    public void abort() throws IOException {
+        client.request(new Request.SendAbort(), Reply.Ok.class);
+    }
+
+    @Override
+    public Outcome finish() throws IOException {
+        Reply.SendOutcome r = client.request(new Request.SendResult(), Reply.SendOutcome.class);
+        FailedRangesCodec.decodeInto(r.failed(), failures);
+        if (r.counts().length != flows) {
+            throw new ControlProtocolException("send result without " + flows + " flows");
+        }
+        SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
+        for (int i = 0; i < flows; i++) {
+            long[] c = r.counts()[i];
+            out[i] = new SendLoop.FlowSendCounts(c[0], c[1], c[2], c[3]);
+        }
+        Reply.Lag l = r.lag();
+        Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),
+            l.maxNs(), null, null);
+        return new Outcome(out, r.windowNs(), lag, new TransportReport(r.counters(), r.flowCounters(), r.notes()),
+            r.failedAfterClose());
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!closed) {
+            closed = true;
+            client.request(new Request.Close(), Reply.Ok.class);
+        }
+    }
+}

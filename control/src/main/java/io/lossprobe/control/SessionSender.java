@@ -1,0 +1,117 @@
+package io.lossprobe.control;
+
+import static io.lossprobe.control.EngineCalls.call;
+
+import io.lossprobe.core.engine.LocalSendSide;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.transport.SenderSpec;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.core.wire.MessageAuth;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * A session's senders for a {@code --reverse} run: one transport's, towards the controller's own address and never
+ * anywhere else, every step's rates taken from the checked plan. The session checks the order of the requests;
+ * this runs them.
+ */
+final class SessionSender {
+    private final SendSide side;
+    private final Plan plan;
+    private int lastBegun = -1;
+    private boolean started;
+    /** How much of each flow's failure ledger was shipped to the controller. */
+    private int[] failuresShipped;
+
+    private SessionSender(SendSide side, Plan plan) {
+        this.side = side;
+        this.plan = plan;
+    }
+
+    /** @param peer the controller's address: the only one these senders send to */
+    static SessionSender open(Transport transport, Plan plan, String peer, int runId, MessageAuth key)
+        throws IOException {
+        return new SessionSender(call(() -> LocalSendSide.open(transport,
+            new SenderSpec(plan, peer, runId, plan.transportOptions(), key))), plan);
+    }
+
+    int lastBegun() {
+        return lastBegun;
+    }
+
+    Reply.SenderReady ready() {
+        return new Reply.SenderReady(side.environment());
+    }
+
+    Reply.SendReady begin(int step) throws IOException {
+        Level level = plan.levels().get(step);
+        long[] rates = new long[plan.ports()];
+        for (int i = 0; i < rates.length; i++) {
+            rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
+        }
+        call(() -> side.beginStep(step, rates, new int[rates.length], SendFilter.NONE));
+        failuresShipped = new int[plan.ports()];
+        lastBegun = step;
+        started = false;
+        return new Reply.SendReady(plan.warmupNs());
+    }
+
+    Reply start() throws IOException {
+        if (started) {
+            throw new ControlProtocolException("step " + lastBegun + " started already");
+        }
+        call(() -> side.start());
+        started = true;
+        return new Reply.Ok();
+    }
+
+    Reply window() throws IOException {
+        if (!started) {
+            throw new ControlProtocolException("step " + lastBegun + " has not started");
+        }
+        call(() -> side.beginWindow());
+        return new Reply.Ok();
+    }
+
+    Reply progress() throws IOException {
+        boolean done = call(() -> side.awaitDone(1));
+        long sent = call(side::sentProgress);
+        long[] perFlow = done ? call(side::sent) : null;
+        return new Reply.Sent(done, sent, perFlow, FailedRangesCodec.encodeNew(side.failures(), failuresShipped));
+    }
+
+    Reply abort() throws IOException {
+        call(() -> side.abort());
+        return new Reply.Ok();
+    }
+
+    Reply result() throws IOException {
+        if (!call(() -> side.awaitDone(1))) {
+            throw new ControlProtocolException("the step is still sending");
+        }
+        SendSide.Outcome outcome = call(side::finish);
+        long[][] counts = new long[outcome.counts().length][];
+        for (int i = 0; i < counts.length; i++) {
+            SendLoop.FlowSendCounts c = outcome.counts()[i];
+            counts[i] = new long[] {c.scheduled(), c.sent(), c.sendFailed(), c.behind()};
+        }
+        Latency lag = outcome.lag();
+        Map<Integer, long[]> failed = FailedRangesCodec.encodeNew(side.failures(), failuresShipped);
+        TransportReport report = outcome.report();
+        return new Reply.SendOutcome(counts, outcome.windowNs(), outcome.failedAfterClose(), failed,
+            new Reply.Lag(lag.count(), lag.meanNs(), lag.minNs(), lag.p50Ns(), lag.p90Ns(), lag.p99Ns(),
+                lag.p999Ns(), lag.maxNs()), report.counters(), report.flows(), report.notes());
+    }
+
+    /** Stops sending and closes the senders. */
+    void close() throws Exception {
+        side.abort();
+        side.close();
+    }
+}

@@ -1,0 +1,45 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.result.Counts;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Where a step's lost messages went, as far as the counters can tell (a step's {@code attribution}). */
+final class LossAttribution {
+    private LossAttribution() {
+    }
+
+    /**
+     * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
+     * first, then the receiving host's NIC drops, then the packets the sending host dropped at its own egress
+     * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
+     * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
+     *
+     * @param hostDeltas         the receiving host's counter deltas
+     * @param senderEgressSilent packets the sending host's egress dropped that no send failed for
+     */
+    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas,
+                                       long senderEgressSilent) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        long remaining = totals.lost();
+        out.put("lost", remaining);
+        long socket = Math.min(remaining, socketDrops == null ? 0 : socketDrops);
+        out.put("receiverSocket", socket);
+        remaining -= socket;
+        long nic = 0;
+        for (Map.Entry<String, Long> e : hostDeltas.entrySet()) {
+            if (e.getKey().startsWith("dev.") && e.getKey().endsWith(".rxDrops")) {
+                nic += e.getValue();
+            }
+        }
+        long nicShare = Math.min(remaining, nic);
+        out.put("nic", nicShare);
+        remaining -= nicShare;
+        long egressShare = Math.min(remaining, senderEgressSilent);
+        out.put("senderEgress", egressShare);
+        remaining -= egressShare;
+        out.put("pathOrUnknown", remaining);
+        out.put("sendRefused", totals.sendFailed());
+        return out;
+    }
+}

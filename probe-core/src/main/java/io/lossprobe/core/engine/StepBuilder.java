@@ -1,0 +1,109 @@
+package io.lossprobe.core.engine;
+
+import io.lossprobe.core.accounting.FailedRanges;
+import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.counters.EgressQdisc;
+import io.lossprobe.core.counters.HostCounters;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.Echo;
+import io.lossprobe.core.result.IntervalResult;
+import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.LossBurst;
+import io.lossprobe.core.result.SignedHistogram;
+import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.Timing;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.TransportReport;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds a step's result from its parts: the flows' accounting ({@link FlowAccounting}), the host's counter
+ * deltas and where the losses went ({@link LossAttribution}), the intervals, and the warnings
+ * ({@link StepWarnings}).
+ */
+final class StepBuilder {
+    private final Transport transport;
+    private final Map<String, String> options;
+    /** The senders' egress queue, when they run on this host. */
+    private final EgressQdisc egress;
+    private final Map<String, Long> senderEnvironment;
+
+    StepBuilder(Transport transport, Map<String, String> options, EgressQdisc egress,
+                Map<String, Long> senderEnvironment) {
+        this.transport = transport;
+        this.options = options;
+        this.egress = egress;
+        this.senderEnvironment = senderEnvironment;
+    }
+
+    /**
+     * @param delay  the flows' delays as one histogram
+     * @param rtt    echo mode: the replies' round trips as one histogram, else null
+     * @param after  the host's counters after the drain
+     * @param egressQdiscDrops what the senders' egress queue dropped in the step (-1 unknown)
+     */
+    StepResult build(Plan plan, int step, Level level, SendSide.Outcome outcome, ReceiveSide.Receipt receipt,
+                     FlowReceiver.Summary[] replies, SignedHistogram delay, SignedHistogram rtt,
+                     WindowSample windowSample, HostCounters.Sample after, Clocks clocks, long egressQdiscDrops,
+                     FailedRanges[] failures) {
+        HostCounters.Sample before = windowSample.host();
+        TransportReport txReport = outcome.report();
+        TransportReport rxReport = receipt.report();
+        // Which timing mode and timestamp source produced each delay figure (docs/measurement.md, the floor).
+        String timing = Timing.modeOf(transport, options);
+        FlowAccounting flows = new FlowAccounting(plan, timing, clocks, outcome.counts(), txReport, rxReport,
+            receipt.flows(), replies, outcome.windowNs());
+        Counts totals = flows.totals;
+        double windowSeconds = outcome.windowNs() / 1e9;
+        double achievedSend = totals.sent() / windowSeconds;
+        double achievedReceive = totals.received() / windowSeconds;
+        long target = level.ratePerSecond();
+        boolean saturated = target > 0 && achievedSend < 0.99 * target;
+        Map<String, Long> hostDeltas = after.deltaSince(before);
+        SenderEgress senderEgress = SenderEgress.of(egress.device(), egressQdiscDrops, hostDeltas, senderEnvironment);
+        if (egressQdiscDrops > 0) {
+            hostDeltas.put(egress.counterKey(), egressQdiscDrops);
+        }
+        Map<String, Long> transportCounters = new HashMap<>(txReport.counters());
+        transportCounters.putAll(rxReport.counters());
+
+        StepWarnings warnings = new StepWarnings(txReport, rxReport, flows.checks);
+        warnings.counts(totals, failures, outcome.failedAfterClose(), windowSample.skewNs());
+        warnings.addAll(clocks.warnings(delay, flows.baselines));
+        List<IntervalResult> intervals = null;
+        if (outcome.intervals() != null && receipt.intervals() != null) {
+            IntervalResults cut = IntervalResults.of(outcome.intervals(), receipt.intervals(), plan.intervalNs(),
+                outcome.windowNs(), clocks.basis(), clocks.uncertaintyNs());
+            intervals = cut.intervals();
+            warnings.addAll(cut.warnings(totals));
+        }
+        Map<String, Long> attribution = LossAttribution.attribute(totals, flows.socketDrops,
+            receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas, senderEgress.silentDrops());
+        warnings.add(senderEgress.warning(attribution.get("senderEgress")));
+        warnings.reliability(transport, options, totals);
+        String source = Timing.sourceOf(flows.kernelStamped, delay.count());
+        DelayBaselines baselines = flows.baselines;
+        Echo echo = null;
+        if (replies != null) {
+            String repliesSource = Timing.sourceOf(flows.repliesStamped, rtt.count());
+            echo = flows.echoTotals(outcome.windowNs(), Latency.of(rtt, null, null).measuredBy(repliesSource, timing),
+                Latency.of(FlowAccounting.mergedTransit(replies), null, null).measuredBy(repliesSource, timing));
+        }
+        return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
+            totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts),
+            FlowAccounting.round(achievedSend), FlowAccounting.round(achievedReceive), saturated,
+            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            Latency.of(flows.transit, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            baselines == null ? null
+                : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null).measuredBy(source, timing),
+            baselines == null ? null : baselines.description(), clocks.offset(), clocks.driftNs(),
+            outcome.lag().measuredBy(null, timing), flows.meanJitterNs(),
+            Latency.of(flows.ipdv).measuredBy(source, timing), after.cpuSince(before), flows.socketDrops, hostDeltas,
+            receipt.hostCounters(), receipt.cpu(), transportCounters, attribution, warnings.list(), echo,
+            flows.flows, plan.messageSize(), intervals);
+    }
+}
