@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.StepHooks;
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.ResultFiles;

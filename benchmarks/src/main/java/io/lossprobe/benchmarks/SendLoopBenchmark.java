@@ -1,6 +1,6 @@
 package io.lossprobe.benchmarks;
 
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageAuth;

@@ -2,7 +2,7 @@ package io.lossprobe.control;
 
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.engine.SendSide;
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.result.Latency;

@@ -4,7 +4,7 @@ import static io.lossprobe.control.EngineCalls.call;
 
 import io.lossprobe.core.engine.LocalSendSide;
 import io.lossprobe.core.engine.SendSide;
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;

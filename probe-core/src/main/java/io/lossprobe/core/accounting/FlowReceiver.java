@@ -52,7 +52,7 @@ public final class FlowReceiver {
     private long lastDelay;
     private boolean haveDelay;
     private double jitter;
-    private io.lossprobe.core.pacing.SendFilter replyFilter = io.lossprobe.core.pacing.SendFilter.NONE;
+    private io.lossprobe.core.accounting.SendFilter replyFilter = io.lossprobe.core.accounting.SendFilter.NONE;
     /** Receiver clock minus sender clock for the open step (0 on one host). */
     private long clockOffsetNs;
     private long warmupMinDelay = Long.MAX_VALUE;
@@ -85,8 +85,8 @@ public final class FlowReceiver {
      * Test seam for echo mode: a message the filter picks is counted as usual but reported as not to be answered,
      * so its reply is lost on the way back, exactly.
      */
-    public void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
-        this.replyFilter = filter == null ? io.lossprobe.core.pacing.SendFilter.NONE : filter;
+    public void replyFilter(io.lossprobe.core.accounting.SendFilter filter) {
+        this.replyFilter = filter == null ? io.lossprobe.core.accounting.SendFilter.NONE : filter;
     }
 
     /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */

@@ -106,7 +106,7 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     @Override
-    public void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
+    public void replyFilter(io.lossprobe.core.accounting.SendFilter filter) {
         for (FlowReceiver f : flows) {
             f.replyFilter(filter);
         }

@@ -4,7 +4,7 @@ import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.pacing.NanoClock;
 import io.lossprobe.core.pacing.SendDriver;
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;

@@ -78,7 +78,7 @@ public interface ReceiveSide extends AutoCloseable {
     }
 
     /** Echo mode test seam: replies the filter picks are never sent (local receivers only). */
-    default void replyFilter(io.lossprobe.core.pacing.SendFilter filter) {
+    default void replyFilter(io.lossprobe.core.accounting.SendFilter filter) {
         throw new UnsupportedOperationException("reply filters need local receivers");
     }
 

@@ -1,7 +1,7 @@
 package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.TransportReport;

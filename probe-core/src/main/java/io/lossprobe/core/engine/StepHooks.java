@@ -1,6 +1,6 @@
 package io.lossprobe.core.engine;
 
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 
 /** Test seams into a run: loss injection on the send path and actions during a step's window. */

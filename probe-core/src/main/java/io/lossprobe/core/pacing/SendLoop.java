@@ -1,5 +1,6 @@
 package io.lossprobe.core.pacing;
 
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.MessageWriter;

@@ -2,7 +2,7 @@ package io.lossprobe.core.transport;
 
 /**
  * How the send loop hands one flow's messages to a transport. Called only from the thread that runs the
- * {@link io.lossprobe.core.pacing.SendLoop}; must not allocate per call where it can be avoided.
+ * send loop (pacing/SendLoop, above this package); must not allocate per call where it can be avoided.
  *
  * <p>Sequence numbers are dense: the send loop gives an {@link #ACCEPTED} message the next wire sequence number
  * and a {@link #REFUSED} one none, so the wire sequences of a step are exactly {@code [0, sent + failed)}. A message

@@ -3,7 +3,7 @@ package io.lossprobe.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.lossprobe.core.pacing.SendFilter;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Counts;

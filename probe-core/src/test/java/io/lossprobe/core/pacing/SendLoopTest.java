@@ -1,5 +1,6 @@
 package io.lossprobe.core.pacing;
 
+import io.lossprobe.core.accounting.SendFilter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lossprobe.core.transport.MessageWriter;

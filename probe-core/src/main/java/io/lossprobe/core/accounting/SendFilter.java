@@ -1,4 +1,4 @@
-package io.lossprobe.core.pacing;
+package io.lossprobe.core.accounting;
 
 /**
  * Test-only fault injection in the send path. A message the filter {@link #drop drops} is counted as sent (it takes
