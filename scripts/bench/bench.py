@@ -16,6 +16,14 @@ The latency section (--only latency) alternates, in every round, irtt (client an
 lossprobe's echo at 1k/s over one flow in the default and the precision timing mode, and sockperf's ping-pong
 (at 1,000 messages/s, and back to back); each gives its round trip's p50 and p99 from its own per-packet figures.
 Then lossprobe's one-way delay at 30k/s over 48 flows in both modes. The summary takes medians over rounds.
+With --lab PREFIX the latency section runs between scripts/lab.sh's namespaces instead of on loopback (make the
+lab first: LAB_PREFIX=PREFIX scripts/lab.sh up 1): every client in PREFIXtx1, every server (irtt, sockperf, one
+'lossprobe serve' for the whole section) in PREFIXrx at 198.18.0.1.
+
+The timestamps section (--only timestamps) is an A/B of UDP's two receive paths on 48 flows at `max` and 1M:
+lossprobe's own reader with kernel stamps (-X udp.timestamps=auto, the default) against Netty's recvmmsg reads
+(-X udp.timestamps=user), both in every round, the order flipped from round to round; the summary gives the
+medians and each round's delivered ratio auto / user.
 """
 import argparse
 import json
@@ -37,6 +45,37 @@ IPERF_PORT = 31300
 AERON_SAMPLE_PORT = 31400
 IRTT_PORT = 31500
 SOCKPERF_PP_PORT = 31600
+LAB_SERVER = "198.18.0.1"       # scripts/lab.sh's receiving host
+LAB_CONTROL_PORT = 7400
+
+
+class Place:
+    """Where the latency section's clients and servers run: loopback, or a lab's sender and receiver namespaces."""
+
+    def __init__(self, lab_prefix=None):
+        self.lab = lab_prefix
+        self.server_addr = LAB_SERVER if lab_prefix else LOOPBACK
+
+    def missing(self):
+        """Why the lab cannot be used (None when it can, or on loopback)."""
+        if not self.lab:
+            return None
+        if not re.fullmatch(r"[a-z][a-z0-9]{0,5}-", self.lab):
+            return "--lab takes a LAB_PREFIX as scripts/lab.sh does (a short lowercase name ending in '-')"
+        names = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True).stdout.split()
+        absent = [ns for ns in (self.lab + "rx", self.lab + "tx1") if ns not in names]
+        return ("no namespaces %s: make the lab first with LAB_PREFIX=%s scripts/lab.sh up 1"
+                % (", ".join(absent), self.lab)) if absent else None
+
+    def server(self, cmd):
+        return ["ip", "netns", "exec", self.lab + "rx", *cmd] if self.lab else cmd
+
+    def client(self, cmd):
+        return ["ip", "netns", "exec", self.lab + "tx1", *cmd] if self.lab else cmd
+
+    def name(self):
+        return "lab %s (%stx1 -> %srx %s)" % (self.lab, self.lab, self.lab, LAB_SERVER) if self.lab else "loopback"
 
 
 def log(msg):
@@ -123,29 +162,37 @@ class Lossprobe:
                 log("  lossprobe --transport %s is not available: %s" % (t, last[:160]))
         return found
 
-    def measure(self, transport, flows, level="max", size=64, extra_java_opts=(), step=0):
-        tag = "%s-%d-%s-%d%s" % (transport, flows, level, size, "".join(extra_java_opts))
+    def measure(self, transport, flows, level="max", size=64, extra_java_opts=(), step=0, extra_args=()):
+        tag = "%s-%d-%s-%d%s%s" % (transport, flows, level, size, "".join(extra_java_opts), "".join(extra_args))
         out_file = os.path.join(self.workdir, "lossprobe-%s.json" % re.sub(r"[^\w.-]", "_", tag))
         cmd = ["java", *self.java_opts, *extra_java_opts, "-jar", self.jar, "run", "--transport", transport,
                "--ports", str(flows),
                "--base-port", str(LOSSPROBE_PORT), "--levels", level, "--size", str(size),
-               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--quiet", "-o", out_file]
+               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--quiet", "-o", out_file,
+               *extra_args]
+        load_before = load()
         rc, out = run(cmd, (self.duration + 5) * (level.count(",") + 1) + 60)
         if rc != 0:
             return {"error": "exit %d: %s" % (rc, out.strip()[-300:]), "command": " ".join(cmd)}
         with open(out_file) as f:
             result = json.load(f)
-        return [self._summary(result, s, cmd) for s in result["steps"]] if step is None \
-            else self._summary(result, result["steps"][step], cmd)
+        summaries = [dict(self._summary(result, s, cmd), loadBefore=load_before, loadAfter=load())
+                     for s in result["steps"]]
+        return summaries if step is None else summaries[step]
 
-    def latency(self, mode, flows, level, timing, extra=()):
+    def latency(self, mode, flows, level, timing, place=None, secret=None):
         """One lossprobe run for the latency section: echo round trip or one-way delay, with what measured it."""
+        place = place or Place()
         tag = "lat-%s-%d-%s-%s" % (mode, flows, level, timing)
         out_file = os.path.join(self.workdir, "lossprobe-%s.json" % tag)
-        cmd = ["java", *self.java_opts, "-jar", self.jar, "run", "--transport", "udp", "--mode", mode,
-               "--ports", str(flows), "--base-port", str(LOSSPROBE_PORT), "--levels", level,
-               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--timing", timing,
-               "--quiet", "-o", out_file, *extra]
+        cmd = place.client(["java", *self.java_opts, "-jar", self.jar, "run", "--transport", "udp", "--mode", mode,
+                            "--ports", str(flows), "--base-port", str(LOSSPROBE_PORT), "--levels", level,
+                            "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s",
+                            "--timing", timing, "--quiet", "-o", out_file])
+        if place.lab:
+            # Between hosts: the section's 'lossprobe serve' on the receiving host runs the receivers (the
+            # run sends it the timing mode, so both ends wait the same way).
+            cmd += ["--target", "%s:%d" % (place.server_addr, LAB_CONTROL_PORT), "--secret-file", secret]
         load_before = load()
         rc, out = run(cmd, self.duration + 60)
         if rc != 0:
@@ -155,7 +202,8 @@ class Lossprobe:
         step = result["steps"][0]
         figure = step["echo"]["rtt"] if mode == "echo" else step["delay"]
         transit = (step["echo"].get("rttTransit") if mode == "echo" else step["transit"]) or {}
-        return {"command": " ".join(cmd), "timing": figure.get("timing"),
+        return {"command": " ".join(cmd), "timing": figure.get("timing"), "basis": figure.get("basis"),
+                "uncertaintyUs": figure["uncertaintyNs"] / 1e3 if "uncertaintyNs" in figure else None,
                 "transitP50Us": transit.get("p50Ns", 0) / 1e3, "transitP99Us": transit.get("p99Ns", 0) / 1e3,
                 "timestampSource": figure.get("timestampSource"), "count": figure["count"],
                 "p50Us": figure["p50Ns"] / 1e3, "p99Us": figure["p99Ns"] / 1e3, "maxUs": figure["maxNs"] / 1e3,
@@ -189,9 +237,11 @@ class Lossprobe:
             "corrupt": c["corrupt"], "socketDrops": step.get("socketDrops"),
             "sentPerS": round(c["sent"] / window_s), "deliveredPerS": round(c["received"] / window_s),
             "saturated": step["saturated"], "cpuPercent": step["cpu"]["processPercent"],
+            "hostCpuPercent": step["cpu"]["hostPercent"],
             "delayP50Ns": step["delay"]["p50Ns"], "delayP99Ns": step["delay"]["p99Ns"],
             "identitiesHold": identities and flow_identities, "lostEqualsSocketDropsPlusLate": drops_match,
             "socketBuffers": result["environment"].get("socketBuffers"),
+            "transportSettings": result["environment"].get("transportSettings"),
         }
 
 
@@ -260,20 +310,21 @@ def iperf3(flows, duration, udp, size=64):
             "receivedWritesPerS": round(end["sum_received"]["bytes"] / size / end["sum_received"]["seconds"])}
 
 
-def irtt_rtt(duration, interval="1ms"):
-    """irtt client and server on loopback, one packet per interval: round trips from its per-packet timestamps."""
+def irtt_rtt(duration, interval="1ms", place=None):
+    """irtt client and server, one packet per interval: round trips from its per-packet timestamps."""
+    place = place or Place()
     if not shutil.which("irtt"):
         return {"error": "irtt is not installed (apt-get install irtt)"}
     fd, out_file = tempfile.mkstemp(prefix="irtt-", suffix=".json")
     os.close(fd)
     # -i 0: the server's minimum interval (10 ms by default) would refuse a 1 ms client.
-    server = subprocess.Popen(["irtt", "server", "-b", "%s:%d" % (LOOPBACK, IRTT_PORT), "-i", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(place.server(["irtt", "server", "-b", "%s:%d" % (place.server_addr, IRTT_PORT),
+                                            "-i", "0"]), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     load_before = load()
     try:
         time.sleep(0.5)
-        cmd = ["irtt", "client", "-i", interval, "-d", "%ds" % duration, "-Q", "-o", out_file,
-               "%s:%d" % (LOOPBACK, IRTT_PORT)]
+        cmd = place.client(["irtt", "client", "-i", interval, "-d", "%ds" % duration, "-Q", "-o", out_file,
+                            "%s:%d" % (place.server_addr, IRTT_PORT)])
         rc, out = run(cmd, duration + 30)
         with open(out_file) as f:
             result = json.load(f)
@@ -301,15 +352,17 @@ def irtt_rtt(duration, interval="1ms"):
             "loadBefore": load_before, "loadAfter": load()}
 
 
-def sockperf_ping_pong(duration, mps=None, size=64):
+def sockperf_ping_pong(duration, mps=None, size=64, place=None):
     """sockperf's ping-pong (one message outstanding), full round trips; mps None: back to back."""
-    server = subprocess.Popen(["sockperf", "server", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT)],
+    place = place or Place()
+    server = subprocess.Popen(place.server(["sockperf", "server", "-i", place.server_addr, "-p",
+                                            str(SOCKPERF_PP_PORT)]),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     load_before = load()
     try:
         time.sleep(1.0)
-        cmd = ["sockperf", "ping-pong", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT), "-m", str(size),
-               "-t", str(duration), "--full-rtt"]
+        cmd = place.client(["sockperf", "ping-pong", "-i", place.server_addr, "-p", str(SOCKPERF_PP_PORT),
+                            "-m", str(size), "-t", str(duration), "--full-rtt"])
         if mps:
             cmd += ["--mps", str(mps)]
         rc, out = run(cmd, duration + 30)
@@ -363,13 +416,16 @@ def fmt(v):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jar", required=True)
-    ap.add_argument("--aeron-jar", required=True)
+    ap.add_argument("--aeron-jar", help="aeron-all's jar, for the aeron section's reference (run.sh fetches it)")
     ap.add_argument("--duration", type=int, default=3, help="seconds per measurement")
     ap.add_argument("--out", default="bench-result.json")
     ap.add_argument("--aeron-threading", default="SHARED")
-    ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency")
+    ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency,timestamps")
     ap.add_argument("--java-opts", default="")
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs; the summary takes medians")
+    ap.add_argument("--lab", metavar="PREFIX", help="latency section across scripts/lab.sh's namespaces (made with "
+                                                   "LAB_PREFIX=PREFIX scripts/lab.sh up 1): clients in PREFIXtx1, "
+                                                   "servers in PREFIXrx")
     args = ap.parse_args()
     only = set(args.only.split(","))
     d = args.duration
@@ -456,6 +512,9 @@ def main():
     if "latency" in only:
         latency_section(lp, args, record)
 
+    if "timestamps" in only and "udp" in lp.available:
+        timestamps_ab(lp, args, record)
+
     if "tcp" in only:
         for flows in (1, 48):
             ip = iperf3(flows, d, udp=False)
@@ -466,7 +525,9 @@ def main():
             pair("tcp %2d flow(s) max: messages/s vs iperf3 -l 64 writes/s" % flows, ours, ip, "deliveredPerS",
                  "writesPerS", 2.0)
 
-    if "aeron" in only:
+    if "aeron" in only and not args.aeron_jar:
+        skip("aeron 48 streams", "no --aeron-jar for EmbeddedThroughput")
+    elif "aeron" in only:
         ref = aeron_embedded_throughput(args.aeron_jar, d, args.aeron_threading)
         if "aeron" not in lp.available:
             skip("aeron 48 streams", "lossprobe --transport aeron is not available in %s yet (EmbeddedThroughput "
@@ -520,16 +581,65 @@ LATENCY_TARGETS = [
 
 def latency_section(lp, args, record):
     """Round trips at 1k/s over one flow, every tool once per round in turn; then one-way delay at 30k/48 flows."""
+    place = Place(args.lab)
+    why = place.missing()
+    if why:
+        log("latency: %s" % why)
+        record["latency"] = {"place": place.name(), "error": why}
+        return
+    server = None
+    secret = None
+    if place.lab:
+        secret = os.path.join(lp.workdir, "lab.secret")
+        rc, out = run(["java", "-jar", lp.jar, "keygen", secret], 60)
+        if rc != 0:
+            log("latency: cannot make a secret for the lab: %s" % out.strip()[-200:])
+            return
+        server, why = lab_server(lp, place, secret)
+        if why:
+            log("latency: %s" % why)
+            record["latency"] = {"place": place.name(), "error": why}
+            return
+    try:
+        latency_rounds(lp, args, record, place, secret)
+    finally:
+        if server:
+            stop(server)
+
+
+def lab_server(lp, place, secret, timeout_s=30):
+    """One 'lossprobe serve' in the lab's receiving namespace for the whole section; its log goes to the work dir."""
+    log_file = os.path.join(lp.workdir, "serve.log")
+    with open(log_file, "w") as f:
+        server = subprocess.Popen(place.server(["java", *lp.java_opts, "-jar", lp.jar, "serve", "--bind",
+                                                place.server_addr, "--port", str(LAB_CONTROL_PORT),
+                                                "--secret-file", secret]),
+                                  stdout=f, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with open(log_file) as f:
+            text = f.read()
+        if "listening on" in text:
+            return server, None
+        if server.poll() is not None:
+            return None, "lossprobe serve in %srx exited %d: %s" % (place.lab, server.returncode, text.strip()[-300:])
+        time.sleep(0.1)
+    stop(server)
+    return None, "lossprobe serve in %srx did not listen within %d s (log %s)" % (place.lab, timeout_s, log_file)
+
+
+def latency_rounds(lp, args, record, place, secret):
     d = args.duration
+    log("-- latency on %s" % place.name())
     rounds = []
     for rnd in range(1, args.repeat + 1):
         log("-- latency round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
         r = {}
-        r["irtt"] = irtt_rtt(d)
-        r["lossprobe-default"] = lp.latency("echo", 1, "1k", "default")
-        r["sockperf-pp-1k"] = sockperf_ping_pong(d, mps=1000)
-        r["lossprobe-precision"] = lp.latency("echo", 1, "1k", "precision")
-        r["sockperf-pp-max"] = sockperf_ping_pong(d)
+        r["irtt"] = irtt_rtt(d, place=place)
+        r["lossprobe-default"] = lp.latency("echo", 1, "1k", "default", place, secret)
+        r["sockperf-pp-1k"] = sockperf_ping_pong(d, mps=1000, place=place)
+        r["lossprobe-precision"] = lp.latency("echo", 1, "1k", "precision", place, secret)
+        r["sockperf-pp-max"] = sockperf_ping_pong(d, place=place)
         for name, v in r.items():
             if "error" in v:
                 log("  %-22s error: %s" % (name, v["error"]))
@@ -549,14 +659,15 @@ def latency_section(lp, args, record):
         rounds.append(r)
     delays = {}
     for timing in ("default", "precision"):
-        delays[timing] = lp.latency("stream", 48, "30k", timing)
+        delays[timing] = lp.latency("stream", 48, "30k", timing, place, secret)
         v = delays[timing]
         if "error" in v:
             log("  one-way 30k/48 %-9s error: %s" % (timing, v["error"]))
         else:
-            log("  one-way delay 30k/s 48 flows %-9s p50 %7.1f us p99 %9.1f us [%s stamps] cpu %.0f%% load %.2f->%.2f"
-                % (timing, v["p50Us"], v["p99Us"], v["timestampSource"], v["cpuPercent"], v["loadBefore"],
-                   v["loadAfter"]))
+            basis = "" if not v["basis"] else ", basis %s +-%.1f us" % (v["basis"], v["uncertaintyUs"] or 0)
+            log("  one-way delay 30k/s 48 flows %-9s p50 %7.1f us p99 %9.1f us [%s stamps%s] cpu %.0f%% "
+                "load %.2f->%.2f" % (timing, v["p50Us"], v["p99Us"], v["timestampSource"], basis, v["cpuPercent"],
+                                     v["loadBefore"], v["loadAfter"]))
     summary = []
     log("-- latency: medians over %d round(s)" % len(rounds))
     for tool in ("irtt", "lossprobe-default", "lossprobe-precision", "sockperf-pp-1k", "sockperf-pp-max"):
@@ -591,7 +702,57 @@ def latency_section(lp, args, record):
                     "timestampSource": p.get("timestampSource"), "met": ok})
     log("  %-70s p50 %s us [%s stamps]: %s" % ("one-way delay 30k/s 48 flows, precision: p50 < 50 us",
                                                p.get("p50Us"), p.get("timestampSource"), "MET" if ok else "MISSED"))
-    record["latency"] = {"rounds": rounds, "oneWay": delays, "summary": summary}
+    record["latency"] = {"place": place.name(), "rounds": rounds, "oneWay": delays, "summary": summary}
+
+
+TIMESTAMP_AB_LEVELS = ("max", "1M")
+
+
+def timestamps_ab(lp, args, record):
+    """UDP's two receive paths head to head on 48 flows: lossprobe's own reader with kernel stamps
+    (-X udp.timestamps=auto, the default) and Netty's recvmmsg reads (user); the order flips every round."""
+    log("-- udp receive path A/B, 48 flows: -X udp.timestamps=auto (own reader, kernel stamps) vs user (Netty)")
+    runs = []
+    for rnd in range(1, args.repeat + 1):
+        log("-- A/B round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
+        order = ("auto", "user") if rnd % 2 else ("user", "auto")
+        for level in TIMESTAMP_AB_LEVELS:
+            for ts in order:
+                v = lp.measure("udp", 48, level=level, extra_args=("-X", "udp.timestamps=" + ts))
+                runs.append({"round": rnd, "level": level, "timestamps": ts, "result": v})
+                if "error" in v:
+                    log("  %-4s %-4s error: %s" % (level, ts, v["error"]))
+                    continue
+                settings = v.get("transportSettings") or {}
+                log("  %-4s udp.timestamps=%-4s delivered/s %s sent/s %s lost %d (socketDrops %s) cpu %.0f%% "
+                    "[kernelTimestamps %s, %s rx threads] load %.2f->%.2f" % (
+                        level, ts, fmt(v["deliveredPerS"]), fmt(v["sentPerS"]), v["lost"], v["socketDrops"],
+                        v["cpuPercent"], settings.get("udp.kernelTimestamps"), settings.get("udp.receiveThreads"),
+                        v["loadBefore"], v["loadAfter"]))
+    summary = []
+    log("-- A/B medians over %d round(s)" % args.repeat)
+    for level in TIMESTAMP_AB_LEVELS:
+        med = {}
+        for ts in ("auto", "user"):
+            vs = [r["result"] for r in runs if r["level"] == level and r["timestamps"] == ts
+                  and "error" not in r["result"]]
+            med[ts] = {"deliveredPerS": median([v["deliveredPerS"] for v in vs]),
+                       "lost": median([v["lost"] for v in vs]), "cpuPercent": median([v["cpuPercent"] for v in vs]),
+                       "rounds": len(vs)}
+        # Paired within a round: the ratio of each round's two runs, so a round's load hits both sides.
+        ratios = []
+        for rnd in range(1, args.repeat + 1):
+            pair = {r["timestamps"]: r["result"] for r in runs if r["round"] == rnd and r["level"] == level}
+            a, u = pair.get("auto", {}), pair.get("user", {})
+            if a.get("deliveredPerS") and u.get("deliveredPerS"):
+                ratios.append(round(a["deliveredPerS"] / u["deliveredPerS"], 3))
+        summary.append({"level": level, "auto": med["auto"], "user": med["user"], "ratios": ratios,
+                        "medianRatio": median(ratios)})
+        log("  %-4s delivered/s auto %s user %s; auto/user median %s (rounds: %s); cpu %% auto %s user %s; "
+            "lost auto %s user %s" % (level, fmt(med["auto"]["deliveredPerS"]), fmt(med["user"]["deliveredPerS"]),
+                                      median(ratios), ", ".join(str(x) for x in ratios), med["auto"]["cpuPercent"],
+                                      med["user"]["cpuPercent"], med["auto"]["lost"], med["user"]["lost"]))
+    record["timestampsAB"] = {"runs": runs, "summary": summary}
 
 
 def host_facts():

@@ -2,7 +2,9 @@
 # One command: installs sockperf, iperf3, irtt and Aeron's sample jar if missing, then runs lossprobe side by side
 # with each reference on 127.0.0.1 and prints the ratios and a JSON record. Not part of the test suite.
 #
-#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron,latency] [--aeron-threading SHARED]
+#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron,latency,timestamps] [--aeron-threading SHARED] [--lab PREFIX]
+#
+# --lab PREFIX runs the latency section between scripts/lab.sh's namespaces (LAB_PREFIX=PREFIX scripts/lab.sh up 1).
 #
 # LOSSPROBE_JAR overrides the jar (default lossprobe-cli/target/lossprobe.jar, built if missing).
 set -euo pipefail
