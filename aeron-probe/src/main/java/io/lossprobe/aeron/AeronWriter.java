@@ -5,8 +5,6 @@ import io.aeron.Publication;
 import io.aeron.logbuffer.BufferClaim;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageHeader;
-import java.nio.ByteOrder;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -51,23 +49,11 @@ final class AeronWriter implements MessageWriter {
         if (claimable) {
             result = publication.tryClaim(length, claim);
             if (result > 0) {
-                MutableDirectBuffer b = claim.buffer();
-                int at = claim.offset();
-                b.putLong(at + MessageHeader.WORD0_OFFSET, word0, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.WORD1_OFFSET, word1, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.SEQUENCE_OFFSET, sequence, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.SEND_TIME_OFFSET, intendedNs, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs, ByteOrder.BIG_ENDIAN);
-                b.putLong(at + MessageHeader.TAG_OFFSET, tag, ByteOrder.BIG_ENDIAN);
+                AgronaHeaders.put(claim.buffer(), claim.offset(), word0, word1, sequence, intendedNs, actualNs, tag);
                 claim.commit();
             }
         } else {
-            offerBuffer.putLong(MessageHeader.WORD0_OFFSET, word0, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.WORD1_OFFSET, word1, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.SEQUENCE_OFFSET, sequence, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.SEND_TIME_OFFSET, intendedNs, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs, ByteOrder.BIG_ENDIAN);
-            offerBuffer.putLong(MessageHeader.TAG_OFFSET, tag, ByteOrder.BIG_ENDIAN);
+            AgronaHeaders.put(offerBuffer, 0, word0, word1, sequence, intendedNs, actualNs, tag);
             result = publication.offer(offerBuffer, 0, length);
         }
         if (result > 0) {

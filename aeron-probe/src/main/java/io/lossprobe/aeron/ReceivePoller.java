@@ -7,7 +7,6 @@ import io.aeron.logbuffer.Header;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.wire.MessageHeader;
-import java.nio.ByteOrder;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
@@ -222,12 +221,12 @@ final class ReceivePoller implements Agent {
                 flow.onMessage(0, 0, 0, 0, 0, 0, length, now);
                 return;
             }
-            long word0 = buffer.getLong(offset + MessageHeader.WORD0_OFFSET, ByteOrder.BIG_ENDIAN);
-            long word1 = buffer.getLong(offset + MessageHeader.WORD1_OFFSET, ByteOrder.BIG_ENDIAN);
-            long sequence = buffer.getLong(offset + MessageHeader.SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
-            long sendTimeNs = buffer.getLong(offset + MessageHeader.SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN);
-            long actualNs = buffer.getLong(offset + MessageHeader.ACTUAL_SEND_TIME_OFFSET, ByteOrder.BIG_ENDIAN);
-            long tag = buffer.getLong(offset + MessageHeader.TAG_OFFSET, ByteOrder.BIG_ENDIAN);
+            long word0 = AgronaHeaders.get(buffer, offset, MessageHeader.WORD0_OFFSET);
+            long word1 = AgronaHeaders.get(buffer, offset, MessageHeader.WORD1_OFFSET);
+            long sequence = AgronaHeaders.get(buffer, offset, MessageHeader.SEQUENCE_OFFSET);
+            long sendTimeNs = AgronaHeaders.get(buffer, offset, MessageHeader.SEND_TIME_OFFSET);
+            long actualNs = AgronaHeaders.get(buffer, offset, MessageHeader.ACTUAL_SEND_TIME_OFFSET);
+            long tag = AgronaHeaders.get(buffer, offset, MessageHeader.TAG_OFFSET);
             if (flow.onMessage(word0, word1, sequence, sendTimeNs, actualNs, tag, length, now) && replier != null) {
                 replier.reply(word0, word1, sequence, sendTimeNs, actualNs);
             }
