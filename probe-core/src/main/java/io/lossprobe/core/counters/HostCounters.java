@@ -8,7 +8,8 @@ import java.util.Set;
 
 /**
  * Samples the host's network counters and CPU time so a step can report their deltas: /proc/net/snmp (Udp, Tcp),
- * /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/stat, and this process's CPU time.
+ * /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/net/softnet_stat (the per-CPU receive
+ * backlog's drops), /proc/stat, and this process's CPU time.
  */
 public final class HostCounters {
     private static final Set<String> SNMP_SECTIONS = Set.of("Udp", "Tcp", "Ip");
@@ -23,6 +24,7 @@ public final class HostCounters {
         counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/snmp"), SNMP_SECTIONS));
         counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/netstat"), NETSTAT_SECTIONS));
         counters.putAll(ProcFiles.parseNetDev(ProcFiles.read("/proc/net/dev")));
+        counters.putAll(ProcFiles.parseSoftnet(ProcFiles.read("/proc/net/softnet_stat")));
         long[] cpu = ProcFiles.parseCpuLine(ProcFiles.read("/proc/stat"));
         return new Sample(counters, cpu[0], cpu[1], processCpuNs(), System.nanoTime());
     }

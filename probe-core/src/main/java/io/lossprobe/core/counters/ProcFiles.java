@@ -73,6 +73,40 @@ public final class ProcFiles {
     }
 
     /**
+     * Sums /proc/net/softnet_stat over the CPUs (one line each, hexadecimal): {@code Softnet.processed} packets taken
+     * off the per-CPU backlog, {@code Softnet.dropped} packets dropped because the backlog was full
+     * (net.core.netdev_max_backlog: loopback, veth and RPS traffic queue there before any socket) and
+     * {@code Softnet.timeSqueeze} times the receive softirq ran out of budget with work left.
+     */
+    public static Map<String, Long> parseSoftnet(String text) {
+        long processed = 0;
+        long dropped = 0;
+        long squeezed = 0;
+        boolean any = false;
+        for (String line : text.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 3) {
+                continue;
+            }
+            try {
+                processed += Long.parseLong(f[0], 16);
+                dropped += Long.parseLong(f[1], 16);
+                squeezed += Long.parseLong(f[2], 16);
+                any = true;
+            } catch (NumberFormatException e) {
+                // not a counters line
+            }
+        }
+        Map<String, Long> out = new HashMap<>();
+        if (any) {
+            out.put("Softnet.processed", processed);
+            out.put("Softnet.dropped", dropped);
+            out.put("Softnet.timeSqueeze", squeezed);
+        }
+        return out;
+    }
+
+    /**
      * Sums the {@code drops} column of /proc/net/udp (or udp6) by local port: datagrams the kernel dropped at
      * that socket because its receive buffer was full (or a socket filter refused them).
      */

@@ -11,7 +11,7 @@ final class LossAttribution {
 
     /**
      * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
-     * first, then the receiving host's NIC drops, then the packets the sending host dropped at its own egress
+     * first, then the receiving host's NIC drops, then its per-CPU receive backlog's drops, then the packets the sending host dropped at its own egress
      * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
      * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
      *
@@ -35,6 +35,11 @@ final class LossAttribution {
         long nicShare = Math.min(remaining, nic);
         out.put("nic", nicShare);
         remaining -= nicShare;
+        // The per-CPU receive backlog (netdev_max_backlog) drops host-wide, before any socket: loopback, veth and
+        // RPS traffic queue there. Host-wide, so other traffic's drops count too: at most what is left.
+        long backlogShare = Math.min(remaining, hostDeltas.getOrDefault("Softnet.dropped", 0L));
+        out.put("receiverBacklog", backlogShare);
+        remaining -= backlogShare;
         long egressShare = Math.min(remaining, senderEgressSilent);
         out.put("senderEgress", egressShare);
         remaining -= egressShare;

@@ -44,6 +44,18 @@ class ProcFilesTest {
     }
 
     @Test
+    void softnetIsSummedOverCpusFromHex() {
+        // Two CPUs as Linux 6.x prints them (processed, dropped, time_squeeze, then more columns).
+        String softnet = """
+            06d3d2fd 00000002 00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000
+            06c0523e 0000000a 00000004 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000001 00000000 00000000
+            """;
+        assertThat(ProcFiles.parseSoftnet(softnet)).containsEntry("Softnet.dropped", 12L)
+            .containsEntry("Softnet.timeSqueeze", 5L).containsEntry("Softnet.processed", 0x06d3d2fdL + 0x06c0523eL);
+        assertThat(ProcFiles.parseSoftnet("")).isEmpty();
+    }
+
+    @Test
     void udpDropsAreSummedByLocalPort() {
         String udp = """
                sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops
