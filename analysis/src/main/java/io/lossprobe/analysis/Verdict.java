@@ -11,8 +11,13 @@ import java.util.Map;
  * began (the knee) and how bad it got, where the sender could not keep up, the rate searches' results, and in echo
  * mode the transactions per second reached. Plain text; the caller escapes it.
  */
-final class Verdict {
+public final class Verdict {
     private Verdict() {
+    }
+
+    /** The run's answer for a terminal: a line per transport (and size), as the report's verdict begins. */
+    public static List<String> of(io.lossprobe.core.result.RunResult run) {
+        return run.steps().isEmpty() ? List.of() : lines(StepMetrics.all(run), List.of());
     }
 
     /** One line per transport of {@code steps} (a run's steps, in run order), then one per search. */

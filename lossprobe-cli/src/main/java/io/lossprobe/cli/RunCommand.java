@@ -220,6 +220,10 @@ public final class RunCommand implements Callable<Integer> {
                 textfileOfFailedRun(out, stderr);
                 return 130;
             }
+            // The answer after the table (the rows scrolled by as they came): a sentence per transport.
+            for (String line : io.lossprobe.analysis.Verdict.of(result)) {
+                (resultsToStdout ? stderr : stdout).println("verdict: " + line);
+            }
             stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
             stdout.flush();
             if (policy.given()) {

@@ -235,6 +235,11 @@ class RunCommandTest {
         assertThat(o.exit()).as(o.err()).isZero();
         assertThat(o.out()).contains("proto", "3k", "6k", "results written to");
         RunResult r = ResultFiles.read(file);
+        // The answer after the rows: a sentence per transport, as the report's verdict, from the same figures.
+        String verdict = r.steps().stream().allMatch(s -> s.counts().lost() == 0)
+            ? "verdict: udp: no loss at any level (3k to 6k)" : "verdict: udp: loss";
+        assertThat(o.out()).contains(verdict);
+        assertThat(o.out().indexOf("verdict: ")).isLessThan(o.out().indexOf("results written to"));
         assertThat(r.status()).isEqualTo("complete");
         assertThat(r.schemaVersion()).isEqualTo(RunResult.SCHEMA_VERSION);
         assertThat(r.environment().cores()).isPositive();
