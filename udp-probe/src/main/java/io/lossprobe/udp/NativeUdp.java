@@ -119,6 +119,12 @@ final class NativeUdp {
 
     static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
 
+    static native int udpSocket0(int family, int sndbuf, int recverr);
+
+    static native int intOption0(int fd, int level, int name);
+
+    static native int sendBatch0(int fd, ByteBuffer data, ByteBuffer table, int entries, ByteBuffer dest);
+
     /** An errno in words, as Netty's exceptions would say it, for the few a datagram socket reports. */
     static String describeErrno(int errno) {
         String text = switch (errno) {
