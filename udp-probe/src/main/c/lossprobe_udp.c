@@ -339,8 +339,9 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_intOption0(JNIEnv *env, j
  * Sends the first `entries` entries of the table from the data buffer on one socket, each to the destination
  * address in dest (int family, then 16 address bytes, network order) at the entry's port, with as few sendmmsg
  * calls as the kernel allows: one per SEND_CHUNK entries when nothing fails. Each entry's result is the bytes sent
- * or -errno. An entry the kernel refuses is tried once more as the first of the next call (sendmmsg drops the error
- * of an entry after the first) and keeps the error only if refused again. Stops at EAGAIN (the socket's buffer is
+ * or -errno. An entry refused as the first of a call keeps its error; one refused after others were sent (sendmmsg
+ * then returns the count before it and drops its error) is tried again as the first of the next call, and keeps
+ * the error only if refused again: the Netty path's semantics. Stops at EAGAIN (the socket's buffer is
  * full): that entry and the rest are not sent. Returns the entries finished (sent or failed), or -errno.
  * After any refusal it empties the socket's error queue (the ICMP error behind a refusal queues itself there with
  * IP_RECVERR, and nothing else reads this socket) and adds how many it held to the int at DEST_DRAINED of dest.
@@ -354,7 +355,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
     struct iovec iov[SEND_CHUNK];
     struct sockaddr_in6 to[SEND_CHUNK];
     char control[SEND_CHUNK][CMSG_SPACE(sizeof(uint16_t))];
-    int family, done = 0, retried = -1, refused = 0;
+    int family, done = 0, refused = 0;
     if (bytes == NULL || t == NULL || d == NULL) {
         return -EINVAL;
     }
@@ -406,10 +407,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
                 int r = (int) msgs[k].msg_len;
                 memcpy(t + (size_t) (done + k) * ENTRY_BYTES + ENTRY_RESULT, &r, 4);
             }
-            done += sent;
-            if (sent < n) {
-                retried = done; /* the kernel stopped at this entry: it has had its first try */
-            }
+            done += sent; /* stopped short: the next entry's error is lost, so the next call tries it again */
             continue;
         }
         if (sent < 0 && errno == EINTR) {
@@ -419,10 +417,6 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
             return done;
         }
         refused = 1;
-        if (retried != done) {
-            retried = done; /* refused on its first try: once more, then it keeps the error */
-            continue;
-        }
         {
             int r = -errno;
             memcpy(t + (size_t) done * ENTRY_BYTES + ENTRY_RESULT, &r, 4);

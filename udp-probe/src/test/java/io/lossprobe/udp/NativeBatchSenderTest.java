@@ -105,6 +105,42 @@ class NativeBatchSenderTest {
 
     @Test
     @Timeout(30)
+    void sendsToAnIpv6Target() throws Exception {
+        InetAddress v6 = InetAddress.getByName("::1");
+        DatagramSocket sink;
+        try {
+            sink = new DatagramSocket(0, v6);
+        } catch (java.net.SocketException e) {
+            assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+            return;
+        }
+        sink.setSoTimeout(5_000);
+        NativeBatchSender sender = NativeBatchSender.open(v6, new int[] {sink.getLocalPort()}, SIZE, 64, 1 << 20,
+            true, ledger, executor);
+        try (sink) {
+            long word1 = MessageHeader.word1(7, STEP, SIZE);
+            long data = MessageHeader.word0(MessageHeader.KIND_DATA, 0);
+            executor.submit(() -> {
+                for (int s = 0; s < 3; s++) {
+                    sender.writer(0).write(data, word1, s, 0, 0, 0);
+                }
+            }).get(10, TimeUnit.SECONDS);
+            executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            assertThat(sender.recvErrOn()).isEqualTo(1);
+            byte[] buf = new byte[2048];
+            for (int s = 0; s < 3; s++) {
+                DatagramPacket p = new DatagramPacket(buf, buf.length);
+                sink.receive(p);
+                assertThat(ByteBuffer.wrap(buf).getLong(16)).isEqualTo(s);
+            }
+            assertThat(failed).isEmpty();
+        } finally {
+            sender.close();
+        }
+    }
+
+    @Test
+    @Timeout(30)
     void aFlowsRegionFullMidCycleSendsWhatIsQueuedAndGoesOn() throws Exception {
         NativeBatchSender sender = NativeBatchSender.open(InetAddress.getLoopbackAddress(),
             new int[] {receiver.getLocalPort()}, SIZE, 64, 1 << 20, true, ledger, executor);

@@ -39,8 +39,7 @@ class UdpSenderRecvErrTest {
 
     /**
      * The native path's one socket is read by no one: the ICMP error IP_RECVERR queues makes the next send fail
-     * (its pending error), and that refusal empties the queue. The refused send is tried once more and leaves, so
-     * nothing counts as failed.
+     * (its pending error), and that refusal empties the queue.
      */
     @Test
     @Timeout(30)
