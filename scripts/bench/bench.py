@@ -20,6 +20,14 @@ With --lab PREFIX the latency section runs between scripts/lab.sh's namespaces i
 lab first: LAB_PREFIX=PREFIX scripts/lab.sh up 1): every client in PREFIXtx1, every server (irtt, sockperf, one
 'lossprobe serve' for the whole section) in PREFIXrx at 198.18.0.1.
 
+The udpref pairs (part of --only udp, or alone with --only udpref) put lossprobe at max and at 1M against
+scripts/bench/c/udpref.c (--udpref BINARY; run.sh builds it with gcc), the plainest fast UDP path in C: UDP_SEGMENT
+sends, recvmmsg reads, sequence-checked, over 1 and 48 flows. Every round runs udpref and each lossprobe variant
+(--udp-variants, e.g. 'udp.send=native;udp.send=netty'), the starting side rotated from round to round; ratios are
+taken within a round and the summary gives their medians. With --lab PREFIX they run across the lab as the latency
+section does (udpref recv and 'lossprobe serve' in PREFIXrx, the senders in PREFIXtx1); serve never accepts the
+level max, so there lossprobe's max pairs hold a fixed 3M (above what this machine carries) instead.
+
 The timestamps section (--only timestamps) is an A/B of UDP's two receive paths on 48 flows at `max` and 1M:
 lossprobe's own reader with kernel stamps (-X udp.timestamps=auto, the default) against Netty's recvmmsg reads
 (-X udp.timestamps=user), both in every round, the order flipped from round to round; the summary gives the
@@ -29,6 +37,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -45,6 +54,7 @@ IPERF_PORT = 31300
 AERON_SAMPLE_PORT = 31400
 IRTT_PORT = 31500
 SOCKPERF_PP_PORT = 31600
+UDPREF_PORT = 31700             # udpref uses 31700-31747
 LAB_SERVER = "198.18.0.1"       # scripts/lab.sh's receiving host
 LAB_CONTROL_PORT = 7400
 
@@ -162,14 +172,19 @@ class Lossprobe:
                 log("  lossprobe --transport %s is not available: %s" % (t, last[:160]))
         return found
 
-    def measure(self, transport, flows, level="max", size=64, extra_java_opts=(), step=0, extra_args=()):
+    def measure(self, transport, flows, level="max", size=64, extra_java_opts=(), step=0, extra_args=(),
+                place=None, secret=None):
+        """One lossprobe run; with a lab place, from PREFIXtx1 against the section's 'lossprobe serve' in PREFIXrx."""
+        place = place or Place()
         tag = "%s-%d-%s-%d%s%s" % (transport, flows, level, size, "".join(extra_java_opts), "".join(extra_args))
         out_file = os.path.join(self.workdir, "lossprobe-%s.json" % re.sub(r"[^\w.-]", "_", tag))
-        cmd = ["java", *self.java_opts, *extra_java_opts, "-jar", self.jar, "run", "--transport", transport,
-               "--ports", str(flows),
-               "--base-port", str(LOSSPROBE_PORT), "--levels", level, "--size", str(size),
-               "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--quiet", "-o", out_file,
-               *extra_args]
+        cmd = place.client(["java", *self.java_opts, *extra_java_opts, "-jar", self.jar, "run", "--transport",
+                            transport, "--ports", str(flows),
+                            "--base-port", str(LOSSPROBE_PORT), "--levels", level, "--size", str(size),
+                            "--duration", "%ds" % self.duration, "--warmup", "2s", "--drain", "1s", "--quiet",
+                            "-o", out_file, *extra_args])
+        if place.lab:
+            cmd += ["--target", "%s:%d" % (place.server_addr, LAB_CONTROL_PORT), "--secret-file", secret]
         load_before = load()
         rc, out = run(cmd, (self.duration + 5) * (level.count(",") + 1) + 60)
         if rc != 0:
@@ -420,17 +435,23 @@ def main():
     ap.add_argument("--duration", type=int, default=3, help="seconds per measurement")
     ap.add_argument("--out", default="bench-result.json")
     ap.add_argument("--aeron-threading", default="SHARED")
-    ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency,timestamps")
+    ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency,timestamps",
+                    help="sections; udp includes the udpref pairs, udpref alone runs only those")
     ap.add_argument("--java-opts", default="")
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs; the summary takes medians")
     ap.add_argument("--lab", metavar="PREFIX", help="latency section across scripts/lab.sh's namespaces (made with "
                                                    "LAB_PREFIX=PREFIX scripts/lab.sh up 1): clients in PREFIXtx1, "
                                                    "servers in PREFIXrx")
+    ap.add_argument("--udpref", metavar="BINARY", help="scripts/bench/c/udpref.c built (run.sh builds it with gcc): "
+                                                      "the C UDP_SEGMENT + recvmmsg reference of the udpref pairs")
+    ap.add_argument("--udp-variants", default="", metavar="A;B",
+                    help="udpref pairs: lossprobe variants, ';' between variants, ',' between one variant's -X "
+                         "settings (e.g. 'udp.send=native;udp.send=netty'); default: lossprobe's defaults")
     args = ap.parse_args()
     only = set(args.only.split(","))
     d = args.duration
     for p in [LOSSPROBE_PORT + i for i in range(48)] + [SOCKPERF_PORT + i for i in range(48)] + [
-            IPERF_PORT, AERON_SAMPLE_PORT, IRTT_PORT, SOCKPERF_PP_PORT]:
+            IPERF_PORT, AERON_SAMPLE_PORT, IRTT_PORT, SOCKPERF_PP_PORT] + [UDPREF_PORT + i for i in range(48)]:
         if not port_free(p):
             log("warning: port %d on %s is in use now (the ports are set at the top of %s)" % (p, LOOPBACK,
                                                                                                  __file__))
@@ -494,6 +515,9 @@ def main():
                 fixed = lp.measure("udp", flows, level=level)
                 pair("udp %2d flow(s) at sockperf's rate: delivered/s" % flows, fixed, sp,
                      "deliveredPerS", "sentPerS", 0.99, "lossprobe held sockperf's own sent rate as a fixed level")
+
+    if ("udp" in only or "udpref" in only) and "udp" in lp.available:
+        udpref_section(lp, args, record)
 
     if "pacing" in only and "udp" in lp.available:
         steps = lp.measure("udp", 48, level="30k,100k,1M", step=None)
@@ -581,25 +605,9 @@ LATENCY_TARGETS = [
 
 def latency_section(lp, args, record):
     """Round trips at 1k/s over one flow, every tool once per round in turn; then one-way delay at 30k/48 flows."""
-    place = Place(args.lab)
-    why = place.missing()
-    if why:
-        log("latency: %s" % why)
-        record["latency"] = {"place": place.name(), "error": why}
+    place, server, secret = section_place(lp, args, record, "latency")
+    if not place:
         return
-    server = None
-    secret = None
-    if place.lab:
-        secret = os.path.join(lp.workdir, "lab.secret")
-        rc, out = run(["java", "-jar", lp.jar, "keygen", secret], 60)
-        if rc != 0:
-            log("latency: cannot make a secret for the lab: %s" % out.strip()[-200:])
-            return
-        server, why = lab_server(lp, place, secret)
-        if why:
-            log("latency: %s" % why)
-            record["latency"] = {"place": place.name(), "error": why}
-            return
     try:
         latency_rounds(lp, args, record, place, secret)
     finally:
@@ -607,13 +615,33 @@ def latency_section(lp, args, record):
             stop(server)
 
 
-def lab_server(lp, place, secret, timeout_s=30):
+def section_place(lp, args, record, section, serve_args=()):
+    """Where a section runs: (place, server, secret); across the lab a secret and one 'lossprobe serve' in PREFIXrx
+    for the section (the caller stops it). (None, None, None), logged and recorded, when the lab cannot be used."""
+    place = Place(args.lab)
+    why = place.missing()
+    server, secret = None, None
+    if not why and place.lab:
+        secret = os.path.join(lp.workdir, "lab.secret")
+        rc, out = run(["java", "-jar", lp.jar, "keygen", secret], 60)
+        if rc != 0:
+            why = "cannot make a secret for the lab: %s" % out.strip()[-200:]
+        else:
+            server, why = lab_server(lp, place, secret, extra=serve_args)
+    if why:
+        log("%s: %s" % (section, why))
+        record[section] = {"place": place.name(), "error": why}
+        return None, None, None
+    return place, server, secret
+
+
+def lab_server(lp, place, secret, timeout_s=30, extra=()):
     """One 'lossprobe serve' in the lab's receiving namespace for the whole section; its log goes to the work dir."""
     log_file = os.path.join(lp.workdir, "serve.log")
     with open(log_file, "w") as f:
         server = subprocess.Popen(place.server(["java", *lp.java_opts, "-jar", lp.jar, "serve", "--bind",
                                                 place.server_addr, "--port", str(LAB_CONTROL_PORT),
-                                                "--secret-file", secret]),
+                                                "--secret-file", secret, *extra]),
                                   stdout=f, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -706,6 +734,155 @@ def latency_rounds(lp, args, record, place, secret):
 
 
 TIMESTAMP_AB_LEVELS = ("max", "1M")
+UDPREF_FLOWS = (1, 48)
+UDPREF_LEVELS = ("max", "1M")
+# 'lossprobe serve' never accepts the level max (a controller could flood it); across the lab the max pairs hold
+# this fixed level instead, above what this machine carries, with serve's --max-rate raised to it.
+UDPREF_LAB_MAX = "3M"
+
+
+def udpref(binary, flows, duration, place, size=64):
+    """The C reference (scripts/bench/c/udpref.c): UDP_SEGMENT sends of 64 datagrams round robin over the flows'
+    sockets, recvmmsg reads, every datagram's sequence checked. On loopback one process ('both'); across the lab
+    its receiver in PREFIXrx and its sender in PREFIXtx1. CPU is the processes' own (user + system) over the
+    sender's seconds, as lossprobe's processPercent is over its window."""
+    common = ["--addr", place.server_addr, "--port", str(UDPREF_PORT), "--flows", str(flows), "--size", str(size)]
+    load_before = load()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if place.lab:
+        receiver = subprocess.Popen(place.server([binary, "recv", *common, "--seconds", str(duration)]),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(0.3)  # the receiver binds first (a start-up gap, as udpref's own 'both' leaves)
+        cmd = place.client([binary, "send", *common, "--seconds", str(duration)])
+        rc, out = run(cmd, duration + 30)
+        try:
+            rx_out, _ = receiver.communicate(timeout=duration + 35)
+        except subprocess.TimeoutExpired:
+            rx_out = stop(receiver, signal.SIGKILL)
+        out = out + "\n" + (rx_out or "")
+    else:
+        cmd = [binary, "both", *common, "--seconds", str(duration)]
+        rc, out = run(cmd, duration + 35)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    roles = {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            try:
+                v = json.loads(line)
+                roles[v.get("role")] = v
+            except ValueError:
+                pass
+    tx, rx = roles.get("send"), roles.get("recv")
+    if rc != 0 or not tx or not rx:
+        return {"error": "udpref output not understood (exit %d): %s" % (rc, out.strip()[-300:]),
+                "command": " ".join(cmd)}
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"command": " ".join(cmd), "sent": tx["sent"], "refused": tx["refused"], "sendCalls": tx["calls"],
+            "received": rx["received"], "missing": rx["missing"], "reordered": rx["reordered"],
+            "seconds": tx["seconds"], "sentPerS": tx["sentPerS"],
+            "deliveredPerS": round(rx["received"] / tx["seconds"]) if tx["seconds"] else 0,
+            "lost": tx["sent"] - rx["received"],
+            "cpuPercent": round(100 * cpu_s / tx["seconds"]) if tx["seconds"] else None,
+            "loadBefore": load_before, "loadAfter": load()}
+
+
+def udpref_section(lp, args, record):
+    """lossprobe at max and 1M against udpref over 1 and 48 flows (on loopback, or across the lab with --lab), each
+    variant of --udp-variants and udpref in every round, the order rotated from round to round; the summary gives
+    medians over rounds and the median of each round's ratio."""
+    if not args.udpref or not os.access(args.udpref, os.X_OK):
+        why = "no udpref binary (--udpref; scripts/bench/run.sh builds scripts/bench/c/udpref.c with gcc)"
+        record["skipped"].append({"name": "udpref pairs", "why": why})
+        log("%-52s SKIPPED: %s" % ("udpref pairs", why))
+        return
+    variants = [tuple(v.strip() for v in var.split(",") if v.strip()) for var in args.udp_variants.split(";")]
+    variants = [v for v in variants if v] or [()]
+    place, server, secret = section_place(lp, args, record, "udpref", ("--max-rate", UDPREF_LAB_MAX))
+    if not place:
+        return
+    runs = []
+    try:
+        log("-- udpref pairs on %s; lossprobe variants: %s" % (
+            place.name(), "; ".join(",".join(v) or "defaults" for v in variants)))
+        for rnd in range(1, args.repeat + 1):
+            log("-- udpref round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
+            for flows in UDPREF_FLOWS:
+                # udpref first, then each variant; the start rotates every round so no side always goes first
+                sides = ["udpref"] + [(level, v) for level in UDPREF_LEVELS for v in variants]
+                shift = (rnd - 1) % len(sides)
+                for side in sides[shift:] + sides[:shift]:
+                    if side == "udpref":
+                        v = udpref(args.udpref, flows, args.duration, place)
+                        runs.append({"round": rnd, "flows": flows, "side": "udpref", "result": v})
+                        if "error" in v:
+                            log("  %2d flow(s) udpref error: %s" % (flows, v["error"]))
+                        else:
+                            log("  %2d flow(s) udpref             delivered/s %s sent/s %s lost %d missing %d "
+                                "cpu %s%% load %.2f->%.2f" % (flows, fmt(v["deliveredPerS"]), fmt(v["sentPerS"]),
+                                                              v["lost"], v["missing"], v["cpuPercent"],
+                                                              v["loadBefore"], v["loadAfter"]))
+                        continue
+                    level, var = side
+                    extra = [a for x in var for a in ("-X", x)]
+                    v = lp.measure("udp", flows, level=UDPREF_LAB_MAX if place.lab and level == "max" else level,
+                                   extra_args=extra, place=place, secret=secret)
+                    runs.append({"round": rnd, "flows": flows, "side": "lossprobe", "level": level,
+                                 "variant": ",".join(var), "result": v})
+                    if "error" in v:
+                        log("  %2d flow(s) %-4s %s error: %s" % (flows, level, ",".join(var), v["error"]))
+                        continue
+                    log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %d (socketDrops %s) sendFailed %d "
+                        "behind %d cpu %.0f%% identities %s lost==drops+late %s load %.2f->%.2f" % (
+                            flows, level, ",".join(var) or "defaults", fmt(v["deliveredPerS"]), fmt(v["sentPerS"]),
+                            v["lost"], v["socketDrops"], v["sendFailed"], v["behind"], v["cpuPercent"],
+                            "ok" if v["identitiesHold"] else "BROKEN",
+                            "yes" if v["lostEqualsSocketDropsPlusLate"] else "NO", v["loadBefore"], v["loadAfter"]))
+    finally:
+        if server:
+            stop(server)
+    record["udpref"] = {"place": place.name(), "runs": runs, "summary": udpref_summary(runs, variants, args.repeat)}
+
+
+def udpref_summary(runs, variants, rounds):
+    """Medians over rounds, and per round lossprobe / udpref (delivered/s) and, with two variants, first / second."""
+    ok = [r for r in runs if "error" not in r["result"]]
+    summary = []
+    log("-- udpref pairs: medians over %d round(s)" % rounds)
+    for flows in UDPREF_FLOWS:
+        refs = {r["round"]: r["result"] for r in ok if r["side"] == "udpref" and r["flows"] == flows}
+        ref_med = {k: median([v[k] for v in refs.values()]) for k in ("deliveredPerS", "cpuPercent", "lost")}
+        log("  %2d flow(s) udpref             delivered/s %s cpu %s%% lost %s (median of %d)" % (
+            flows, fmt(ref_med["deliveredPerS"]), ref_med["cpuPercent"], ref_med["lost"], len(refs)))
+        summary.append(dict(flows=flows, side="udpref", rounds=len(refs), **ref_med))
+        for level in UDPREF_LEVELS:
+            per_variant = {}
+            for var in variants:
+                name = ",".join(var)
+                mine = {r["round"]: r["result"] for r in ok if r["side"] == "lossprobe" and r["flows"] == flows
+                        and r["level"] == level and r["variant"] == name}
+                per_variant[name] = mine
+                ratios = [round(v["deliveredPerS"] / refs[rnd]["deliveredPerS"], 3) for rnd, v in sorted(mine.items())
+                          if rnd in refs and refs[rnd].get("deliveredPerS")]
+                med = {k: median([v[k] for v in mine.values()]) for k in ("deliveredPerS", "sentPerS", "lost",
+                                                                          "cpuPercent")}
+                held = all(v["identitiesHold"] for v in mine.values())
+                summary.append(dict(flows=flows, level=level, variant=name, rounds=len(mine), ratiosToUdpref=ratios,
+                                    medianRatioToUdpref=median(ratios), identitiesHeld=held, **med))
+                log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %s cpu %s%%; vs udpref median %s "
+                    "(rounds: %s); identities %s" % (flows, level, name or "defaults", fmt(med["deliveredPerS"]),
+                                                     fmt(med["sentPerS"]), med["lost"], med["cpuPercent"],
+                                                     median(ratios), ", ".join(str(x) for x in ratios),
+                                                     "held" if held else "BROKEN"))
+            if len(variants) == 2:
+                a, b = (",".join(v) for v in variants)
+                ratios = [round(v["deliveredPerS"] / per_variant[b][rnd]["deliveredPerS"], 3)
+                          for rnd, v in sorted(per_variant[a].items())
+                          if rnd in per_variant[b] and per_variant[b][rnd].get("deliveredPerS")]
+                summary.append({"flows": flows, "level": level, "ratioOf": [a, b], "ratios": ratios,
+                                "medianRatio": median(ratios)})
+                log("  %2d flow(s) %-4s %s / %s: median %s (rounds: %s)" % (
+                    flows, level, a, b, median(ratios), ", ".join(str(x) for x in ratios)))
+    return summary
 
 
 def timestamps_ab(lp, args, record):

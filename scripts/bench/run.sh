@@ -2,9 +2,9 @@
 # One command: installs sockperf, iperf3, irtt and Aeron's sample jar if missing, then runs lossprobe side by side
 # with each reference on 127.0.0.1 and prints the ratios and a JSON record. Not part of the test suite.
 #
-#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,pacing,tcp,aeron,latency,timestamps] [--aeron-threading SHARED] [--lab PREFIX]
+#   scripts/bench/run.sh [--duration 3] [--repeat 3] [--out bench-result.json] [--only udp,udpref,pacing,tcp,aeron,latency,timestamps] [--udp-variants 'udp.send=native;udp.send=netty'] [--aeron-threading SHARED] [--lab PREFIX]
 #
-# --lab PREFIX runs the latency section between scripts/lab.sh's namespaces (LAB_PREFIX=PREFIX scripts/lab.sh up 1).
+# --lab PREFIX runs the latency section and the udpref pairs between scripts/lab.sh's namespaces (LAB_PREFIX=PREFIX scripts/lab.sh up 1).
 #
 # LOSSPROBE_JAR overrides the jar (default lossprobe-cli/target/lossprobe.jar, built if missing).
 set -euo pipefail
@@ -28,4 +28,16 @@ if [ ! -f "$jar" ]; then
   echo "bench: building $jar" >&2
   (cd "$root" && mvn -B -q -DskipTests install) >&2
 fi
-exec python3 "$root/scripts/bench/bench.py" --jar "$jar" --aeron-jar "$aeron_jar" "$@"
+# The C reference of the udpref pairs (scripts/bench/c/udpref.c); without gcc those pairs are skipped with a line.
+udpref_args=()
+if command -v gcc >/dev/null; then
+  mkdir -p "$cache"
+  if gcc -O2 -Wall -o "$cache/udpref" "$root/scripts/bench/c/udpref.c" -lpthread; then
+    udpref_args=(--udpref "$cache/udpref")
+  else
+    echo "bench: udpref.c did not compile: the udpref pairs are skipped" >&2
+  fi
+else
+  echo "bench: gcc not found: the udpref pairs (C UDP_SEGMENT + recvmmsg reference) are skipped" >&2
+fi
+exec python3 "$root/scripts/bench/bench.py" --jar "$jar" --aeron-jar "$aeron_jar" "${udpref_args[@]}" "$@"

@@ -14,7 +14,9 @@ if [ ! -f "$jdk/include/jni.h" ]; then
   exit 0
 fi
 mkdir -p "$(dirname "$out")"
-if ! gcc -O2 -shared -fPIC -Wall -I"$jdk/include" -I"$jdk/include/linux" -o "$out" "$src"; then
+# SOURCE and the other .c files beside it (lossprobe_udp_send.c) make one library.
+if ! gcc -O2 -shared -fPIC -Wall -I"$jdk/include" -I"$jdk/include/linux" -o "$out" "$src" \
+    $(ls "$(dirname "$src")"/*.c | grep -vxF "$src"); then
   rm -f "$out"
   echo "udp-probe: the native piece did not compile: built without it"
 fi

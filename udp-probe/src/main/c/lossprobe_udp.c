@@ -5,7 +5,8 @@
  *  - kernel receive timestamps: Netty's recvmmsg passes no control buffer, so SO_TIMESTAMPNS stamps never reach
  *    Java. readStamped0 reads the sockets of one epoll set with recvmmsg and returns, per datagram, the kernel's
  *    stamp converted to CLOCK_MONOTONIC (System.nanoTime's clock on Linux);
- *  - per-thread settings: prctl(PR_SET_TIMERSLACK) and sched_setaffinity act on the calling thread only.
+ *  - per-thread settings: prctl(PR_SET_TIMERSLACK) and sched_setaffinity act on the calling thread only;
+ *  - the batched send path: lossprobe_udp_send.c, built into the same library.
  *
  * Every function returns a value >= 0 or -errno; nothing here allocates, blocks longer than asked, or keeps state.
  * Built by udp-probe's pom (gcc, when present); without it lossprobe falls back and says so in its results.
@@ -24,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include "lossprobe_udp.h"
 
 #ifndef SO_TIMESTAMPNS
 #define SO_TIMESTAMPNS 35
@@ -118,6 +120,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_close0(JNIEnv *env, jclas
     return close(fd) == 0 ? 0 : -errno;
 }
 
+
 static void put_meta(char *m, int token, int length, int64_t kernel_ns, const struct sockaddr_in6 *from) {
     int16_t family = (int16_t) from->sin6_family;
     uint16_t port;
@@ -183,21 +186,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             continue;
         }
         if (events[i].events & EPOLLERR) {
-            int64_t queued = 0;
-            char scratch[256], cbuf[512];
-            for (;;) {
-                struct iovec v = { scratch, sizeof(scratch) };
-                struct msghdr h;
-                memset(&h, 0, sizeof(h));
-                h.msg_iov = &v;
-                h.msg_iovlen = 1;
-                h.msg_control = cbuf;
-                h.msg_controllen = sizeof(cbuf);
-                if (recvmsg(fd, &h, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-                    break;
-                }
-                queued++;
-            }
+            int64_t queued = lossprobe_drain_error_queue(fd);
             if (queued > 0) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));

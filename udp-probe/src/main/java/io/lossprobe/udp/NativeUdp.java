@@ -9,9 +9,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * lossprobe's own native piece (src/main/c/lossprobe_udp.c, compiled by this module's build where gcc is present):
- * kernel receive timestamps, which Netty's epoll transport reads but never hands to Java, and the per-thread
- * settings Java has no API for (timer slack, CPU affinity). Loaded once from the jar; where it is missing or does
+ * lossprobe's own native piece (src/main/c/lossprobe_udp.c and lossprobe_udp_send.c, compiled by this module's build
+ * where gcc is present): kernel receive timestamps, which Netty's epoll transport reads but never hands to Java, the
+ * per-thread settings Java has no API for (timer slack, CPU affinity), and the batched send path
+ * ({@link NativeBatchSender}). Loaded once from the jar; where it is missing or does
  * not load (another architecture, no gcc at build time, a noexec temporary directory) {@link #available()} is
  * false, {@link #unavailableBecause()} says why, and the transport falls back to what Java and Netty offer.
  *
@@ -118,6 +119,12 @@ final class NativeUdp {
                                    ByteBuffer meta);
 
     static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
+
+    static native int udpSocket0(int family, int sndbuf, int recverr);
+
+    static native int intOption0(int fd, int level, int name);
+
+    static native int sendBatch0(int fd, ByteBuffer data, ByteBuffer table, int entries, ByteBuffer dest);
 
     /** An errno in words, as Netty's exceptions would say it, for the few a datagram socket reports. */
     static String describeErrno(int errno) {

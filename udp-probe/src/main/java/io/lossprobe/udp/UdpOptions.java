@@ -27,6 +27,11 @@ final class UdpOptions {
         UdpSender.DEFAULT_MIN_CYCLE_NS, 0, 1_000_000_000L,
         "shortest gap in ns between send cycles that are not behind").withSystemProperty();
 
+    static final TransportOption<String> SEND = TransportOption.choice("udp.send", "auto",
+        "send path: native (lossprobe's native piece: one sendmmsg per send cycle over every flow, a GSO send per "
+            + "flow's run) or netty (a GSO send per flow through Netty); auto takes native in stream mode with the "
+            + "default timing wherever the native piece loads and udp.io is not nio", "auto", "native", "netty")
+        .withSystemProperty();
     static final TransportOption<String> TIMESTAMPS = TransportOption.choice("udp.timestamps", "auto",
         "receive times: kernel (SO_TIMESTAMPNS, read by lossprobe's native piece; needs epoll, not with udp.gro), "
             + "user (the receiving thread's clock after each read, Netty's reads); auto takes the kernel's wherever "
@@ -36,7 +41,7 @@ final class UdpOptions {
             + "first; needs the native piece)", "off", "on").withSystemProperty();
 
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
-        MIN_CYCLE_NS, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN);
+        MIN_CYCLE_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN);
 
     private UdpOptions() {
     }

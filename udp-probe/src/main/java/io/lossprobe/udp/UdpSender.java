@@ -43,7 +43,9 @@ final class UdpSender implements SenderEndpoint {
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final List<Channel> channels;
-    private final DatagramWriter[] writers;
+    private final MessageWriter[] writers;
+    /** The native send path's one socket and table ({@code udp.send=native}); null on the Netty path. */
+    private final NativeBatchSender nativeSender;
     private final LoopErrors errors;
     private final Map<String, Long> environment;
     private final SendPacing pacing;
@@ -53,9 +55,11 @@ final class UdpSender implements SenderEndpoint {
     private final StampedReader replyReader;
     private long purgesAtLastStep;
 
-    private UdpSender(EventLoopGroup group, List<Channel> channels, DatagramWriter[] writers, LoopErrors errors,
-                      Map<String, Long> env, BusyPoll busy, SendPacing pacing, StampedReader replyReader) {
+    private UdpSender(EventLoopGroup group, List<Channel> channels, MessageWriter[] writers,
+                      NativeBatchSender nativeSender, LoopErrors errors, Map<String, Long> env, BusyPoll busy,
+                      SendPacing pacing, StampedReader replyReader) {
         this.group = group;
+        this.nativeSender = nativeSender;
         this.replyReader = replyReader;
         this.busy = busy;
         this.errors = errors;
@@ -77,7 +81,8 @@ final class UdpSender implements SenderEndpoint {
         BusyPoll busy = precision ? new BusyPoll() : null;
         EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, busy);
         List<Channel> channels = new ArrayList<>();
-        DatagramWriter[] writers = new DatagramWriter[flows];
+        MessageWriter[] writers = new MessageWriter[flows];
+        NativeBatchSender nativeSender = null;
         LoopErrors errors = LoopErrors.perFlow("sender socket", "udp", spec.plan().basePort(), flows);
         // Echo mode: lossprobe's own reader takes the replies with kernel stamps where it can, so the round trip
         // ends when the reply reached this host, not when this thread woke up to read it.
@@ -85,7 +90,13 @@ final class UdpSender implements SenderEndpoint {
             && UdpReceiver.kernelTimestamps(io, false, UdpOptions.TIMESTAMPS.read(spec.options()));
         StampedReader replyReader = null;
         try {
-            for (int i = 0; i < flows; i++) {
+            if (nativeSend(io, spec, precision)) {
+                nativeSender = openNative(spec, messagesPerBuffer, sndbuf, recvErr, group.next());
+                for (int i = 0; i < flows; i++) {
+                    writers[i] = nativeSender.writer(i);
+                }
+            }
+            for (int i = 0; nativeSender == null && i < flows; i++) {
                 DatagramWriter writer = new DatagramWriter(i, spec.plan().messageSize(), messagesPerBuffer,
                     spec.failures(), recvErr, errors);
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
@@ -113,6 +124,9 @@ final class UdpSender implements SenderEndpoint {
                 replyReader = replyReader(spec, channels, errors);
             }
         } catch (Exception e) {
+            if (nativeSender != null) {
+                nativeSender.close();
+            }
             if (replyReader != null) {
                 replyReader.close(Closing.deadline());
             }
@@ -126,11 +140,17 @@ final class UdpSender implements SenderEndpoint {
         env.put("sendBufferRequested", (long) sndbuf);
         env.put("gsoSegmentsPerSend", (long) messagesPerBuffer);
         env.put(SenderEndpoint.MESSAGES_PER_PACKET_MAX, (long) messagesPerBuffer);
-        // Read back from the socket: Bootstrap only logs an option it could not set.
-        env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
-            recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
-        env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
-            channels.get(0).config()).getSendBufferSize());
+        env.put("nativeSend", nativeSender != null ? 1L : 0L);
+        if (nativeSender != null) {
+            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED, recvErr ? nativeSender.recvErrOn() : 0L);
+            env.put("sendBufferGranted", nativeSender.sendBufferGranted());
+        } else {
+            // Read back from the socket: Bootstrap only logs an option it could not set.
+            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
+                recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
+            env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
+                channels.get(0).config()).getSendBufferSize());
+        }
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
         // Both modes: 1 ns of timer slack on the sending thread (its timers fired 50-60 us late at the median with
@@ -145,8 +165,35 @@ final class UdpSender implements SenderEndpoint {
         if (spec.replies() != null) {
             env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
         }
-        return new UdpSender(group, channels, writers, errors, env, busy, precision ? SendPacing.PRECISION
+        return new UdpSender(group, channels, writers, nativeSender, errors, env, busy, precision ? SendPacing.PRECISION
             : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
+    }
+
+    /**
+     * {@code udp.send}: native needs the native piece, epoll-side I/O (not {@code udp.io=nio}), stream mode (echo
+     * replies come back to each flow's own connected socket) and the default timing (the precision mode sends each
+     * message at its own time, one call each, and is measured on the Netty path); auto takes it wherever it can.
+     */
+    static boolean nativeSend(NettyIo io, SenderSpec spec, boolean precision) {
+        String o = UdpOptions.SEND.read(spec.options());
+        String why = !NativeUdp.available() ? "the native piece is unavailable: " + NativeUdp.unavailableBecause()
+            : io != NettyIo.EPOLL ? "it needs native epoll, not Java NIO"
+            : spec.replies() != null ? "echo mode uses the Netty path"
+            : precision ? "the precision timing mode uses the Netty path" : null;
+        if (o.equals("native") && why != null) {
+            throw new IllegalStateException("udp.send=native is not available here: " + why);
+        }
+        return why == null && !o.equals("netty");
+    }
+
+    private static NativeBatchSender openNative(SenderSpec spec, int segmentsPerSend, int sndbuf, boolean recvErr,
+                                                EventLoop loop) throws java.io.IOException {
+        int[] ports = new int[spec.plan().ports()];
+        for (int i = 0; i < ports.length; i++) {
+            ports[i] = spec.plan().port(i);
+        }
+        return NativeBatchSender.open(java.net.InetAddress.getByName(spec.targetHost()), ports,
+            spec.plan().messageSize(), segmentsPerSend, sndbuf, recvErr, spec.failures(), loop);
     }
 
     /**
@@ -239,8 +286,9 @@ final class UdpSender implements SenderEndpoint {
     /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
     long errorQueuePurges() {
         long purges = replyReader == null ? 0 : replyReader.errorQueuePurges();
-        for (DatagramWriter w : writers) {
-            purges += w.errorQueuePurges();
+        purges += nativeSender == null ? 0 : nativeSender.errorQueuePurges();
+        for (MessageWriter w : writers) {
+            purges += w instanceof DatagramWriter d ? d.errorQueuePurges() : 0;
         }
         return purges;
     }
@@ -297,5 +345,8 @@ final class UdpSender implements SenderEndpoint {
             replyReader.close(Closing.deadline()); // stopped before Netty closes the sockets it reads
         }
         Closing.closeAll(channels, Channel::close, () -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+        if (nativeSender != null) {
+            nativeSender.close(); // after the loop that sends on it has stopped
+        }
     }
 }

@@ -27,9 +27,10 @@ class UdpLoopFailureTest {
         Plan plan = new Plan(List.of("udp"), 1, CLOSED_PORT, List.of(Level.parse("1k")),
             TimeUnit.MILLISECONDS.toNanos(100), 0, TimeUnit.MILLISECONDS.toNanos(100), 64, "127.0.0.1");
         // Without IP_RECVERR the port unreachable becomes the connected socket's pending error (ECONNREFUSED),
-        // which the next read raises through the pipeline to the writer's exceptionCaught.
-        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", "off", "udp.io", ioMode),
-            io.lossprobe.core.wire.MessageAuth.random()));
+        // which the next read raises through the pipeline to the writer's exceptionCaught: the Netty send path's
+        // sockets (the native path's one unconnected socket takes no ICMP error without IP_RECVERR).
+        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", "off", "udp.io", ioMode,
+            "udp.send", "netty"), io.lossprobe.core.wire.MessageAuth.random()));
     }
 
     @Test

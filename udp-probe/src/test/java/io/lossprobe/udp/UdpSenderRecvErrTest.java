@@ -27,10 +27,43 @@ class UdpSenderRecvErrTest {
     private static final int CLOSED_PORT = 41970;
 
     private static UdpSender open(String recvErr) throws Exception {
+        return open(recvErr, "netty");
+    }
+
+    private static UdpSender open(String recvErr, String send) throws Exception {
         Plan plan = new Plan(List.of("udp"), 1, CLOSED_PORT, List.of(Level.parse("1k")),
             TimeUnit.MILLISECONDS.toNanos(100), 0, TimeUnit.MILLISECONDS.toNanos(100), 64, "127.0.0.1");
-        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", recvErr),
+        return UdpSender.open(new SenderSpec(plan, "127.0.0.1", 7, Map.of("udp.recverr", recvErr, "udp.send", send),
             io.lossprobe.core.wire.MessageAuth.random()));
+    }
+
+    /**
+     * The native path's one socket is read by no one: the ICMP error IP_RECVERR queues makes the next send fail
+     * (its pending error), and that refusal empties the queue.
+     */
+    @Test
+    @Timeout(30)
+    void theNativePathEmptiesTheErrorQueueWhenASendIsRefused() throws Exception {
+        assumeTrue(NativeUdp.available() && Epoll.isAvailable(), "needs the native piece");
+        UdpSender sender = open("on", "native");
+        try {
+            assertThat(sender.environment()).containsEntry(SenderEndpoint.EGRESS_DROPS_REPORTED, 1L)
+                .containsEntry("nativeSend", 1L);
+            MessageWriter w = sender.writer(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long[] seq = {0};
+            while (sender.errorQueuePurges() == 0 && System.nanoTime() < deadline) {
+                sender.onReplyThread(() -> {
+                    w.write(0, 0, seq[0]++, 0, 0, 0);
+                    w.flush();
+                });
+                sender.loop().submit(() -> { }).get(5, TimeUnit.SECONDS); // the queued flush has run
+            }
+            assertThat(sender.errorQueuePurges()).as("the port unreachable was emptied from the queue").isPositive();
+            assertThat(sender.endStep().counters()).containsKey("udp.senderErrorQueuePurges");
+        } finally {
+            sender.close();
+        }
     }
 
     @Test
@@ -75,11 +108,13 @@ class UdpSenderRecvErrTest {
 
     @Test
     void offLeavesTheSocketAsLinuxHasIt() throws Exception {
-        UdpSender sender = open("off");
-        try {
-            assertThat(sender.environment()).containsEntry(SenderEndpoint.EGRESS_DROPS_REPORTED, 0L);
-        } finally {
-            sender.close();
+        for (String send : NativeUdp.available() ? List.of("netty", "native") : List.of("netty")) {
+            UdpSender sender = open("off", send);
+            try {
+                assertThat(sender.environment()).as(send).containsEntry(SenderEndpoint.EGRESS_DROPS_REPORTED, 0L);
+            } finally {
+                sender.close();
+            }
         }
     }
 }
