@@ -26,7 +26,7 @@ fi
 jar="${LOSSPROBE_JAR:-$root/lossprobe-cli/target/lossprobe.jar}"
 if [ ! -f "$jar" ]; then
   echo "bench: building $jar" >&2
-  (cd "$root" && mvn -B -q -DskipTests install) >&2
+  (cd "$root" && mvn -B -q -DskipTests package -pl lossprobe-cli -am) >&2  # builds in the checkout, installs nothing
 fi
 # The C reference of the udpref pairs (scripts/bench/c/udpref.c); without gcc those pairs are skipped with a line.
 udpref_args=()
