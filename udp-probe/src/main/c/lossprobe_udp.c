@@ -53,13 +53,30 @@ static inline int64_t ns_of(const struct timespec *t) {
     return (int64_t) t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
-/* CLOCK_REALTIME minus CLOCK_MONOTONIC now, read between two realtime reads to halve the error. */
+/*
+ * CLOCK_REALTIME minus CLOCK_MONOTONIC now: a monotonic read between two realtime reads, the midpoint taken, best
+ * of up to four tries. A thread preempted (or a VM exit) between the reads makes one try wrong by up to half its
+ * window, and the kernel stamps of a whole batch with it: once measured here as 256 datagrams "arriving" 0.8 us
+ * before they were sent (one flow at max). The tightest window bounds the error.
+ */
 static int64_t realtime_minus_monotonic(void) {
-    struct timespec r1, m, r2;
-    clock_gettime(CLOCK_REALTIME, &r1);
-    clock_gettime(CLOCK_MONOTONIC, &m);
-    clock_gettime(CLOCK_REALTIME, &r2);
-    return (ns_of(&r1) + ns_of(&r2)) / 2 - ns_of(&m);
+    int64_t best = 0, best_window = INT64_MAX;
+    int i;
+    for (i = 0; i < 4; i++) {
+        struct timespec r1, m, r2;
+        clock_gettime(CLOCK_REALTIME, &r1);
+        clock_gettime(CLOCK_MONOTONIC, &m);
+        clock_gettime(CLOCK_REALTIME, &r2);
+        int64_t window = ns_of(&r2) - ns_of(&r1);
+        if (window < best_window) {
+            best_window = window;
+            best = (ns_of(&r1) + ns_of(&r2)) / 2 - ns_of(&m);
+        }
+        if (best_window <= 100) {
+            break; /* as good as these clocks get: tens of nanoseconds per read */
+        }
+    }
+    return best;
 }
 
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_setTimerSlack0(JNIEnv *env, jclass c, jlong ns) {
