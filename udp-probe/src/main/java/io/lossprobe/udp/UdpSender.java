@@ -40,6 +40,11 @@ final class UdpSender implements SenderEndpoint {
     /** Linux IP_RECVERR (SOL_IP = 0, optname 11, linux/in.h): report send errors, queue ICMP errors. */
     static final IntegerUnixChannelOption IP_RECVERR = new IntegerUnixChannelOption("IP_RECVERR", 0, 11);
 
+    /**
+     * At most this many CPUs, the precision mode's spinning threads (the sender, and in one process the receivers)
+     * hold every CPU: measured on 2 CPUs, idle, its round-trip p99 was the 4 ms scheduler tick (docs/performance.md).
+     */
+    static final int FEW_CPUS = 2;
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final List<Channel> channels;
@@ -280,7 +285,16 @@ final class UdpSender implements SenderEndpoint {
         if (socketErrors > 0) {
             counters.put(UdpCounters.SENDER_SOCKET_ERRORS, socketErrors);
         }
-        return counters.isEmpty() ? TransportReport.EMPTY : new TransportReport(counters, Map.of(), errors.notes());
+        java.util.List<String> notes = new java.util.ArrayList<>(errors.notes());
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (busy != null && cpus <= FEW_CPUS) {
+            notes.add("precision timing spins its threads on a host with " + cpus + " CPU(s): a spinning thread "
+                + "that loses its CPU gets it back only at the scheduler's next tick (4 ms at HZ=250), so this "
+                + "step's delay tails are the host's, not the path's; precision needs more CPUs than spinning "
+                + "threads (or use --timing default)");
+        }
+        return counters.isEmpty() && notes.isEmpty() ? TransportReport.EMPTY
+            : new TransportReport(counters, Map.of(), notes);
     }
 
     /** Times a flow's socket error queue was emptied (ICMP errors queued by IP_RECVERR), over all flows. */
