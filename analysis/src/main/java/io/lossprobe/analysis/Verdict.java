@@ -58,6 +58,7 @@ public final class Verdict {
         String highest = ReportCharts.levelName(byRate.get(byRate.size() - 1));
         if (firstLoss == null) {
             sb.append(byRate.size() == 1 ? "no loss at " + lowest
+                : lowest.equals(highest) ? "no loss in " + byRate.size() + " steps at " + lowest
                 : "no loss at any level (" + lowest + " to " + highest + ")");
         } else {
             if (lastClean == null) {
