@@ -64,12 +64,12 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
         if (sender == null && (replyOnlyTo == null || replyOnlyTo.equals(from.getAddress()))) {
             sender = from;
         }
-        if (!ctx.channel().isWritable() || !from.equals(sender)) {
-            repliesDropped.increment();
-            return;
-        }
         ByteBuf b = request.content();
         int at = b.readerIndex();
+        if (!ctx.channel().isWritable() || !from.equals(sender)) {
+            countDropped(b.getLong(at + MessageHeader.WORD0_OFFSET));
+            return;
+        }
         ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
             b.readableBytes());
         long w0 = MessageHeader.replyOf(r.getLong(MessageHeader.WORD0_OFFSET));
@@ -79,6 +79,13 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
             r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
         ctx.write(new DatagramPacket(r, from), ctx.voidPromise());
         repliesPending = true;
+    }
+
+    /** A reply not sent is reply loss, except a warm-up's: warm-ups are never counted, answered or not. */
+    private void countDropped(long requestWord0) {
+        if (MessageHeader.kind(requestWord0) != MessageHeader.KIND_WARMUP) {
+            repliesDropped.increment();
+        }
     }
 
     @Override

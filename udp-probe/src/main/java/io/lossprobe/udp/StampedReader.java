@@ -214,7 +214,7 @@ final class StampedReader implements Runnable, Executor {
         }
         if (!s.pinned || family != s.senderFamily || port != s.senderPort || high != s.senderHigh
             || low != s.senderLow) {
-            repliesDropped.increment();
+            countDropped(at);
             return;
         }
         long w0 = MessageHeader.replyOf(slots.getLong(at + MessageHeader.WORD0_OFFSET));
@@ -224,7 +224,14 @@ final class StampedReader implements Runnable, Executor {
             slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
             slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
         if (NativeUdp.replyTo(s.fd, slots, at, length, meta, m) < 0) {
-            repliesDropped.increment(); // the socket's buffer is full (EAGAIN) or the sender is gone: reply loss
+            countDropped(at); // the socket's buffer is full (EAGAIN) or the sender is gone: reply loss
+        }
+    }
+
+    /** A reply not sent is reply loss, except a warm-up's: warm-ups are never counted, answered or not. */
+    private void countDropped(int at) {
+        if (MessageHeader.kind(slots.getLong(at + MessageHeader.WORD0_OFFSET)) != MessageHeader.KIND_WARMUP) {
+            repliesDropped.increment();
         }
     }
 
