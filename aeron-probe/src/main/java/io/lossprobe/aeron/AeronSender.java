@@ -223,10 +223,6 @@ final class AeronSender implements SenderEndpoint {
         if (replyPoller != null) {
             replyPoller.errors().beginStep();
         }
-        if (replySubscriptions != null) {
-            replyNaksAtStart = replyNaks();
-            replyLossBytesAtStart = replyLossBytes();
-        }
     }
 
     /**
@@ -238,6 +234,12 @@ final class AeronSender implements SenderEndpoint {
         counters.mark();
         nakAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours);
         bpeAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_BPE_TYPE_ID, writers.length, this::ours);
+        if (replySubscriptions != null) {
+            // Window-only, as every repair counter: the responder answers warm-ups too, and their repairs are
+            // not the window's (taken at the step's start, reply NAKs once outnumbered the driver's own total).
+            replyNaksAtStart = replyNaks();
+            replyLossBytesAtStart = replyLossBytes();
+        }
     }
 
     /** Echo mode: NAKs this driver sent for each flow's reply stream (reliable mode repairs reply loss so). */
