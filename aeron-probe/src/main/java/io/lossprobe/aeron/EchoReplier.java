@@ -53,7 +53,7 @@ final class EchoReplier {
                 } while (result == MessageWriter.BLOCKED && System.nanoTime() - deadline < 0);
             }
         }
-        if (MessageHeader.kind(word0) == MessageHeader.KIND_WARMUP) {
+        if (MessageHeader.isWarmup(word0)) {
             // A warm-up's reply is never counted (as its request is not): only what it taught the publication.
             warmupsAccepted += result == MessageWriter.ACCEPTED ? 1 : 0;
             congested = result == MessageWriter.BLOCKED;

@@ -67,7 +67,9 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
         ByteBuf b = request.content();
         int at = b.readerIndex();
         if (!ctx.channel().isWritable() || !from.equals(sender)) {
-            countDropped(b.getLong(at + MessageHeader.WORD0_OFFSET));
+            if (!MessageHeader.isWarmup(b.getLong(at + MessageHeader.WORD0_OFFSET))) {
+                repliesDropped.increment();
+            }
             return;
         }
         ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
@@ -79,13 +81,6 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
             r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
         ctx.write(new DatagramPacket(r, from), ctx.voidPromise());
         repliesPending = true;
-    }
-
-    /** A reply not sent is reply loss, except a warm-up's: warm-ups are never counted, answered or not. */
-    private void countDropped(long requestWord0) {
-        if (MessageHeader.kind(requestWord0) != MessageHeader.KIND_WARMUP) {
-            repliesDropped.increment();
-        }
     }
 
     @Override

@@ -228,9 +228,9 @@ final class StampedReader implements Runnable, Executor {
         }
     }
 
-    /** A reply not sent is reply loss, except a warm-up's: warm-ups are never counted, answered or not. */
+    /** A reply not sent is reply loss, except a warm-up's ({@link MessageHeader#isWarmup}). */
     private void countDropped(int at) {
-        if (MessageHeader.kind(slots.getLong(at + MessageHeader.WORD0_OFFSET)) != MessageHeader.KIND_WARMUP) {
+        if (!MessageHeader.isWarmup(slots.getLong(at + MessageHeader.WORD0_OFFSET))) {
             repliesDropped.increment();
         }
     }

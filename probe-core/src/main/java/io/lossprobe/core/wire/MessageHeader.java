@@ -67,7 +67,15 @@ public final class MessageHeader {
      * (accepted and ignored there, like any warm-up), so the reply path runs during the warm-up.
      */
     public static long replyOf(long word0) {
-        return kind(word0) == KIND_WARMUP ? word0 : echoOf(word0);
+        return isWarmup(word0) ? word0 : echoOf(word0);
+    }
+
+    /**
+     * Whether a message (or the request a reply answers) is a warm-up: never counted anywhere, neither its
+     * arrival nor its reply, sent or dropped.
+     */
+    public static boolean isWarmup(long word0) {
+        return kind(word0) == KIND_WARMUP;
     }
 
     private MessageHeader() {
