@@ -5,7 +5,8 @@
  *  - kernel receive timestamps: Netty's recvmmsg passes no control buffer, so SO_TIMESTAMPNS stamps never reach
  *    Java. readStamped0 reads the sockets of one epoll set with recvmmsg and returns, per datagram, the kernel's
  *    stamp converted to CLOCK_MONOTONIC (System.nanoTime's clock on Linux);
- *  - per-thread settings: prctl(PR_SET_TIMERSLACK) and sched_setaffinity act on the calling thread only;
+ *  - per-thread settings: prctl(PR_SET_TIMERSLACK), sched_setaffinity and sched_setattr act on the calling thread
+ *    only;
  *  - the batched send path: lossprobe_udp_send.c, built into the same library.
  *
  * Every function returns a value >= 0 or -errno; nothing here allocates, blocks longer than asked, or keeps state.
@@ -24,6 +25,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include "lossprobe_udp.h"
 
@@ -96,6 +99,50 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_pinToCpu0(JNIEnv *env, jc
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : -errno;
+}
+
+/* struct sched_attr of linux/sched/types.h (its first version: 48 bytes); glibc 2.36 does not declare it. */
+struct lossprobe_sched_attr {
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+};
+
+/*
+ * Asks the scheduler for a slice of ns for the calling thread, keeping its policy (SCHED_OTHER) and nice. Since
+ * Linux 6.12 (EEVDF) sched_runtime is a fair task's requested slice (clamped to 0.1-100 ms): a shorter slice gives
+ * an earlier virtual deadline, so the thread, woken, preempts a CPU-bound thread at once instead of waiting for the
+ * end of that thread's slice or the next tick. No privilege is needed. Older kernels take the call and ignore the
+ * value (slice0 then reads 0).
+ */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_setSlice0(JNIEnv *env, jclass c, jlong ns) {
+    struct lossprobe_sched_attr attr;
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t) syscall(SYS_gettid));
+    if (nice == -1 && errno != 0) {
+        return -errno;
+    }
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.sched_policy = SCHED_OTHER;
+    attr.sched_nice = nice;
+    attr.sched_runtime = (uint64_t) ns;
+    return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 0 : -errno;
+}
+
+/* The calling thread's slice in ns as the kernel reports it (0: a kernel without custom slices), or -errno. */
+JNIEXPORT jlong JNICALL Java_io_lossprobe_udp_NativeUdp_slice0(JNIEnv *env, jclass c) {
+    struct lossprobe_sched_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) != 0) {
+        return -errno;
+    }
+    return (jlong) attr.sched_runtime;
 }
 
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_currentCpu0(JNIEnv *env, jclass c) {

@@ -103,6 +103,10 @@ final class NativeUdp {
 
     static native int currentCpu0();
 
+    static native int setSlice0(long ns);
+
+    static native long slice0();
+
     static native int enableTimestamps0(int fd);
 
     static native int epollCreate0();
@@ -160,6 +164,17 @@ final class NativeUdp {
     /** Pins the calling thread to {@code cpu}; 0, or minus the errno (EINVAL: not a CPU this process may use). */
     static int pinToCpu(int cpu) {
         return available() ? pinToCpu0(cpu) : -38; // ENOSYS
+    }
+
+    /** Asks for a scheduler slice of {@code ns} for the calling thread; 0, or minus the errno. */
+    static int setSlice(long ns) {
+        return available() ? setSlice0(ns) : -38; // ENOSYS
+    }
+
+    /** The calling thread's scheduler slice in ns (0 on kernels without custom slices), or -1 when unknown. */
+    static long slice() {
+        long slice = available() ? slice0() : -1;
+        return Math.max(-1, slice);
     }
 
     /** The CPU the calling thread runs on now, or -1 when unknown. */

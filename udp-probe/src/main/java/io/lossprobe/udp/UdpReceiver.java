@@ -84,7 +84,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
         boolean precision = Timing.precision(spec.options());
         boolean stamped = kernelTimestamps(io, gro, UdpOptions.TIMESTAMPS.read(spec.options()));
-        ThreadTuning tuning = new ThreadTuning(precision && UdpOptions.PIN.read(spec.options()).equals("on"), 1);
+        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
         int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
         // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
         BusyPoll busy = precision ? new BusyPoll() : null;
@@ -174,6 +174,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             env.put("timingPrecision", 1L);
             env.put("receiveTimerSlackNs", tuning.timerSlackNs());
             env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
+            env.put("receiveSliceNs", tuning.sliceNs());
             if (io == NettyIo.EPOLL) {
                 Integer busyPoll = channels.get(0).config().getOption(SO_BUSY_POLL); // read back: Netty only logs
                 env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);

@@ -41,8 +41,8 @@ final class UdpSender implements SenderEndpoint {
     static final IntegerUnixChannelOption IP_RECVERR = new IntegerUnixChannelOption("IP_RECVERR", 0, 11);
 
     /**
-     * At most this many CPUs, the precision mode's spinning threads (the sender, and in one process the receivers)
-     * hold every CPU: measured on 2 CPUs, idle, its round-trip p99 was the 4 ms scheduler tick (docs/performance.md).
+     * At most this many CPUs, the precision mode's spinning threads (the receivers, and the sender above a few
+     * thousand messages/s) hold every CPU, and a thread that loses its CPU waits for the scheduler's tick.
      */
     static final int FEW_CPUS = 2;
     private final EventLoopGroup group;
@@ -54,19 +54,19 @@ final class UdpSender implements SenderEndpoint {
     private final LoopErrors errors;
     private final Map<String, Long> environment;
     private final SendPacing pacing;
-    /** The precision timing mode's busy polling of the sending loop, on while a step runs; null by default. */
-    private final BusyPoll busy;
+    /** The precision timing mode: its receivers spin, and its steps say so on a host with few CPUs. */
+    private final boolean precision;
     /** Echo mode with kernel stamps: the thread that reads the replies; else null (Netty reads them here). */
     private final StampedReader replyReader;
     private long purgesAtLastStep;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, MessageWriter[] writers,
-                      NativeBatchSender nativeSender, LoopErrors errors, Map<String, Long> env, BusyPoll busy,
+                      NativeBatchSender nativeSender, LoopErrors errors, Map<String, Long> env, boolean precision,
                       SendPacing pacing, StampedReader replyReader) {
         this.group = group;
         this.nativeSender = nativeSender;
         this.replyReader = replyReader;
-        this.busy = busy;
+        this.precision = precision;
         this.errors = errors;
         this.pacing = pacing;
         this.loop = group.next();
@@ -83,8 +83,10 @@ final class UdpSender implements SenderEndpoint {
             UdpOptions.GSO.read(spec.options()));
         boolean recvErr = recvErrOption(io, UdpOptions.RECVERR.read(spec.options()));
         boolean precision = Timing.precision(spec.options());
-        BusyPoll busy = precision ? new BusyPoll() : null;
-        EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, busy);
+        // The loop sleeps between cycles in both modes: the precision mode's pacing wakes it early and spins only
+        // the last stretch to each intended time (SendPacing.PRECISION), so on a small host the sender does not
+        // hold a CPU the receivers' spinning needs.
+        EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, null);
         List<Channel> channels = new ArrayList<>();
         MessageWriter[] writers = new MessageWriter[flows];
         NativeBatchSender nativeSender = null;
@@ -160,17 +162,18 @@ final class UdpSender implements SenderEndpoint {
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
         // Both modes: 1 ns of timer slack on the sending thread (its timers fired 50-60 us late at the median with
         // Linux's default 50 us; 12 us with 1 ns, measured at 1k/s). Pinned only in the precision mode, when asked.
-        ThreadTuning tuning = new ThreadTuning(precision && UdpOptions.PIN.read(spec.options()).equals("on"), 0);
+        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 0);
         group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
         env.put("sendTimerSlackNs", tuning.timerSlackNs());
         if (precision) {
             env.put("timingPrecision", 1L);
             env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
+            env.put("sendSliceNs", tuning.sliceNs());
         }
         if (spec.replies() != null) {
             env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
         }
-        return new UdpSender(group, channels, writers, nativeSender, errors, env, busy, precision ? SendPacing.PRECISION
+        return new UdpSender(group, channels, writers, nativeSender, errors, env, precision, precision ? SendPacing.PRECISION
             : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
     }
 
@@ -216,7 +219,7 @@ final class UdpSender implements SenderEndpoint {
         }
         StampedReader reader = new StampedReader("lossprobe-udp-replies", sockets, null,
             UdpReceiver.slotBytes(spec.plan().messageSize()), new java.util.concurrent.atomic.LongAdder(), errors,
-            new ThreadTuning(false, 0));
+            new ThreadTuning(false, 0, 0));
         reader.start();
         java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
         return reader;
@@ -263,17 +266,10 @@ final class UdpSender implements SenderEndpoint {
     @Override
     public void beginStep(int step) {
         errors.beginStep();
-        if (busy != null) {
-            busy.set(true);
-            loop.execute(() -> { }); // a sleeping loop wakes and spins from here on
-        }
     }
 
     @Override
     public TransportReport endStep() {
-        if (busy != null) {
-            busy.set(false); // the step's sending and its replies are over: the loop may sleep again
-        }
         long purges = errorQueuePurges();
         long delta = purges - purgesAtLastStep;
         purgesAtLastStep = purges;
@@ -287,7 +283,7 @@ final class UdpSender implements SenderEndpoint {
         }
         java.util.List<String> notes = new java.util.ArrayList<>(errors.notes());
         int cpus = Runtime.getRuntime().availableProcessors();
-        if (busy != null && cpus <= FEW_CPUS) {
+        if (precision && cpus <= FEW_CPUS) {
             notes.add("precision timing spins its threads on a host with " + cpus + " CPU(s): a spinning thread "
                 + "that loses its CPU gets it back only at the scheduler's next tick (4 ms at HZ=250), so this "
                 + "step's delay tails are the host's, not the path's; precision needs more CPUs than spinning "
@@ -328,9 +324,9 @@ final class UdpSender implements SenderEndpoint {
      * every few microseconds would send one message per syscall and wake the receiver once per message; waiting
      * lets each flow's messages leave as one GSO batch. Messages keep their intended send times, so the wait shows
      * in delay and sender lag. A cycle that was full on every flow is behind and is followed at once. In the
-     * precision timing mode the loop busy-polls while a step runs ({@link BusyPoll}) and paces with
-     * {@link SendPacing#PRECISION}: every message leaves at its own intended time, one syscall each, and the thread
-     * takes a core.
+     * precision timing mode it paces with {@link SendPacing#PRECISION}: every message leaves at its own intended
+     * time, one syscall each, the loop spinning the last stretch before it (all the time at a few thousand messages
+     * per second and more).
      */
     @Override
     public SendPacing pacing() {

@@ -120,4 +120,33 @@ class KernelTimestampTest {
         assertThat(NativeUdp.timerSlack()).as("this thread keeps Linux's default").isEqualTo(50_000);
         assertThat(NativeUdp.pinToCpu(1 << 20)).as("no such CPU").isNegative();
     }
+
+    /**
+     * udp.sliceNs: the slice a thread asks for is the one the kernel reports back for that thread alone (Linux 6.12
+     * and later keep a fair task's custom slice; older kernels take the call and report 0), and its nice is kept.
+     */
+    @Test
+    void aSliceAskedForIsTheCallingThreadsAlone() throws Exception {
+        long[] seen = new long[2];
+        Thread t = new Thread(() -> {
+            ThreadTuning tuning = ThreadTuning.of(java.util.Map.of("udp.sliceNs", "200000"), true, 0);
+            tuning.applyToCurrentThread();
+            seen[0] = tuning.sliceNs();
+            seen[1] = NativeUdp.slice();
+        });
+        t.start();
+        t.join(10_000);
+        boolean customSlices = kernelAtLeast(6, 12);
+        assertThat(seen[0]).as("read back by the tuned thread").isEqualTo(customSlices ? 200_000L : 0L)
+            .isEqualTo(seen[1]);
+        assertThat(NativeUdp.slice()).as("this thread keeps the kernel's").isNotEqualTo(200_000L);
+        assertThat(ThreadTuning.of(java.util.Map.of("udp.sliceNs", "200000"), false, 0).sliceNs())
+            .as("only the precision mode asks").isEqualTo(-1);
+    }
+
+    private static boolean kernelAtLeast(int major, int minor) {
+        String[] v = System.getProperty("os.version").split("[.-]");
+        int ma = Integer.parseInt(v[0]);
+        return ma > major || ma == major && Integer.parseInt(v[1]) >= minor;
+    }
 }
