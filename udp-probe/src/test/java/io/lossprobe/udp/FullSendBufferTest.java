@@ -43,6 +43,13 @@ class FullSendBufferTest {
 
     @Test
     @Timeout(120)
+    void theNativePathCountsWhatAFullSendBufferRefusedAsBehind() throws Exception {
+        assumeTrue(NativeUdp.available(), "needs the native piece");
+        runInNamespace("native");
+    }
+
+    @Test
+    @Timeout(120)
     void theNettyPathCountsItAsBehindAndItsBlockedFlowsHoldBoundedMemory() throws Exception {
         runInNamespace("netty");
     }
