@@ -2,7 +2,6 @@ package io.lossprobe.benchmarks;
 
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.accounting.SequenceTracker;
-import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.ReceiverEndpoint;
@@ -19,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
@@ -36,6 +36,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code aeron} (64 KiB terms, so 48 streams fit in /dev/shm). A message the kernel drops (UDP) is waited for at most
  * {@link #WAIT_NS}, then counted in {@link #lostMessages} and printed at tear-down: a figure with losses measured a
  * different path.
+ *
+ * <p>Which side allocates: after each iteration it prints the bytes each thread allocated per message counted
+ * (HotSpot's per-thread allocation counter), by thread name with its numbering dropped: the sender's event loop, the
+ * receivers', Aeron's driver and client threads, JMH's own.
  */
 @Fork(value = 1, jvmArgsAppend = {"--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED"}) // Agrona's Unsafe
 public class DeliveryPathBenchmark extends HotPathBenchmark {
@@ -75,7 +79,7 @@ public class DeliveryPathBenchmark extends HotPathBenchmark {
             default -> Map.of();
         };
         Transport transport = Transports.available().get(transportName);
-        Plan plan = new Plan(List.of(transportName), flows, BASE_PORT, List.of(Level.parse("1k")),
+        Plan plan = new Plan(List.of(transportName), flows, BASE_PORT, List.of(io.lossprobe.core.plan.Level.parse("1k")),
             TimeUnit.SECONDS.toNanos(1), 0, TimeUnit.SECONDS.toNanos(1), SIZE, "127.0.0.1");
         auth = MessageAuth.random();
         accounting = new FlowReceiver[flows];
@@ -147,6 +151,50 @@ public class DeliveryPathBenchmark extends HotPathBenchmark {
             n += f.progress();
         }
         return n;
+    }
+
+    private final com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    private Map<Long, Long> allocatedAtStart = Map.of();
+    private long countedAtStart;
+
+    @Setup(Level.Iteration)
+    public void markAllocations() {
+        allocatedAtStart = allocatedByThread();
+        countedAtStart = expected;
+    }
+
+    /** Bytes each live thread allocated per message counted in this iteration, grouped by thread name. */
+    @TearDown(Level.Iteration)
+    public void printAllocationsByThread() {
+        long messages = Math.max(1, expected - countedAtStart);
+        Map<String, Long> byName = new java.util.TreeMap<>();
+        for (Map.Entry<Long, Long> e : allocatedByThread().entrySet()) {
+            java.lang.management.ThreadInfo info = threads.getThreadInfo(e.getKey());
+            if (info != null) {
+                String name = info.getThreadName().replaceAll("[-#]?\\d+", "");
+                byName.merge(name, e.getValue() - allocatedAtStart.getOrDefault(e.getKey(), 0L), Long::sum);
+            }
+        }
+        StringBuilder line = new StringBuilder("B/message by thread:");
+        byName.forEach((name, bytes) -> {
+            if (bytes > 0) {
+                line.append(String.format(" %s %.2f;", name, bytes / (double) messages));
+            }
+        });
+        System.out.println(line);
+    }
+
+    private Map<Long, Long> allocatedByThread() {
+        long[] ids = threads.getAllThreadIds();
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        Map<Long, Long> out = new java.util.HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (bytes[i] >= 0) {
+                out.put(ids[i], bytes[i]);
+            }
+        }
+        return out;
     }
 
     @TearDown
