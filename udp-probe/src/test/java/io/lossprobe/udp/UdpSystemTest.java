@@ -85,14 +85,7 @@ class UdpSystemTest extends TransportContractTest {
         this.options = Map.of("rcvbuf", "16384", "udp.gro", "on");
         // 100k/s per flow: about five messages per flow and 50 us cycle, so a packet carries several.
         Plan plan = plan(4, List.of(Level.parse("400k")), 1500);
-        RunResult result = run(plan, new StepHooks() {
-            @Override
-            public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
-                throws Exception {
-                long ms = TimeUnit.NANOSECONDS.toMillis(elapsedNs);
-                receiver.setPaused(ms >= 300 && ms < 800);
-            }
-        });
+        RunResult result = runPausedFrom300To800Ms(plan);
         assertIdentities(result);
         StepResult step = result.steps().get(0);
         assertThat(step.counts().lost()).as("the pause must cost something").isPositive();
@@ -110,10 +103,9 @@ class UdpSystemTest extends TransportContractTest {
             && w.contains("consistent on every flow"));
     }
 
-    private void pausedReceiver(Map<String, String> options) throws Exception {
-        this.options = options;
-        Plan plan = plan(4, List.of(Level.parse("20k")), 1500);
-        RunResult result = run(plan, new StepHooks() {
+    /** A run whose receiver stops reading from 300 to 800 ms into the window. */
+    private RunResult runPausedFrom300To800Ms(Plan plan) throws Exception {
+        return run(plan, new StepHooks() {
             @Override
             public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
                 throws Exception {
@@ -121,6 +113,12 @@ class UdpSystemTest extends TransportContractTest {
                 receiver.setPaused(ms >= 300 && ms < 800);
             }
         });
+    }
+
+    private void pausedReceiver(Map<String, String> options) throws Exception {
+        this.options = options;
+        Plan plan = plan(4, List.of(Level.parse("20k")), 1500);
+        RunResult result = runPausedFrom300To800Ms(plan);
         assertIdentities(result);
         StepResult step = result.steps().get(0);
         assertThat(step.counts().lost()).as("the pause must cost something").isPositive();
