@@ -7,6 +7,7 @@ import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.netty.HeldMemoryEstimator;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -70,9 +71,11 @@ final class TcpSender implements SenderEndpoint {
             // when both sockets set SO_REUSEADDR.
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-            // Bounded memory: past the high mark queued in Netty the flow reports BLOCKED and falls behind.
+            // Bounded memory: past the high mark of buffer memory held by writes queued in Netty the flow reports
+            // BLOCKED and falls behind (memory held, not bytes unsent: a batch's buffer can be twice its content).
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(settings.lowWaterMarkBytes(), settings.highWaterMarkBytes()));
+                new WriteBufferWaterMark(settings.lowWaterMarkBytes(), settings.highWaterMarkBytes()))
+            .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE);
         if (settings.sendBufferBytes() > 0) {
             b.option(ChannelOption.SO_SNDBUF, settings.sendBufferBytes());
         }

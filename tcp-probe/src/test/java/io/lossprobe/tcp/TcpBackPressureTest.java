@@ -29,6 +29,7 @@ class TcpBackPressureTest {
     private static final long RATE = 8_000;
     private static final long STALL_FROM_MS = 200;
     private static final long STALL_UNTIL_MS = 900;
+    private static final long POOL_SLACK_BYTES = 8L << 20;
 
     @Test
     @Timeout(60)
@@ -41,11 +42,15 @@ class TcpBackPressureTest {
         AtomicLong pausedAtNs = new AtomicLong(-1);
         AtomicLong resumedAtNs = new AtomicLong(-1);
         AtomicLong mostBehind = new AtomicLong();
+        AtomicLong mostDirect = new AtomicLong();
+        io.netty.buffer.ByteBufAllocatorMetric pool =
+            ((io.netty.buffer.ByteBufAllocatorMetricProvider) io.netty.buffer.ByteBufAllocator.DEFAULT).metric();
 
         StepHooks stall = new StepHooks() {
             @Override
             public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
                 throws Exception {
+                mostDirect.accumulateAndGet(pool.usedDirectMemory(), Math::max);
                 if (pausedAtNs.get() < 0 && elapsedNs >= TimeUnit.MILLISECONDS.toNanos(STALL_FROM_MS)) {
                     receiver.setPaused(true);
                     pausedAtNs.set(elapsedNs);
@@ -89,12 +94,19 @@ class TcpBackPressureTest {
         for (FlowResult flow : step.flows()) {
             Map<String, Long> tcp = flow.transport();
             assertThat(tcp.get(FlowWriter.WRITE_BLOCKED_EPISODES)).as("flow %d blocked", flow.flow()).isPositive();
-            // Bounded: Netty's queue never held more than the high water mark plus the one batch being written.
+            // Bounded: Netty's queue never held more buffer memory (not bytes: HeldMemoryEstimator) than the high
+            // water mark plus the one batch being written.
             long bound = SMALL_BUFFER + new FlowWriter(0, SIZE, null).batchCapacity();
             assertThat(tcp.get(FlowWriter.MAX_QUEUED_BYTES)).as("flow %d queued bytes", flow.flow())
                 .isPositive().isLessThanOrEqualTo(bound);
             assertThat(tcp.get(FlowWriter.CONNECTION_FAILURES)).isZero();
         }
+        // The same from the allocator: every pooled direct buffer of this process (both sides) stays within the
+        // flows' bounds and a slack for the pool's chunks and the receivers' reads.
+        long perFlow = SMALL_BUFFER + new FlowWriter(0, SIZE, null).batchCapacity();
+        assertThat(mostDirect.get()).as("pooled direct memory in use").isPositive()
+            .isLessThanOrEqualTo(plan.ports() * perFlow + POOL_SLACK_BYTES);
+        System.out.printf("pooled direct memory in use at most %d bytes%n", mostDirect.get());
         System.out.printf("stall %.0f ms: most behind %d (scheduled in stall %d), final behind %d, delay max %.1f ms,"
                 + " p99 %.1f ms, sender lag max %.1f ms, max queued %s, blocked episodes %s%n",
             stallNs / 1e6, mostBehind.get(), scheduledInStall, step.counts().behind(), step.delay().maxNs() / 1e6,

@@ -56,6 +56,8 @@ final class UdpReceiver implements ReceiverEndpoint {
     /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
+    /** With UDP_GRO, the most messages one dropped packet carried (socket drops then count packets); else 0. */
+    private long groMessagesMax;
     private final LoopErrors errors;
     /** The precision timing mode's busy polling, on from a step's start to its end; null by default. */
     private final BusyPoll busy;
@@ -181,7 +183,11 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
         }
         env.put("kernelTimestamps", stamped ? 1L : 0L);
-        return new UdpReceiver(group, loops, readers, channels, ports, env, repliesDropped, foreign, errors, busy);
+        UdpReceiver receiver = new UdpReceiver(group, loops, readers, channels, ports, env, repliesDropped, foreign,
+            errors, busy);
+        // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
+        receiver.groMessagesMax = gro ? Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)) : 0;
+        return receiver;
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -356,7 +362,9 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
-            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreignInStep));
+            flows.put(i, groMessagesMax > 0 ? Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN,
+                foreignInStep, TransportReport.SOCKET_DROPS_MESSAGES_MAX, groMessagesMax)
+                : Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreignInStep));
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();

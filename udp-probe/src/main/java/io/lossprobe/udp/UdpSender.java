@@ -8,6 +8,7 @@ import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.netty.HeldMemoryEstimator;
 import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -45,6 +46,11 @@ final class UdpSender implements SenderEndpoint {
      * thousand messages/s) hold every CPU, and a thread that loses its CPU waits for the scheduler's tick.
      */
     static final int FEW_CPUS = 2;
+    /**
+     * Netty path: pooled buffer memory a flow's queued writes may hold before its writer answers BLOCKED; a blocked
+     * flow holds at most this plus one GSO batch's buffer (docs/performance.md, "Memory a blocked flow holds").
+     */
+    static final int HIGH_WATER_MARK_BYTES = 1024 * 1024;
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final List<Channel> channels;
@@ -109,8 +115,11 @@ final class UdpSender implements SenderEndpoint {
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
                 Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
                     .option(ChannelOption.SO_SNDBUF, sndbuf)
-                    // Bounded memory: past 1 MiB queued the flow reports BLOCKED and falls behind instead.
-                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                    // Bounded memory: past 1 MiB of buffers held by queued writes (EAGAIN: the socket's buffer is
+                    // full) the flow reports BLOCKED and falls behind instead.
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(HIGH_WATER_MARK_BYTES / 4, HIGH_WATER_MARK_BYTES))
+                    .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE)
                     .handler(writer);
                 if (recvErr) {
                     b.option(IP_RECVERR, 1);

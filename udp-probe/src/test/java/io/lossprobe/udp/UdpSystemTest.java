@@ -75,10 +75,37 @@ class UdpSystemTest extends TransportContractTest {
         pausedReceiver(Map.of("rcvbuf", "16384", "udp.timestamps", "user"));
     }
 
-    private void pausedReceiver(Map<String, String> options) throws Exception {
-        this.options = options;
-        Plan plan = plan(4, List.of(Level.parse("20k")), 1500);
-        RunResult result = run(plan, new StepHooks() {
+    /**
+     * With UDP_GRO a socket drops a sender's GSO send whole and counts it once: socket drops are packets, so the
+     * socket's share of the loss is an estimate, bounded per flow and labelled (docs/performance.md).
+     */
+    @Test
+    @Timeout(120)
+    void withGroAPausedReceiversDropsArePacketsAndTheirShareIsALabelledEstimate() throws Exception {
+        this.options = Map.of("rcvbuf", "16384", "udp.gro", "on");
+        // 100k/s per flow: about five messages per flow and 50 us cycle, so a packet carries several.
+        Plan plan = plan(4, List.of(Level.parse("400k")), 1500);
+        RunResult result = runPausedFrom300To800Ms(plan);
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        assertThat(step.counts().lost()).as("the pause must cost something").isPositive();
+        for (FlowResult f : step.flows()) {
+            long lost = f.counts().lost() - f.counts().late();
+            assertThat(f.socketDrops()).as("flow %d: packets", f.flow()).isNotNull()
+                .isGreaterThanOrEqualTo(f.counts().lossEvents()).isLessThanOrEqualTo(lost);
+            assertThat(lost).as("flow %d: at most 64 messages a packet", f.flow())
+                .isLessThanOrEqualTo(f.socketDrops() * UdpSender.MAX_GSO_SEGMENTS);
+        }
+        assertThat(step.socketDrops()).as("packets, fewer than the messages lost").isLessThan(step.counts().lost());
+        assertThat(step.attribution()).containsEntry("receiverSocket", step.counts().lost() - step.counts().late())
+            .containsEntry("receiverSocketEstimated", 1L);
+        assertThat(step.warnings()).anyMatch(w -> w.contains("drops in packets") && w.contains("an estimate")
+            && w.contains("consistent on every flow"));
+    }
+
+    /** A run whose receiver stops reading from 300 to 800 ms into the window. */
+    private RunResult runPausedFrom300To800Ms(Plan plan) throws Exception {
+        return run(plan, new StepHooks() {
             @Override
             public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs)
                 throws Exception {
@@ -86,6 +113,12 @@ class UdpSystemTest extends TransportContractTest {
                 receiver.setPaused(ms >= 300 && ms < 800);
             }
         });
+    }
+
+    private void pausedReceiver(Map<String, String> options) throws Exception {
+        this.options = options;
+        Plan plan = plan(4, List.of(Level.parse("20k")), 1500);
+        RunResult result = runPausedFrom300To800Ms(plan);
         assertIdentities(result);
         StepResult step = result.steps().get(0);
         assertThat(step.counts().lost()).as("the pause must cost something").isPositive();

@@ -32,6 +32,8 @@ final class FlowAccounting {
     Counts totals = Counts.ZERO;
     /** The receiving sockets' drops over the flows, null when the transport does not count them. */
     Long socketDrops;
+    /** The same drops where a transport counts them in packets (UDP_GRO): what they explain is an estimate. */
+    final PacketDrops packetDrops = new PacketDrops();
     long kernelStamped;
     long repliesStamped;
     private double jitterSum;
@@ -59,8 +61,10 @@ final class FlowAccounting {
                 s.lossEvents());
             checks.check(i, counts);
             Long drops = perFlow.remove(TransportReport.SOCKET_DROPS);
+            Long perDrop = perFlow.remove(TransportReport.SOCKET_DROPS_MESSAGES_MAX);
             if (drops != null) {
                 socketDrops = (socketDrops == null ? 0 : socketDrops) + drops;
+                packetDrops.add(drops, perDrop, counts);
             }
             Echo flowEcho = null;
             if (replies != null) {

@@ -20,6 +20,16 @@ final class LossAttribution {
      */
     static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas,
                                        long senderEgressSilent) {
+        return attribute(totals, socketDrops, false, hostDeltas, senderEgressSilent);
+    }
+
+    /**
+     * As above, where {@code socketDrops} is the most lost messages the sockets' drops can explain; with
+     * {@code socketEstimated} (drops counted in packets: {@link PacketDrops}) the socket's share is an estimate, and
+     * {@code receiverSocketEstimated} (1) says so.
+     */
+    static Map<String, Long> attribute(Counts totals, Long socketDrops, boolean socketEstimated,
+                                       Map<String, Long> hostDeltas, long senderEgressSilent) {
         Map<String, Long> out = new LinkedHashMap<>();
         long remaining = totals.lost();
         out.put("lost", remaining);
@@ -45,6 +55,9 @@ final class LossAttribution {
         remaining -= egressShare;
         out.put("pathOrUnknown", remaining);
         out.put("sendRefused", totals.sendFailed());
+        if (socketEstimated) {
+            out.put("receiverSocketEstimated", 1L);
+        }
         return out;
     }
 }

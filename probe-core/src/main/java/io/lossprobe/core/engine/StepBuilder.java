@@ -81,8 +81,11 @@ final class StepBuilder {
             intervals = cut.intervals();
             warnings.addAll(cut.warnings(totals));
         }
-        Map<String, Long> attribution = LossAttribution.attribute(totals, flows.socketDrops,
+        PacketDrops packets = flows.packetDrops;
+        Map<String, Long> attribution = LossAttribution.attribute(totals,
+            flows.socketDrops == null ? null : packets.messagesAtMost(), packets.estimated(),
             receipt.hostCounters() != null ? receipt.hostCounters() : hostDeltas, senderEgress.silentDrops());
+        warnings.add(packets.warning(attribution.get("receiverSocket")));
         warnings.add(senderEgress.warning(attribution.get("senderEgress")));
         warnings.reliability(transport, options, totals);
         String source = Timing.sourceOf(flows.kernelStamped, delay.count());

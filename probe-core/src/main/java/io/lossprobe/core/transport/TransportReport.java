@@ -17,6 +17,11 @@ public record TransportReport(Map<String, Long> counters, Map<Integer, Map<Strin
                               java.util.List<String> notes) {
     public static final String SOCKET_DROPS = "socketDrops";
     /**
+     * Per-flow key beside {@value #SOCKET_DROPS}: present (and above 1) when the drops count packets of up to this
+     * many messages each, not messages (UDP_GRO); the loss they explain is then an estimate.
+     */
+    public static final String SOCKET_DROPS_MESSAGES_MAX = "socketDropsMessagesMax";
+    /**
      * Per-flow key: arrivals the transport refused before accounting because they cannot be the flow's sender's
      * (another source address, a connection beyond the flow's one); lifted into the flow's {@code foreign} count.
      */

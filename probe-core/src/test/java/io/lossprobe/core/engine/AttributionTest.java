@@ -70,4 +70,44 @@ class AttributionTest {
         assertThat(SenderEgress.of(null, 100, Map.of("Udp.SndbufErrors", 100L), NO_GSO_SILENT).silentDrops()).isZero();
         assertThat(SenderEgress.UNKNOWN.warning(0)).isNull();
     }
+
+    private static Counts lossInRuns(long sent, long lost, long runs) {
+        return new Counts(sent, sent, 0, 0, sent - lost, lost, lost, 0, 0, 0, 0, 0, 0, runs);
+    }
+
+    /** UDP_GRO: a drop is a packet of up to 64 messages, so the socket's share is an estimate, bounded and labelled. */
+    @Test
+    void dropsCountedInPacketsAreAnEstimateCheckedByTheirBounds() {
+        // Measured on loopback at max with udp.gro=on: 122,339 packets dropped, 7,829,696 messages lost in 246 runs.
+        Counts measured = lossInRuns(10_000_000, 7_829_696, 246);
+        PacketDrops gro = new PacketDrops();
+        gro.add(122_339, 64L, measured);
+        assertThat(gro.estimated()).isTrue();
+        assertThat(gro.messagesAtMost()).isEqualTo(122_339L * 64);
+        Map<String, Long> a = LossAttribution.attribute(measured, gro.messagesAtMost(), gro.estimated(), Map.of(), 0);
+        assertThat(a).containsEntry("receiverSocket", 7_829_696L).containsEntry("pathOrUnknown", 0L)
+            .containsEntry("receiverSocketEstimated", 1L);
+        assertThat(gro.warning(7_829_696)).contains("122339 drops in packets").contains("up to 64 messages")
+            .contains("an estimate").contains("consistent on every flow");
+
+        // More lost than the packets can have carried: the rest is elsewhere, and the check says so.
+        Counts more = lossInRuns(10_000, 7_000, 3);
+        PacketDrops short1 = new PacketDrops();
+        short1.add(100, 64L, more);
+        Map<String, Long> b = LossAttribution.attribute(more, short1.messagesAtMost(), short1.estimated(), Map.of(), 0);
+        assertThat(b).containsEntry("receiverSocket", 6_400L).containsEntry("pathOrUnknown", 600L);
+        assertThat(short1.warning(6_400)).contains("not consistent on 1 of 1 flows");
+        // Fewer packets than loss runs: a run no dropped packet explains.
+        PacketDrops runs = new PacketDrops();
+        runs.add(2, 64L, more);
+        assertThat(runs.warning(128)).contains("not consistent");
+
+        // Drops counted in messages (no GRO): exact, no label, no warning.
+        PacketDrops exact = new PacketDrops();
+        exact.add(7_000, null, more);
+        assertThat(exact.estimated()).isFalse();
+        assertThat(exact.warning(7_000)).isNull();
+        assertThat(LossAttribution.attribute(more, exact.messagesAtMost(), false, Map.of(), 0))
+            .containsEntry("receiverSocket", 7_000L).doesNotContainKey("receiverSocketEstimated");
+    }
 }
