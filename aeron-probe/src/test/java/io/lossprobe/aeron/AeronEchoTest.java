@@ -10,6 +10,7 @@ import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderSpec;
@@ -67,10 +68,10 @@ class AeronEchoTest {
         // gave 871 reply NAKs against the driver's 867 in all).
         assertThat(counters.get("aeron.naksSent")).isEqualTo(
             counters.get(AeronProbeCounters.RCV_NAKS_SENT) + counters.get(AeronProbeCounters.REPLY_NAKS_SENT));
-        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(s.echo().requestsReceived());
-        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(EchoReplies.SENT)).isEqualTo(s.echo().requestsReceived());
+        assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         for (FlowResult f : s.flows()) {
-            assertThat(f.transport().get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(f.echo().requestsReceived());
+            assertThat(f.transport().get(EchoReplies.SENT)).isEqualTo(f.echo().requestsReceived());
         }
         assertThat(s.warnings()).isEmpty();
     }
@@ -88,8 +89,8 @@ class AeronEchoTest {
         assertThat(e.requestsLost()).isPositive();
         assertThat(e.repliesLost()).as("the reply stream is unreliable too").isPositive();
         // Lost on the wire, not refused by the reply publication.
-        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(e.requestsReceived());
-        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(EchoReplies.SENT)).isEqualTo(e.requestsReceived());
+        assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         assertThat(counters.get("aeron.naksSent")).isZero();
         assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isZero();
         assertThat(counters.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES)).isPositive();
@@ -157,8 +158,8 @@ class AeronEchoTest {
             TransportReport report = rx.endStep();
             Map<String, Long> c = report.counters();
             System.out.println("stalled requester: " + c);
-            long sent = c.get(AeronProbeCounters.REPLIES_SENT);
-            long dropped = c.get(AeronProbeCounters.REPLIES_DROPPED);
+            long sent = c.get(EchoReplies.SENT);
+            long dropped = c.get(EchoReplies.DROPPED);
             assertThat(c.get(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED)).isPositive().isEqualTo(dropped);
             assertThat(c.get(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)).isPositive();
             assertThat(sent + dropped).isEqualTo(requests);
@@ -166,7 +167,7 @@ class AeronEchoTest {
             // receive window, both within one term (the last claim may start just below the limit).
             long frame = BitUtilFrames.frameLength(size);
             assertThat(sent * frame).isLessThanOrEqualTo(termLength + frame);
-            assertThat(report.flows().get(0).get(AeronProbeCounters.REPLIES_DROPPED)).isEqualTo(dropped);
+            assertThat(report.flows().get(0).get(EchoReplies.DROPPED)).isEqualTo(dropped);
 
             await("the replies taken arrive", () -> replies[0].progress() == sent);
             FlowReceiver.Summary[] summary = new FlowReceiver.Summary[1];

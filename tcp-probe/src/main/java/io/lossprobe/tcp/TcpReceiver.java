@@ -3,6 +3,7 @@ package io.lossprobe.tcp;
 import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
@@ -45,10 +46,13 @@ final class TcpReceiver implements ReceiverEndpoint {
     /** Connections' I/O errors and failed accepts, per flow, in words for the step's notes. */
     private final LoopErrors connectionErrors;
     private final LoopErrors acceptErrors;
+    /** Echo mode: the replies sent and dropped, per flow; null otherwise. */
+    private final EchoReplies replies;
     private volatile boolean paused;
 
-    private TcpReceiver(EventLoopGroup group, int flows, int basePort) {
+    private TcpReceiver(EventLoopGroup group, int flows, int basePort, boolean echo) {
         this.group = group;
+        this.replies = echo ? new EchoReplies(flows) : null;
         this.connectionErrors = LoopErrors.perFlow("connection", "tcp", basePort, flows);
         this.acceptErrors = LoopErrors.perFlow("accept", "tcp", basePort, flows);
         this.listeners = new ArrayList<>(flows);
@@ -65,7 +69,7 @@ final class TcpReceiver implements ReceiverEndpoint {
     static TcpReceiver open(ReceiverSpec spec, TcpSettings settings) throws Exception {
         int flows = spec.flows().length;
         TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows,
-            spec.plan().basePort());
+            spec.plan().basePort(), spec.plan().echo());
         try {
             for (int i = 0; i < flows; i++) {
                 receiver.listen(spec, settings, i);
@@ -126,7 +130,7 @@ final class TcpReceiver implements ReceiverEndpoint {
                             }
                         });
                     if (echo) {
-                        EchoReplier replier = new EchoReplier(messageLength, accounting);
+                        EchoReplier replier = new EchoReplier(messageLength, accounting, replies.flow(flow));
                         MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
                             if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
                                 replier.reply(w0, w1, seq, sendNs, actualNs);
@@ -172,7 +176,17 @@ final class TcpReceiver implements ReceiverEndpoint {
         });
     }
 
-    /** Counts since the last report; connection errors and failed accepts are said in words too. */
+    @Override
+    public void beginStep(int step) {
+        if (replies != null) {
+            replies.beginStep();
+        }
+    }
+
+    /**
+     * Counts since the last report (echo's replies since the step began); connection errors and failed accepts
+     * are said in words too.
+     */
     @Override
     public TransportReport endStep() throws Exception {
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
@@ -206,6 +220,9 @@ final class TcpReceiver implements ReceiverEndpoint {
                 s.reset();
             }
         });
+        if (replies != null) {
+            replies.report(totals, flows);
+        }
         return new TransportReport(totals, flows, notes);
     }
 
@@ -220,6 +237,20 @@ final class TcpReceiver implements ReceiverEndpoint {
                 c.close();
             }
         });
+    }
+
+    /**
+     * Whether flow {@code flow}'s connection reads (for tests: an echo responder stops reading while its replies
+     * back up).
+     */
+    boolean reading(int flow) throws Exception {
+        boolean[] reading = {false};
+        onReceiveThread(() -> {
+            for (Channel c : connections.get(flow)) {
+                reading[0] |= c.config().isAutoRead();
+            }
+        });
+        return reading[0];
     }
 
     /** The one event loop every listener and connection runs on (for tests). */

@@ -4,6 +4,7 @@ import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
@@ -51,8 +52,8 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final int[] ports;
     private final Map<String, Long> environment;
     private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
-    /** Echo mode: replies not sent because the socket's queue was full (they count as reply loss). */
-    private final java.util.concurrent.atomic.LongAdder repliesDropped;
+    /** Echo mode: the replies sent and dropped, per flow; null otherwise. */
+    private final EchoReplies replies;
     /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
@@ -62,10 +63,9 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
-                        java.util.concurrent.atomic.LongAdder repliesDropped,
-                        java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
+                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
         this.busy = busy;
-        this.repliesDropped = repliesDropped;
+        this.replies = replies;
         this.foreign = foreign;
         this.errors = errors;
         this.foreignAtStepStart = new long[foreign.length];
@@ -92,13 +92,13 @@ final class UdpReceiver implements ReceiverEndpoint {
             : io.newGroup("lossprobe-udp-rx", threads, busy);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
-        java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
         java.util.concurrent.atomic.AtomicLong[] foreign = new java.util.concurrent.atomic.AtomicLong[ports.length];
         LoopErrors errors = LoopErrors.perFlow("receive", "udp", spec.plan().basePort(), spec.flows().length);
         // Between hosts data is taken only from the controller's address; anything else is foreign, never counted
         // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
         boolean echo = spec.plan().echo();
+        EchoReplies replies = echo ? new EchoReplies(spec.flows().length) : null;
         // Between hosts, replies go only to the controller's address: a request claiming another source
         // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
         java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
@@ -128,15 +128,15 @@ final class UdpReceiver implements ReceiverEndpoint {
                         b.option(ChannelOption.RCVBUF_ALLOCATOR,
                             new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
                     }
-                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo,
-                        repliesDropped, errors, i, foreign[i]));
+                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom, replyOnlyTo,
+                        echo ? replies.flow(i) : null, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(StampedReader.startAll(spec, channels, threads, echo, onlyFrom, replyOnlyTo,
-                    repliesDropped, errors, foreign, tuning, busy));
+                readers.addAll(StampedReader.startAll(spec, channels, threads, onlyFrom, replyOnlyTo,
+                    replies, errors, foreign, tuning, busy));
             }
         } catch (Exception e) {
             for (StampedReader r : readers) {
@@ -180,7 +180,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
         }
         env.put("kernelTimestamps", stamped ? 1L : 0L);
-        return new UdpReceiver(group, loops, readers, channels, ports, env, repliesDropped, foreign, errors, busy);
+        return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy);
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -340,6 +340,9 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < foreign.length; i++) {
             foreignAtStepStart[i] = foreign[i].get();
         }
+        if (replies != null) {
+            replies.beginStep();
+        }
         errors.beginStep();
     }
 
@@ -355,14 +358,14 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
-            flows.put(i, Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreignInStep));
+            flows.put(i, new HashMap<>(Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN,
+                foreignInStep)));
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();
         counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
-        long dropped = repliesDropped.sumThenReset();
-        if (dropped > 0) {
-            counters.put(UdpCounters.REPLIES_DROPPED, dropped);
+        if (replies != null) {
+            replies.report(counters, flows);
         }
         return new TransportReport(counters, flows, notes);
     }

@@ -99,7 +99,9 @@ class UdpEchoReflectionTest {
             rx.onReceiveThread(() -> closed[0] = flow.closeStep(3));
             io.lossprobe.core.transport.TransportReport report = rx.endStep();
             // the other port's data request was not answered; its warm-up was not either, and does not count
-            assertThat(report.counters()).containsEntry("udp.repliesDropped", 1L);
+            assertThat(report.counters()).containsEntry(io.lossprobe.core.transport.EchoReplies.DROPPED, 1L)
+                .containsEntry(io.lossprobe.core.transport.EchoReplies.SENT, 1L);
+            assertThat(report.flow(0)).containsEntry(io.lossprobe.core.transport.EchoReplies.DROPPED, 1L);
             assertThat(report.flow(0)).containsEntry(io.lossprobe.core.transport.TransportReport.FOREIGN, 1L);
             assertThat(closed[0].received()).isEqualTo(2);
             otherPort.setSoTimeout(300);
