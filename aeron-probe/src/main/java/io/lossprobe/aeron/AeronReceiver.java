@@ -83,7 +83,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         ExclusivePublication[] replyPublications = echo ? new ExclusivePublication[flows] : null;
         try {
             EchoReplier[] repliers = null;
-            EchoReplies replies = echo ? new EchoReplies(flows) : null;
+            EchoReplies replies = echo ? new EchoReplies(spec.flows()) : null;
             if (echo) {
                 // Not awaited here: the requester subscribes when its sender opens, after this receiver. Until
                 // then a reply would be dropped as not connected, but nothing is answered before the first step.
@@ -94,7 +94,7 @@ final class AeronReceiver implements ReceiverEndpoint {
                         driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i)),
                         AeronOptions.replyStreamId(i));
                     repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()),
-                        spec.flows()[i], replies.flow(i));
+                        replies.flow(i));
                 }
             }
             java.net.InetAddress onlyFrom = spec.peer() == null ? null

@@ -25,26 +25,21 @@ final class EchoReplier {
     private static final int CONGESTED_ATTEMPTS = 3;
 
     private final AeronWriter writer;
-    private final io.lossprobe.core.accounting.FlowReceiver flow;
     private final EchoReplies.Flow replies;
     private boolean congested;
     private long droppedBackPressured;
     private long droppedNotConnected;
 
-    /**
-     * @param flow    the flow's accounting, whose key tags the replies
-     * @param replies the flow's reply counts
-     */
-    EchoReplier(AeronWriter writer, io.lossprobe.core.accounting.FlowReceiver flow, EchoReplies.Flow replies) {
+    /** @param replies the flow's replies: their tags and counts */
+    EchoReplier(AeronWriter writer, EchoReplies.Flow replies) {
         this.writer = writer;
-        this.flow = flow;
         this.replies = replies;
     }
 
     /** Answers one request: the same words, kind ECHO in word 0, tagged again. */
     void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         long echo = MessageHeader.replyOf(word0);
-        long tag = flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs);
+        long tag = replies.tag(echo, word1, sequence, sendTimeNs, actualSendNs);
         int result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
         if (result == MessageWriter.BLOCKED) {
             if (congested) {

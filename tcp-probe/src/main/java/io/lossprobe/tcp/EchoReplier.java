@@ -19,21 +19,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  */
 final class EchoReplier extends ChannelInboundHandlerAdapter {
     private static final int BATCH_BYTES = 64 * 1024;
-    private final int messageLength;
-    private final io.lossprobe.core.accounting.FlowReceiver flow;
     private final EchoReplies.Flow replies;
     private ChannelHandlerContext ctx;
     private ByteBuf batch;
     /** Counted replies (warm-ups apart) in {@link #batch}. */
     private long batchCounted;
 
-    /**
-     * @param flow    the flow's accounting, whose key tags the replies
-     * @param replies the flow's reply counts (written on this channel's event loop)
-     */
-    EchoReplier(int messageLength, io.lossprobe.core.accounting.FlowReceiver flow, EchoReplies.Flow replies) {
-        this.messageLength = messageLength;
-        this.flow = flow;
+    /** @param replies the flow's replies: their tags, and counts written on this channel's event loop */
+    EchoReplier(EchoReplies.Flow replies) {
         this.replies = replies;
     }
 
@@ -44,16 +37,16 @@ final class EchoReplier extends ChannelInboundHandlerAdapter {
 
     /** Queues the reply to a request (called by the framer's sink, on this channel's event loop). */
     void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
-        if (batch == null) {
-            batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
-        }
-        if (batch.writableBytes() < messageLength) {
+        int length = MessageHeader.length(word1); // the run's message size: the accounting accepted the request
+        if (batch != null && batch.writableBytes() < length) {
             writeBatch(false);
-            batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, messageLength));
+        }
+        if (batch == null) {
+            batch = ctx.alloc().directBuffer(Math.max(BATCH_BYTES, length));
         }
         long echo = MessageHeader.replyOf(word0);
         ByteBufHeaders.writeMessage(batch, echo, word1, sequence, sendTimeNs, actualSendNs,
-            flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs), messageLength);
+            replies.tag(echo, word1, sequence, sendTimeNs, actualSendNs), length);
         batchCounted += MessageHeader.isWarmup(word0) ? 0 : 1;
     }
 

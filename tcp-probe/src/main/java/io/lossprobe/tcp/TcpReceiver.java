@@ -50,9 +50,10 @@ final class TcpReceiver implements ReceiverEndpoint {
     private final EchoReplies replies;
     private volatile boolean paused;
 
-    private TcpReceiver(EventLoopGroup group, int flows, int basePort, boolean echo) {
+    private TcpReceiver(EventLoopGroup group, FlowReceiver[] flowAccounting, int basePort, boolean echo) {
+        int flows = flowAccounting.length;
         this.group = group;
-        this.replies = echo ? new EchoReplies(flows) : null;
+        this.replies = echo ? new EchoReplies(flowAccounting) : null;
         this.connectionErrors = LoopErrors.perFlow("connection", "tcp", basePort, flows);
         this.acceptErrors = LoopErrors.perFlow("accept", "tcp", basePort, flows);
         this.listeners = new ArrayList<>(flows);
@@ -68,7 +69,7 @@ final class TcpReceiver implements ReceiverEndpoint {
 
     static TcpReceiver open(ReceiverSpec spec, TcpSettings settings) throws Exception {
         int flows = spec.flows().length;
-        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows,
+        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), spec.flows(),
             spec.plan().basePort(), spec.plan().echo());
         try {
             for (int i = 0; i < flows; i++) {
@@ -130,7 +131,7 @@ final class TcpReceiver implements ReceiverEndpoint {
                             }
                         });
                     if (echo) {
-                        EchoReplier replier = new EchoReplier(messageLength, accounting, replies.flow(flow));
+                        EchoReplier replier = new EchoReplier(replies.flow(flow));
                         MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
                             if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
                                 replier.reply(w0, w1, seq, sendNs, actualNs);

@@ -74,7 +74,7 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
             b.readableBytes());
         long w0 = MessageHeader.replyOf(requestWord0);
         r.setLong(MessageHeader.WORD0_OFFSET, w0);
-        r.setLong(MessageHeader.TAG_OFFSET, flow.replyTag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
+        r.setLong(MessageHeader.TAG_OFFSET, replies.tag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
             r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),
             r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
         ctx.write(new DatagramPacket(r, from), ctx.voidPromise()); // a later failure is caught, counted in errors

@@ -218,7 +218,7 @@ final class StampedReader implements Runnable, Executor {
         }
         long w0 = MessageHeader.replyOf(request);
         slots.putLong(at + MessageHeader.WORD0_OFFSET, w0);
-        slots.putLong(at + MessageHeader.TAG_OFFSET, s.accounting.replyTag(w0,
+        slots.putLong(at + MessageHeader.TAG_OFFSET, s.replies.tag(w0,
             slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
             slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
             slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET)));

@@ -98,7 +98,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
         boolean echo = spec.plan().echo();
-        EchoReplies replies = echo ? new EchoReplies(spec.flows().length) : null;
+        EchoReplies replies = echo ? new EchoReplies(spec.flows()) : null;
         // Between hosts, replies go only to the controller's address: a request claiming another source
         // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
         java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null

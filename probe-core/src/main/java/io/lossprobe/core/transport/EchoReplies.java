@@ -4,6 +4,7 @@ import static io.lossprobe.core.transport.CounterDescriptor.Category.REPLY_LOSS;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.TRAFFIC;
 import static io.lossprobe.core.transport.CounterDescriptor.counter;
 
+import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.wire.MessageHeader;
 import java.util.HashMap;
 import java.util.List;
@@ -46,13 +47,14 @@ public final class EchoReplies {
     private final long[] sentAtStep;
     private final long[] droppedAtStep;
 
-    public EchoReplies(int flows) {
-        this.flows = new Flow[flows];
-        for (int i = 0; i < flows; i++) {
-            this.flows[i] = new Flow();
+    /** @param flows the flows' accounting, which decides what is answered and tags the replies */
+    public EchoReplies(FlowReceiver[] flows) {
+        this.flows = new Flow[flows.length];
+        for (int i = 0; i < flows.length; i++) {
+            this.flows[i] = new Flow(flows[i]);
         }
-        this.sentAtStep = new long[flows];
-        this.droppedAtStep = new long[flows];
+        this.sentAtStep = new long[flows.length];
+        this.droppedAtStep = new long[flows.length];
     }
 
     /** Flow {@code i}'s counts, written by the one thread that reads the flow's requests. */
@@ -92,12 +94,22 @@ public final class EchoReplies {
     }
 
     /**
-     * One flow's replies. A single writer (the flow's receiving thread) updates them without locking; readers on
-     * other threads see each count whole.
+     * One flow's replies: their tags, and what became of them. A single writer (the flow's receiving thread) updates
+     * the counts without locking; readers on other threads see each count whole.
      */
     public static final class Flow {
+        private final FlowReceiver accounting;
         private final AtomicLong sent = new AtomicLong();
         private final AtomicLong dropped = new AtomicLong();
+
+        Flow(FlowReceiver accounting) {
+            this.accounting = accounting;
+        }
+
+        /** The tag of the reply with word 0 {@code replyWord0} ({@link MessageHeader#replyOf}) to a request. */
+        public long tag(long replyWord0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
+            return accounting.replyTag(replyWord0, word1, sequence, sendTimeNs, actualSendNs);
+        }
 
         /** The reply to the request with word 0 {@code requestWord0} went out. */
         public void sent(long requestWord0) {
