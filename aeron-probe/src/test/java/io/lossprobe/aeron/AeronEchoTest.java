@@ -80,7 +80,7 @@ class AeronEchoTest {
     @Timeout(60)
     void unreliableRepliesShowTheirLossAsReplyLoss() throws Exception {
         RunResult r = AeronRuns.run(AeronLossTest.lossy(0.05, 5), echoPlan(4, 43660, "4k", 500, 64),
-            Map.of(AeronOptions.RELIABLE, "false"), StepHooks.NONE);
+            Map.of(AeronOptions.RELIABLE_OPTION.key(), "false"), StepHooks.NONE);
         StepResult s = r.steps().get(0);
         Map<String, Long> counters = s.transportCounters();
         System.out.println("unreliable echo, 5% dropped: " + s.echo() + "\n  " + counters);
@@ -103,7 +103,7 @@ class AeronEchoTest {
         int requests = 400;
         int termLength = 64 * 1024;
         Plan plan = echoPlan(1, 43700, "1k", 1000, size);
-        Map<String, String> options = Map.of(AeronOptions.TERM_LENGTH, "64k");
+        Map<String, String> options = Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k");
         io.lossprobe.core.wire.MessageAuth key = io.lossprobe.core.wire.MessageAuth.random();
         FlowReceiver[] flows = {new FlowReceiver(0, RUN_ID, size, 1, false, key)};
         FlowReceiver[] replies = {new FlowReceiver(0, RUN_ID, size, 1, true, key)};

@@ -29,7 +29,7 @@ class AeronLoopFailureTest {
             1_000_000_000L, 64, "127.0.0.1");
         FlowReceiver[] flows = {new FlowReceiver(0, 1, 64, 1, false, MessageAuth.random())};
         return (AeronReceiver) new AeronTransport().openReceiver(new ReceiverSpec(plan, "127.0.0.1", flows,
-            Map.of(AeronOptions.TERM_LENGTH, "64k")));
+            Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k")));
     }
 
     /** A command that throws on the agent's thread: it leaves doWork, as a handler's exception would. */
