@@ -2,20 +2,16 @@ package io.lossprobe.cli;
 
 import io.lossprobe.control.Auth;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe keygen FILE}: a new 256-bit shared secret, readable only by its owner. */
-@Command(name = "keygen", mixinStandardHelpOptions = true,
+@Command(name = "keygen",
     description = {"Writes a new shared secret for 'serve' and 'run --target': 256 random bits in hex, in a new file "
         + "with mode 0600. Copy it to the other host over a channel you trust (scp, a secrets manager)."},
     footer = {"", "Exit codes: 0 written, 1 runtime failure, 2 bad usage (the file exists)."})
-public final class KeygenCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class KeygenCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "FILE", description = "The secret file to create (never overwritten).")
     Path file;
 

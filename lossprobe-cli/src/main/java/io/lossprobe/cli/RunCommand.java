@@ -17,7 +17,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -28,15 +27,12 @@ import picocli.CommandLine.Option;
  * {@code lossprobe run}: steps every transport through the levels and writes the results. With no options it runs
  * the embedded default: senders and receivers in this process, on loopback.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "run",
     description = {"Steps each transport through the target rates and counts loss, duplicates, reordering, late "
         + "arrivals, send refusals and kernel drops per flow and step.",
         "With no options: every transport, 48 ports on 127.0.0.1, levels 30k,100k,1M, 3s per step."},
     footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 130 interrupted (partial results written)."})
-public final class RunCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class RunCommand extends Subcommand {
     @CommandLine.Mixin
     PlanOptions planOptions;
 

@@ -8,23 +8,19 @@ import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transports;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code lossprobe serve}: the receiving host of a two-host run. */
-@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "serve",
     description = {"Receives for authenticated controllers ('lossprobe run --target THIS-HOST'): binds each "
         + "controller's data ports, counts what arrives, and returns per-flow results with this host's counters.",
         "It sends data traffic only for a --reverse controller, and only to that controller's own address. Runs until "
             + "Ctrl-C. Make the shared secret with 'lossprobe keygen FILE'."},
     footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage."})
-public final class ServeCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class ServeCommand extends Subcommand {
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "ADDR",
         description = "Address for the control port and the data receivers. Default: ${DEFAULT-VALUE}.")
     String bind;
