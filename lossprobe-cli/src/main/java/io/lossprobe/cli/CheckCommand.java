@@ -46,8 +46,7 @@ public final class CheckCommand extends Subcommand {
     QuietOption quiet;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         Path prometheus = outputs.prometheus;
         Path junit = outputs.junit;
         boolean quiet = this.quiet.quiet;

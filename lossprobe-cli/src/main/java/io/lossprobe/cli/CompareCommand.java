@@ -51,8 +51,7 @@ public final class CompareCommand extends Subcommand {
     boolean failOnRegression;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         String fmt = format.toLowerCase(Locale.ROOT);
         if (!List.of("text", "md", "json", "html").contains(fmt)) {
             throw new CommandLine.ParameterException(cl, "--format must be text, md, json or html, got '" + format

@@ -16,10 +16,10 @@ public final class KeygenCommand extends Subcommand {
     Path file;
 
     @Override
-    public Integer call() throws Exception {
-        Inputs.requireWritable(spec.commandLine(), file, "the secret to");
+    int run(CommandLine cl) throws Exception {
+        Inputs.requireWritable(cl, file, "the secret to");
         Auth.writeNewSecret(file);
-        spec.commandLine().getOut().println("lossprobe: wrote a " + 8 * Auth.KEYGEN_BYTES + "-bit secret to " + file
+        cl.getOut().println("lossprobe: wrote a " + 8 * Auth.KEYGEN_BYTES + "-bit secret to " + file
             + " (mode 0600); use it with --secret-file on both hosts");
         return 0;
     }

@@ -152,8 +152,7 @@ public final class MeshCommand extends Subcommand {
     private volatile boolean interrupted;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         if (!policy.given() && checkOutputs.junit != null) {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }

@@ -27,8 +27,7 @@ final class MeshMergeCommand extends Subcommand {
     Path output;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         Inputs.requireWritable(cl, output, "the merged mesh to");
         MeshResult merged;
         try {

@@ -13,8 +13,8 @@ import picocli.CommandLine.Command;
         + "and whether a --target run also applies it on the server ('server') or only on this host ('local')."})
 public final class OptionsCommand extends Subcommand {
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
+    int run(CommandLine cl) {
+        PrintWriter out = cl.getOut();
         for (Transport t : Transports.available().values()) {
             out.println(t.name() + ":");
             for (TransportOption<?> o : t.options()) {

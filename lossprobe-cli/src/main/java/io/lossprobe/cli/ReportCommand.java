@@ -44,8 +44,7 @@ public final class ReportCommand extends Subcommand {
     QuietOption quietOption;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         boolean quiet = quietOption.quiet;
         String fmt = format.toLowerCase(java.util.Locale.ROOT);
         if (!List.of("html", "md", "csv").contains(fmt)) {

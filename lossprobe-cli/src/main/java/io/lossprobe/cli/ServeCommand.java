@@ -71,17 +71,17 @@ public final class ServeCommand extends Subcommand {
     int maxUnauthenticatedPerAddress;
 
     @Override
-    public Integer call() throws Exception {
+    int run(CommandLine cl) throws Exception {
         if (port < 1 || port > 65535) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--port must be between 1 and 65535");
+            throw new CommandLine.ParameterException(cl, "--port must be between 1 and 65535");
         }
         if (maxPorts < 1 || maxSessions < 1 || maxLevels < 1 || maxUnauthenticated < 1
             || maxUnauthenticatedPerAddress < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(cl,
                 "--max-ports, --max-sessions, --max-levels and --max-unauthenticated* must be at least 1");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cl.getOut();
+        PrintWriter err = cl.getErr();
         Auth auth = secret.load(err, "lossprobe serve: ");
         ServerLimits d = ServerLimits.DEFAULTS;
         ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,

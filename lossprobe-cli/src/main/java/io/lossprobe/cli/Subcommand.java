@@ -6,10 +6,18 @@ import picocli.CommandLine.Command;
 
 /**
  * What every lossprobe subcommand shares, declared once: {@code --help} and {@code --version}, options listed in
- * the order they are declared, and the command's own spec (its {@code CommandLine} for output and usage errors).
+ * the order they are declared, and its own {@code CommandLine} (for output and usage errors) handed to {@link #run}.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false)
 abstract class Subcommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public final Integer call() throws Exception {
+        return run(spec.commandLine());
+    }
+
+    /** The command's work; returns its exit code. */
+    abstract int run(CommandLine cl) throws Exception;
 }
