@@ -39,30 +39,9 @@ final class AeronProbeCounters {
     static final String REPLY_NAKS_SENT = "aeron.replyNaksSent";
     static final String REPLY_LOSS_REPORT_BYTES = "aeron.replyLossReportBytes";
 
-    /** With echo mode's {@link EchoReplies#COUNTERS}. */
-    static final List<CounterDescriptor> ALL = EchoReplies.withCounters(List.of(
-        // The drivers' system counters (DriverCounters): driver-wide, each side reporting its own.
-        counter("aeron.naksSent", OTHER, "naks", "NAKs the receiving driver sent, over all its streams"),
-        counter("aeron.naksReceived", OTHER, "naks", "NAKs the sending driver received, over all its streams"),
-        counter("aeron.retransmitsSent", RETRANSMIT, "retransmits", "retransmissions the sending driver made"),
-        counter("aeron.retransmittedBytes", TRAFFIC, "bytes", "bytes the sending driver resent"),
-        counter("aeron.retransmitOverflows", ERROR, "retransmits",
-            "retransmits the sending driver dropped because too many were pending"),
-        counter("aeron.heartbeatsSent", TRAFFIC, "frames", "empty data frames sent while idle"),
-        counter("aeron.heartbeatsReceived", TRAFFIC, "frames", "empty data frames received"),
-        counter("aeron.statusMessagesSent", TRAFFIC, "frames", "the receiver's window updates sent"),
-        counter("aeron.statusMessagesReceived", TRAFFIC, "frames", "the receiver's window updates received"),
-        counter("aeron.shortSends", BACK_PRESSURE, "sends", "sendmsg calls that sent less than asked"),
-        counter("aeron.senderFlowControlLimits", BACK_PRESSURE, "times",
-            "times a sender hit the receiver's window and had to wait"),
-        counter("aeron.bytesSent", TRAFFIC, "bytes", "bytes through the sending driver's sockets"),
-        counter("aeron.bytesReceived", TRAFFIC, "bytes", "bytes through the receiving driver's sockets"),
-        counter("aeron.errors", ERROR, "errors", "errors the driver logged"),
-        counter("aeron.lossGapFills", PATH, "gaps", "gaps filled with padding (unreliable mode)"),
-        counter("aeron.invalidPackets", ERROR, "datagrams", "datagrams that were not valid Aeron frames"),
-        counter("aeron.flowControlUnderRuns", OTHER, "frames", "data below the receiver's window"),
-        counter("aeron.flowControlOverRuns", OTHER, "frames", "data beyond the receiver's window"),
-        // This run's own streams.
+    /** The driver's system counters ({@link DriverCounters#DECLARED}), this run's own streams', echo mode's. */
+    static final List<CounterDescriptor> ALL = EchoReplies.withCounters(CounterDescriptor.concat(
+        DriverCounters.DECLARED, List.of(
         counter(RCV_NAKS_SENT, NAK, "naks", "NAKs sent for this run's request streams (per-stream rcv-naks-sent)"),
         counter(SND_NAKS_RECEIVED, OTHER, "naks", "NAKs received for this run's streams (snd-naks-received)"),
         counter(SND_BPE, BACK_PRESSURE, "events", "back-pressure events the sending driver saw (snd-bpe)"),
@@ -82,7 +61,7 @@ final class AeronProbeCounters {
             "the part of echo.repliesDropped dropped as not connected or closed"),
         counter(REPLY_BACK_PRESSURE_EPISODES, BACK_PRESSURE, "episodes", "echo mode: runs of back-pressured replies"),
         counter(REPLY_NAKS_SENT, NAK, "naks", "echo mode: NAKs the requester sent for the reply streams"),
-        counter(REPLY_LOSS_REPORT_BYTES, PATH, "bytes", "echo mode: bytes found missing on the reply streams")));
+        counter(REPLY_LOSS_REPORT_BYTES, PATH, "bytes", "echo mode: bytes found missing on the reply streams"))));
 
     private AeronProbeCounters() {
     }

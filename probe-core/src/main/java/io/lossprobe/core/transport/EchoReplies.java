@@ -38,9 +38,7 @@ public final class EchoReplies {
 
     /** A transport's {@code own} counter declarations followed by {@link #COUNTERS}. */
     public static List<CounterDescriptor> withCounters(List<CounterDescriptor> own) {
-        List<CounterDescriptor> all = new java.util.ArrayList<>(own);
-        all.addAll(COUNTERS);
-        return List.copyOf(all);
+        return CounterDescriptor.concat(own, COUNTERS);
     }
 
     private final Flow[] flows;
