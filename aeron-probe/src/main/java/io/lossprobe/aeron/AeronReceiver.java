@@ -148,9 +148,14 @@ final class AeronReceiver implements ReceiverEndpoint {
         return host;
     }
 
+    /** Every flow is polled by the one receiving agent: each flow's action runs there, in turn. */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        poller.runOnAgent(action);
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        poller.runOnAgent(() -> {
+            for (int i = 0; i < subscriptions.length; i++) {
+                action.accept(i);
+            }
+        });
     }
 
     @Override
@@ -203,7 +208,7 @@ final class AeronReceiver implements ReceiverEndpoint {
      */
     private long[][] replyCounts() throws Exception {
         long[][] out = new long[repliers.length][];
-        onReceiveThread(() -> {
+        poller.runOnAgent(() -> {
             for (int i = 0; i < repliers.length; i++) {
                 EchoReplier r = repliers[i];
                 out[i] = new long[] {r.droppedBackPressured(), r.droppedNotConnected(),

@@ -113,7 +113,7 @@ class AeronEchoTest {
              AeronSender tx = (AeronSender) transport.openSender(
                  new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies, null, key))) {
             rx.beginStep(0);
-            rx.onReceiveThread(() -> flows[0].beginStep(0, 4096));
+            rx.onFlowThreads(i -> flows[i].beginStep(0, 4096));
             tx.onReplyThread(() -> replies[0].beginStep(0, 4096));
             tx.beginStep(0);
 
@@ -172,7 +172,7 @@ class AeronEchoTest {
             await("the replies taken arrive", () -> replies[0].progress() == sent);
             FlowReceiver.Summary[] summary = new FlowReceiver.Summary[1];
             tx.onReplyThread(() -> summary[0] = replies[0].closeStep(requests));
-            rx.onReceiveThread(() -> flows[0].closeStep(requests));
+            rx.onFlowThreads(i -> flows[i].closeStep(requests));
             assertThat(summary[0].received()).isEqualTo(sent);
             assertThat(summary[0].lostInRuns()).as("dropped replies are reply loss").isEqualTo(dropped);
         }

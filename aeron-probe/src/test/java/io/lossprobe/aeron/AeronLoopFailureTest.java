@@ -52,7 +52,7 @@ class AeronLoopFailureTest {
             }
             assertThat(rx.endStep().notes()).containsExactly(
                 "aeron lossprobe-aeron-rx thread: 2 handler error(s), the last: a handler failed again");
-            rx.onReceiveThread(() -> { }); // the agent goes on
+            rx.onFlowThreads(i -> { }); // the agent goes on
 
             rx.beginStep(1);
             assertThat(rx.endStep().notes()).isEmpty();
@@ -71,7 +71,7 @@ class AeronLoopFailureTest {
             assertThatThrownBy(() -> {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (System.nanoTime() < deadline) {
-                    rx.onReceiveThread(() -> { });
+                    rx.onFlowThreads(i -> { });
                 }
             }).hasMessage("the Aeron lossprobe-aeron-rx thread died: deep");
             assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One listening socket per flow (port {@code basePort + i}); each accepted connection gets a {@link MessageFramer}
  * that hands messages to the flow's {@link FlowReceiver}. Listeners and connections share one event loop, so the
- * accounting runs on one thread and {@link #onReceiveThread} runs between reads.
+ * accounting runs on one thread and {@link #onFlowThreads} runs between reads.
  */
 final class TcpReceiver implements ReceiverEndpoint {
     static final String CONNECTIONS_ACCEPTED = "tcp.rx.connectionsAccepted";
@@ -159,16 +159,25 @@ final class TcpReceiver implements ReceiverEndpoint {
         return Math.max(TimeUnit.SECONDS.toNanos(60), 2 * plan.drainNs() + plan.warmupNs() + TimeUnit.SECONDS.toNanos(30));
     }
 
+    /** Every flow's connection reads on the group's single event loop: each flow's action runs there, in turn. */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        // Every channel shares the group's single event loop, so this runs between reads.
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        onLoop(() -> {
+            for (int i = 0; i < stats.length; i++) {
+                action.accept(i);
+            }
+        });
+    }
+
+    /** Runs {@code action} on the one event loop, between reads, and waits for it. */
+    private void onLoop(Runnable action) throws Exception {
         group.next().submit(action).get(30, TimeUnit.SECONDS);
     }
 
     @Override
     public void setPaused(boolean paused) throws Exception {
         this.paused = paused;
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (List<Channel> live : connections) {
                 for (Channel c : live) {
                     c.config().setAutoRead(!paused);
@@ -200,7 +209,7 @@ final class TcpReceiver implements ReceiverEndpoint {
         }
         connectionErrors.beginStep();
         acceptErrors.beginStep();
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (int i = 0; i < stats.length; i++) {
                 ConnectionStats s = stats[i];
                 Map<String, Long> flow = new HashMap<>();
@@ -232,7 +241,7 @@ final class TcpReceiver implements ReceiverEndpoint {
      * close sends a RST instead of a FIN.
      */
     void resetConnection(int flow) throws Exception {
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (Channel c : List.copyOf(connections.get(flow))) {
                 c.config().setOption(ChannelOption.SO_LINGER, 0);
                 c.close();
@@ -246,7 +255,7 @@ final class TcpReceiver implements ReceiverEndpoint {
      */
     boolean reading(int flow) throws Exception {
         boolean[] reading = {false};
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (Channel c : connections.get(flow)) {
                 reading[0] |= c.config().isAutoRead();
             }
@@ -267,7 +276,7 @@ final class TcpReceiver implements ReceiverEndpoint {
     /** Live connections of {@code flow} (for tests and checks). */
     int connections(int flow) throws Exception {
         int[] n = new int[1];
-        onReceiveThread(() -> n[0] = connections.get(flow).size());
+        onLoop(() -> n[0] = connections.get(flow).size());
         return n[0];
     }
 

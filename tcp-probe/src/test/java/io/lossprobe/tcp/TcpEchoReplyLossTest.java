@@ -55,7 +55,7 @@ class TcpEchoReplyLossTest {
         try (TcpReceiver rx = (TcpReceiver) new TcpTransport().openReceiver(
                 new ReceiverSpec(plan, "127.0.0.1", new FlowReceiver[] {flow}, Map.of(), null, null))) {
             rx.beginStep(0);
-            rx.onReceiveThread(() -> flow.beginStep(0, 4096));
+            rx.onFlowThreads(i -> flow.beginStep(0, 4096));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             try (SocketChannel requester = SocketChannel.open()) {
                 requester.setOption(StandardSocketOptions.SO_RCVBUF, 4096); // it never reads: replies back up soon

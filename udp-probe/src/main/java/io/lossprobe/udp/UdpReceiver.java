@@ -23,9 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One bound datagram socket per flow, spread over a few event loops, reading with recvmmsg (epoll) into one buffer
@@ -277,36 +275,23 @@ final class UdpReceiver implements ReceiverEndpoint {
         return on;
     }
 
+    /**
+     * Each flow's action runs on the thread that reads its socket (its stamped reader, or its channel's event loop),
+     * the flows of one thread in turn and the threads at once: no thread is held while another runs.
+     */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        if (loops.size() == 1) {
-            // All channels share one event loop, so this runs between datagrams.
-            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
-            return;
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        Map<java.util.concurrent.Executor, List<Integer>> byThread = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < channels.size(); i++) {
+            java.util.concurrent.Executor thread = readers.isEmpty() ? channels.get(i).eventLoop()
+                : readers.get(i % readers.size()); // StampedReader.startAll: flow i is read by reader i mod threads
+            byThread.computeIfAbsent(thread, t -> new ArrayList<>()).add(i);
         }
-        // Several loops: park all but the first between datagrams, run the action on the first, then release
-        // them. The latches order every loop's earlier accounting before the action, and the action before
-        // anything the parked loops do next.
-        CountDownLatch parked = new CountDownLatch(loops.size() - 1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            for (int i = 1; i < loops.size(); i++) {
-                loops.get(i).execute(() -> {
-                    parked.countDown();
-                    try {
-                        release.await(60, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
-            if (!parked.await(30, TimeUnit.SECONDS)) {
-                throw new TimeoutException("UDP receive threads did not pause within 30 s");
-            }
-            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
-        } finally {
-            release.countDown();
-        }
+        List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();
+        byThread.forEach((thread, flows) -> runs.add(java.util.concurrent.CompletableFuture.runAsync(
+            () -> flows.forEach(action::accept), thread)));
+        java.util.concurrent.CompletableFuture.allOf(runs.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+            .get(30, TimeUnit.SECONDS);
     }
 
     @Override
