@@ -77,8 +77,15 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
         r.setLong(MessageHeader.TAG_OFFSET, replies.tag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
             r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),
             r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
-        ctx.write(new DatagramPacket(r, from), ctx.voidPromise()); // a later failure is caught, counted in errors
-        replies.sent(requestWord0);
+        // Counted when the socket took it, or dropped (and said in the step's notes) when the write failed.
+        ctx.write(new DatagramPacket(r, from)).addListener(f -> {
+            if (f.isSuccess()) {
+                replies.sent(requestWord0);
+            } else {
+                replies.dropped(requestWord0);
+                errors.record(flowIndex, f.cause());
+            }
+        });
         repliesPending = true;
     }
 
