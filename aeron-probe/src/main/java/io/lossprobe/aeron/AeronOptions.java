@@ -26,34 +26,27 @@ import org.agrona.SystemUtil;
  */
 record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int mtuBytes, ThreadingMode threading,
                     long connectTimeoutMs) {
-    static final String DIR = "aeron.dir";
-    static final String RELIABLE = "aeron.reliable";
-    static final String TERM_LENGTH = "aeron.termLength";
-    static final String MTU = "aeron.mtu";
-    static final String THREADING = "aeron.threading";
-    static final String CONNECT_TIMEOUT_MS = "aeron.connectTimeoutMs";
-
     static final int DEFAULT_TERM_LENGTH_BYTES = 1024 * 1024;
     static final int DEFAULT_MTU_BYTES = 1408;
     /** Stream ids are {@code STREAM_ID_BASE + flow}, so per-stream driver counters map back to flows. */
     static final int STREAM_ID_BASE = 0x4C50_0000;
 
-    /** The options, declared once; {@link #parse} reads them through these declarations. */
-    static final TransportOption<String> DIR_OPTION = TransportOption.text(DIR, "embedded driver",
+    /** The options, declared once (keys included: {@code DIR_OPTION.key()}); {@link #parse} reads through them. */
+    static final TransportOption<String> DIR_OPTION = TransportOption.text("aeron.dir", "embedded driver",
         "attach to the media driver running in this directory (left running) instead of an embedded one")
         .localOnly();
-    static final TransportOption<Boolean> RELIABLE_OPTION = TransportOption.bool(RELIABLE, true,
+    static final TransportOption<Boolean> RELIABLE_OPTION = TransportOption.bool("aeron.reliable", true,
         "false: subscriptions take reliable=false, so the receiver fills gaps instead of NAKing and loss shows");
-    static final TransportOption<Integer> TERM_LENGTH_OPTION = TransportOption.bytes(TERM_LENGTH,
+    static final TransportOption<Integer> TERM_LENGTH_OPTION = TransportOption.bytes("aeron.termLength",
         DEFAULT_TERM_LENGTH_BYTES, "1m", LogBufferDescriptor.TERM_MIN_LENGTH, LogBufferDescriptor.TERM_MAX_LENGTH,
         "term buffer of each publication; publication and image map three terms each")
         .parsedBy("bytes, a power of two from 64k to 1g", AeronOptions::termLength);
-    static final TransportOption<Long> MTU_OPTION = TransportOption.number(MTU, DEFAULT_MTU_BYTES, 64, 65504,
+    static final TransportOption<Long> MTU_OPTION = TransportOption.number("aeron.mtu", DEFAULT_MTU_BYTES, 64, 65504,
         "Aeron frame MTU; larger MTUs fragment IP packets").requiring(v -> v % 32 == 0, "a multiple of 32");
-    static final TransportOption<String> THREADING_OPTION = TransportOption.choice(THREADING, "auto",
+    static final TransportOption<String> THREADING_OPTION = TransportOption.choice("aeron.threading", "auto",
         "the embedded driver's threading; auto: shared on 2 cores, shared_network up to 5, dedicated above",
         "auto", "shared", "shared_network", "dedicated");
-    static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number(CONNECT_TIMEOUT_MS, 10_000,
+    static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number("aeron.connectTimeoutMs", 10_000,
         1, 120_000, "how long a sender waits for its subscribers to connect, in ms");
     static final List<TransportOption<?>> ALL = List.of(DIR_OPTION, RELIABLE_OPTION, TERM_LENGTH_OPTION, MTU_OPTION,
         THREADING_OPTION, CONNECT_TIMEOUT_OPTION);
@@ -70,19 +63,20 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
 
     /** Aeron's own size syntax (64k, 1m, 1g) and its term rule: a power of two from 64 KiB to 1 GiB. */
     private static Integer termLength(String text) {
+        String key = TERM_LENGTH_OPTION.key();
         long length;
         try {
-            length = SystemUtil.parseSize(TERM_LENGTH, text.trim());
+            length = SystemUtil.parseSize(key, text.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(TERM_LENGTH + " must be a size like 64k, 1m or 16m, not '" + text + "'");
+            throw new IllegalArgumentException(key + " must be a size like 64k, 1m or 16m, not '" + text + "'");
         }
         if (length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(TERM_LENGTH + " must be at most 1g, not '" + text + "'");
+            throw new IllegalArgumentException(key + " must be at most 1g, not '" + text + "'");
         }
         try {
             LogBufferDescriptor.checkTermLength((int) length);
         } catch (IllegalStateException e) {
-            throw new IllegalArgumentException(TERM_LENGTH + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
         }
         return (int) length;
     }

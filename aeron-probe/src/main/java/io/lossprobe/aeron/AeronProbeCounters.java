@@ -6,12 +6,12 @@ import static io.lossprobe.core.transport.CounterDescriptor.Category.ERROR;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.NAK;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.OTHER;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.PATH;
-import static io.lossprobe.core.transport.CounterDescriptor.Category.REPLY_LOSS;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.RETRANSMIT;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.TRAFFIC;
 import static io.lossprobe.core.transport.CounterDescriptor.counter;
 
 import io.lossprobe.core.transport.CounterDescriptor;
+import io.lossprobe.core.transport.EchoReplies;
 import java.util.List;
 
 /**
@@ -33,37 +33,15 @@ final class AeronProbeCounters {
     static final String LOSS_REPORT_BYTES = "aeron.lossReportBytes";
     static final String LOSS_REPORT_OBSERVATIONS = "aeron.lossReportObservations";
     static final String LOSS_REPORT_FRAMES = "aeron.lossReportFrames";
-    static final String REPLIES_SENT = "aeron.repliesSent";
-    static final String REPLIES_DROPPED = "aeron.repliesDropped";
     static final String REPLIES_DROPPED_BACK_PRESSURED = "aeron.repliesDroppedBackPressured";
     static final String REPLIES_DROPPED_NOT_CONNECTED = "aeron.repliesDroppedNotConnected";
     static final String REPLY_BACK_PRESSURE_EPISODES = "aeron.replyBackPressureEpisodes";
     static final String REPLY_NAKS_SENT = "aeron.replyNaksSent";
     static final String REPLY_LOSS_REPORT_BYTES = "aeron.replyLossReportBytes";
 
-    static final List<CounterDescriptor> ALL = List.of(
-        // The drivers' system counters (DriverCounters): driver-wide, each side reporting its own.
-        counter("aeron.naksSent", OTHER, "naks", "NAKs the receiving driver sent, over all its streams"),
-        counter("aeron.naksReceived", OTHER, "naks", "NAKs the sending driver received, over all its streams"),
-        counter("aeron.retransmitsSent", RETRANSMIT, "retransmits", "retransmissions the sending driver made"),
-        counter("aeron.retransmittedBytes", TRAFFIC, "bytes", "bytes the sending driver resent"),
-        counter("aeron.retransmitOverflows", ERROR, "retransmits",
-            "retransmits the sending driver dropped because too many were pending"),
-        counter("aeron.heartbeatsSent", TRAFFIC, "frames", "empty data frames sent while idle"),
-        counter("aeron.heartbeatsReceived", TRAFFIC, "frames", "empty data frames received"),
-        counter("aeron.statusMessagesSent", TRAFFIC, "frames", "the receiver's window updates sent"),
-        counter("aeron.statusMessagesReceived", TRAFFIC, "frames", "the receiver's window updates received"),
-        counter("aeron.shortSends", BACK_PRESSURE, "sends", "sendmsg calls that sent less than asked"),
-        counter("aeron.senderFlowControlLimits", BACK_PRESSURE, "times",
-            "times a sender hit the receiver's window and had to wait"),
-        counter("aeron.bytesSent", TRAFFIC, "bytes", "bytes through the sending driver's sockets"),
-        counter("aeron.bytesReceived", TRAFFIC, "bytes", "bytes through the receiving driver's sockets"),
-        counter("aeron.errors", ERROR, "errors", "errors the driver logged"),
-        counter("aeron.lossGapFills", PATH, "gaps", "gaps filled with padding (unreliable mode)"),
-        counter("aeron.invalidPackets", ERROR, "datagrams", "datagrams that were not valid Aeron frames"),
-        counter("aeron.flowControlUnderRuns", OTHER, "frames", "data below the receiver's window"),
-        counter("aeron.flowControlOverRuns", OTHER, "frames", "data beyond the receiver's window"),
-        // This run's own streams.
+    /** The driver's system counters ({@link DriverCounters#DECLARED}), this run's own streams', echo mode's. */
+    static final List<CounterDescriptor> ALL = EchoReplies.withCounters(CounterDescriptor.concat(
+        DriverCounters.DECLARED, List.of(
         counter(RCV_NAKS_SENT, NAK, "naks", "NAKs sent for this run's request streams (per-stream rcv-naks-sent)"),
         counter(SND_NAKS_RECEIVED, OTHER, "naks", "NAKs received for this run's streams (snd-naks-received)"),
         counter(SND_BPE, BACK_PRESSURE, "events", "back-pressure events the sending driver saw (snd-bpe)"),
@@ -77,15 +55,13 @@ final class AeronProbeCounters {
         counter(LOSS_REPORT_BYTES, PATH, "bytes", "bytes the receiving driver found missing (loss report)"),
         counter(LOSS_REPORT_OBSERVATIONS, PATH, "observations", "times the receiving driver saw a gap"),
         counter(LOSS_REPORT_FRAMES, PATH, "frames", "loss-report bytes divided by the frame length"),
-        counter(REPLIES_SENT, TRAFFIC, "messages", "echo mode: replies sent"),
-        counter(REPLIES_DROPPED, REPLY_LOSS, "messages", "echo mode: replies the responder could not send"),
         counter(REPLIES_DROPPED_BACK_PRESSURED, OTHER, "messages",
-            "the part of repliesDropped dropped for back pressure"),
+            "the part of echo.repliesDropped dropped for back pressure"),
         counter(REPLIES_DROPPED_NOT_CONNECTED, OTHER, "messages",
-            "the part of repliesDropped dropped as not connected or closed"),
+            "the part of echo.repliesDropped dropped as not connected or closed"),
         counter(REPLY_BACK_PRESSURE_EPISODES, BACK_PRESSURE, "episodes", "echo mode: runs of back-pressured replies"),
         counter(REPLY_NAKS_SENT, NAK, "naks", "echo mode: NAKs the requester sent for the reply streams"),
-        counter(REPLY_LOSS_REPORT_BYTES, PATH, "bytes", "echo mode: bytes found missing on the reply streams"));
+        counter(REPLY_LOSS_REPORT_BYTES, PATH, "bytes", "echo mode: bytes found missing on the reply streams"))));
 
     private AeronProbeCounters() {
     }

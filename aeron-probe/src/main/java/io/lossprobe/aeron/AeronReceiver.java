@@ -5,6 +5,7 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Subscription;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.TransportReport;
@@ -33,6 +34,8 @@ final class AeronReceiver implements ReceiverEndpoint {
     private final ReceivePoller poller;
     /** Echo mode: the flows' reply paths; null in stream mode. */
     private final EchoReplier[] repliers;
+    /** Echo mode: the replies sent and dropped, per flow; null in stream mode. */
+    private final EchoReplies replies;
     private final ExclusivePublication[] replyPublications;
     private long[][] replyCountsAtStart;
     private final AgentRunner runner;
@@ -49,7 +52,7 @@ final class AeronReceiver implements ReceiverEndpoint {
     private boolean closed;
 
     private AeronReceiver(AeronDriver driver, Consumer<AeronDriver> release, Subscription[] subscriptions,
-                          ReceivePoller poller, int messageSize, EchoReplier[] repliers,
+                          ReceivePoller poller, int messageSize, EchoReplier[] repliers, EchoReplies replies,
                           ExclusivePublication[] replyPublications, int[] ports) {
         this.ports = ports;
         this.refusedAtStart = new long[ports.length];
@@ -58,6 +61,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         this.subscriptions = subscriptions;
         this.poller = poller;
         this.repliers = repliers;
+        this.replies = replies;
         this.replyPublications = replyPublications;
         this.counters = new DriverCounters(driver, DriverCounters.RECEIVER);
         // One message per frame when it fits one MTU: the frame is the 32-byte data header plus the message,
@@ -79,6 +83,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         ExclusivePublication[] replyPublications = echo ? new ExclusivePublication[flows] : null;
         try {
             EchoReplier[] repliers = null;
+            EchoReplies replies = echo ? new EchoReplies(spec.flows()) : null;
             if (echo) {
                 // Not awaited here: the requester subscribes when its sender opens, after this receiver. Until
                 // then a reply would be dropped as not connected, but nothing is answered before the first step.
@@ -89,7 +94,7 @@ final class AeronReceiver implements ReceiverEndpoint {
                         driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i)),
                         AeronOptions.replyStreamId(i));
                     repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()),
-                        spec.flows()[i]);
+                        replies.flow(i));
                 }
             }
             java.net.InetAddress onlyFrom = spec.peer() == null ? null
@@ -105,7 +110,7 @@ final class AeronReceiver implements ReceiverEndpoint {
             }
             return new AeronReceiver(driver, release, subscriptions,
                 new ReceivePoller(ReceivePoller.ROLE_NAME, subscriptions, spec.flows(), repliers),
-                spec.plan().messageSize(), repliers, replyPublications, ports(spec));
+                spec.plan().messageSize(), repliers, replies, replyPublications, ports(spec));
         } catch (java.net.UnknownHostException e) {
             CloseHelper.quietCloseAll(subscriptions);
             throw new IllegalArgumentException("unknown peer address " + spec.peer(), e);
@@ -143,9 +148,14 @@ final class AeronReceiver implements ReceiverEndpoint {
         return host;
     }
 
+    /** Every flow is polled by the one receiving agent: each flow's action runs there, in turn. */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        poller.runOnAgent(action);
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        poller.runOnAgent(() -> {
+            for (int i = 0; i < subscriptions.length; i++) {
+                action.accept(i);
+            }
+        });
     }
 
     @Override
@@ -157,6 +167,7 @@ final class AeronReceiver implements ReceiverEndpoint {
     public void beginStep(int step) throws Exception {
         poller.errors().beginStep();
         if (repliers != null) {
+            replies.beginStep();
             replyCountsAtStart = replyCounts();
         }
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().received();
@@ -192,15 +203,15 @@ final class AeronReceiver implements ReceiverEndpoint {
     }
 
     /**
-     * Per flow: replies sent, dropped under back pressure, dropped as not connected, back-pressure episodes. Read on
-     * the receive thread, which writes them.
+     * Per flow, Aeron's reasons beside {@link EchoReplies}' totals: replies dropped under back pressure, dropped as
+     * not connected, back-pressure episodes. Read on the receive thread, which writes them.
      */
     private long[][] replyCounts() throws Exception {
         long[][] out = new long[repliers.length][];
-        onReceiveThread(() -> {
+        poller.runOnAgent(() -> {
             for (int i = 0; i < repliers.length; i++) {
                 EchoReplier r = repliers[i];
-                out[i] = new long[] {r.sent(), r.droppedBackPressured(), r.droppedNotConnected(),
+                out[i] = new long[] {r.droppedBackPressured(), r.droppedNotConnected(),
                     r.writer().backPressureEpisodes()};
             }
         });
@@ -247,19 +258,18 @@ final class AeronReceiver implements ReceiverEndpoint {
             if (replyCounts != null) {
                 long[] now = replyCounts[i];
                 long[] then = replyCountsAtStart[i];
-                long droppedBp = now[1] - then[1];
-                long droppedNc = now[2] - then[2];
-                f.put(AeronProbeCounters.REPLIES_SENT, now[0] - then[0]);
-                f.put(AeronProbeCounters.REPLIES_DROPPED, droppedBp + droppedNc);
-                f.put(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED, droppedBp);
-                f.put(AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, droppedNc);
-                f.put(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES, now[3] - then[3]);
-                for (String key : List.of(AeronProbeCounters.REPLIES_SENT, AeronProbeCounters.REPLIES_DROPPED, AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED,
+                f.put(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED, now[0] - then[0]);
+                f.put(AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, now[1] - then[1]);
+                f.put(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES, now[2] - then[2]);
+                for (String key : List.of(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED,
                     AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)) {
                     totals.merge(key, f.get(key), Long::sum);
                 }
             }
             flows.put(i, f);
+        }
+        if (replies != null) {
+            replies.report(totals, flows);
         }
         totals.put(AeronProbeCounters.LOSS_REPORT_BYTES, lossBytes);
         totals.put(AeronProbeCounters.RCV_NAKS_SENT, rcvNaks);

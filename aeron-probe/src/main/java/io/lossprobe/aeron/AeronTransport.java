@@ -5,7 +5,7 @@ import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
-import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.DeclaredTransport;
 import java.util.function.Consumer;
 
 /**
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * <p>Echo mode: replies travel on streams of their own, from the responder to the requester's port
  * {@code basePort + ports + i} (see {@link AeronReceiver}, {@link AeronSender} and {@link EchoReplier}).
  */
-public final class AeronTransport implements Transport {
+public final class AeronTransport extends DeclaredTransport {
     private final Consumer<MediaDriver.Context> driverCustomizer;
     private AeronDriver shared;
     private int users;
@@ -38,34 +38,15 @@ public final class AeronTransport implements Transport {
      * e.g. to install a loss-generating receive endpoint.
      */
     public AeronTransport(Consumer<MediaDriver.Context> driverCustomizer) {
+        // Reliable by default; this instance keeps no record of what a run asked for.
+        super("aeron", true, AeronOptions.ALL, AeronProbeCounters.ALL);
         this.driverCustomizer = driverCustomizer;
-    }
-
-    @Override
-    public String name() {
-        return "aeron";
-    }
-
-    /** Reliable by default; this instance keeps no record of what a run asked for. */
-    @Override
-    public boolean reliable() {
-        return true;
     }
 
     /** False when the run's options say {@code aeron.reliable=false}. */
     @Override
     public boolean reliable(java.util.Map<String, String> options) {
         return AeronOptions.RELIABLE_OPTION.read(options);
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
-        return AeronOptions.ALL;
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
-        return AeronProbeCounters.ALL;
     }
 
     /**

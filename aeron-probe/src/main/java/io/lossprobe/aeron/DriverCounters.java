@@ -20,6 +20,8 @@ import static io.aeron.driver.status.SystemCounterDescriptor.STATUS_MESSAGES_REC
 import static io.aeron.driver.status.SystemCounterDescriptor.STATUS_MESSAGES_SENT;
 
 import io.aeron.driver.status.SystemCounterDescriptor;
+import io.lossprobe.core.transport.CounterDescriptor;
+import io.lossprobe.core.transport.CounterDescriptor.Category;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,31 +30,57 @@ import java.util.Map;
  * The media driver's system counters that a step reports, as deltas, split by the side that counts them: a
  * receiver reports what its driver's receiver did, a sender what its sender did, so a split run (one driver per
  * host) and the embedded run (one shared driver) report each counter once. {@code aeron.errors} is on both sides;
- * with a shared driver both see the same counter and the receiver's value is the one kept.
+ * with a shared driver both see the same counter and the receiver's value is the one kept. Each is declared once,
+ * here: its key and meaning ({@link #DECLARED}, part of the transport's counters) beside the driver's counter.
  */
 final class DriverCounters {
-    static final List<Entry> SENDER = List.of(
-        new Entry("aeron.naksReceived", NAK_MESSAGES_RECEIVED),
-        new Entry("aeron.retransmitsSent", RETRANSMITS_SENT),
-        new Entry("aeron.retransmittedBytes", RETRANSMITTED_BYTES),
-        new Entry("aeron.retransmitOverflows", RETRANSMIT_OVERFLOW),
-        new Entry("aeron.heartbeatsSent", HEARTBEATS_SENT),
-        new Entry("aeron.statusMessagesReceived", STATUS_MESSAGES_RECEIVED),
-        new Entry("aeron.shortSends", SHORT_SENDS),
-        new Entry("aeron.senderFlowControlLimits", SENDER_FLOW_CONTROL_LIMITS),
-        new Entry("aeron.bytesSent", BYTES_SENT),
-        new Entry("aeron.errors", ERRORS));
+    private static final int SENDS = 1;
+    private static final int RECEIVES = 2;
 
-    static final List<Entry> RECEIVER = List.of(
-        new Entry("aeron.naksSent", NAK_MESSAGES_SENT),
-        new Entry("aeron.lossGapFills", LOSS_GAP_FILLS),
-        new Entry("aeron.statusMessagesSent", STATUS_MESSAGES_SENT),
-        new Entry("aeron.heartbeatsReceived", HEARTBEATS_RECEIVED),
-        new Entry("aeron.invalidPackets", INVALID_PACKETS),
-        new Entry("aeron.flowControlUnderRuns", FLOW_CONTROL_UNDER_RUNS),
-        new Entry("aeron.flowControlOverRuns", FLOW_CONTROL_OVER_RUNS),
-        new Entry("aeron.bytesReceived", BYTES_RECEIVED),
-        new Entry("aeron.errors", ERRORS));
+    /** Driver-wide, each side reporting its own; in the order the results list them. */
+    private static final List<Entry> ALL = List.of(
+        entry(RECEIVES, NAK_MESSAGES_SENT, "aeron.naksSent", Category.OTHER, "naks",
+            "NAKs the receiving driver sent, over all its streams"),
+        entry(SENDS, NAK_MESSAGES_RECEIVED, "aeron.naksReceived", Category.OTHER, "naks",
+            "NAKs the sending driver received, over all its streams"),
+        entry(SENDS, RETRANSMITS_SENT, "aeron.retransmitsSent", Category.RETRANSMIT, "retransmits",
+            "retransmissions the sending driver made"),
+        entry(SENDS, RETRANSMITTED_BYTES, "aeron.retransmittedBytes", Category.TRAFFIC, "bytes",
+            "bytes the sending driver resent"),
+        entry(SENDS, RETRANSMIT_OVERFLOW, "aeron.retransmitOverflows", Category.ERROR, "retransmits",
+            "retransmits the sending driver dropped because too many were pending"),
+        entry(SENDS, HEARTBEATS_SENT, "aeron.heartbeatsSent", Category.TRAFFIC, "frames",
+            "empty data frames sent while idle"),
+        entry(RECEIVES, HEARTBEATS_RECEIVED, "aeron.heartbeatsReceived", Category.TRAFFIC, "frames",
+            "empty data frames received"),
+        entry(RECEIVES, STATUS_MESSAGES_SENT, "aeron.statusMessagesSent", Category.TRAFFIC, "frames",
+            "the receiver's window updates sent"),
+        entry(SENDS, STATUS_MESSAGES_RECEIVED, "aeron.statusMessagesReceived", Category.TRAFFIC, "frames",
+            "the receiver's window updates received"),
+        entry(SENDS, SHORT_SENDS, "aeron.shortSends", Category.BACK_PRESSURE, "sends",
+            "sendmsg calls that sent less than asked"),
+        entry(SENDS, SENDER_FLOW_CONTROL_LIMITS, "aeron.senderFlowControlLimits", Category.BACK_PRESSURE, "times",
+            "times a sender hit the receiver's window and had to wait"),
+        entry(SENDS, BYTES_SENT, "aeron.bytesSent", Category.TRAFFIC, "bytes",
+            "bytes through the sending driver's sockets"),
+        entry(RECEIVES, BYTES_RECEIVED, "aeron.bytesReceived", Category.TRAFFIC, "bytes",
+            "bytes through the receiving driver's sockets"),
+        entry(SENDS | RECEIVES, ERRORS, "aeron.errors", Category.ERROR, "errors", "errors the driver logged"),
+        entry(RECEIVES, LOSS_GAP_FILLS, "aeron.lossGapFills", Category.PATH, "gaps",
+            "gaps filled with padding (unreliable mode)"),
+        entry(RECEIVES, INVALID_PACKETS, "aeron.invalidPackets", Category.ERROR, "datagrams",
+            "datagrams that were not valid Aeron frames"),
+        entry(RECEIVES, FLOW_CONTROL_UNDER_RUNS, "aeron.flowControlUnderRuns", Category.OTHER, "frames",
+            "data below the receiver's window"),
+        entry(RECEIVES, FLOW_CONTROL_OVER_RUNS, "aeron.flowControlOverRuns", Category.OTHER, "frames",
+            "data beyond the receiver's window"));
+
+    /** What the sending side reports. */
+    static final List<Entry> SENDER = ALL.stream().filter(e -> (e.sides & SENDS) != 0).toList();
+    /** What the receiving side reports. */
+    static final List<Entry> RECEIVER = ALL.stream().filter(e -> (e.sides & RECEIVES) != 0).toList();
+    /** The declarations, each counter once. */
+    static final List<CounterDescriptor> DECLARED = ALL.stream().map(Entry::counter).toList();
 
     private final AeronDriver driver;
     private final List<Entry> entries;
@@ -91,6 +119,15 @@ final class DriverCounters {
         return out;
     }
 
-    record Entry(String key, SystemCounterDescriptor descriptor) {
+    private static Entry entry(int sides, SystemCounterDescriptor descriptor, String key, Category category,
+                               String unit, String description) {
+        return new Entry(sides, CounterDescriptor.counter(key, category, unit, description), descriptor);
+    }
+
+    /** A driver counter, the side(s) that report it, and what it means in the results. */
+    record Entry(int sides, CounterDescriptor counter, SystemCounterDescriptor descriptor) {
+        String key() {
+            return counter.key();
+        }
     }
 }

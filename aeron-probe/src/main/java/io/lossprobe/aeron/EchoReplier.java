@@ -1,5 +1,6 @@
 package io.lossprobe.aeron;
 
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageHeader;
 
@@ -14,7 +15,8 @@ import io.lossprobe.core.wire.MessageHeader;
  * counts as congested: until a reply gets through again, each reply gets only a few immediate attempts. So one
  * back-pressure episode stalls the receive thread once, not once per message, and memory stays the publication's
  * term buffers. Not connected, closed and max position exceeded drop at once. A dropped reply shows in the
- * accounting as reply loss; here it is counted in {@link #droppedBackPressured} or {@link #droppedNotConnected}.
+ * accounting as reply loss; it is counted in {@link EchoReplies} (which leaves warm-ups out) and, by reason, in
+ * {@link #droppedBackPressured} or {@link #droppedNotConnected}.
  */
 final class EchoReplier {
     /** The longest one reply waits for a back-pressured publication before it is dropped. */
@@ -23,22 +25,21 @@ final class EchoReplier {
     private static final int CONGESTED_ATTEMPTS = 3;
 
     private final AeronWriter writer;
-    private final io.lossprobe.core.accounting.FlowReceiver flow;
+    private final EchoReplies.Flow replies;
     private boolean congested;
     private long droppedBackPressured;
     private long droppedNotConnected;
-    private long warmupsAccepted;
 
-    /** @param flow the flow's accounting, whose key tags the replies */
-    EchoReplier(AeronWriter writer, io.lossprobe.core.accounting.FlowReceiver flow) {
+    /** @param replies the flow's replies: their tags and counts */
+    EchoReplier(AeronWriter writer, EchoReplies.Flow replies) {
         this.writer = writer;
-        this.flow = flow;
+        this.replies = replies;
     }
 
     /** Answers one request: the same words, kind ECHO in word 0, tagged again. */
     void reply(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs) {
         long echo = MessageHeader.replyOf(word0);
-        long tag = flow.replyTag(echo, word1, sequence, sendTimeNs, actualSendNs);
+        long tag = replies.tag(echo, word1, sequence, sendTimeNs, actualSendNs);
         int result = writer.write(echo, word1, sequence, sendTimeNs, actualSendNs, tag);
         if (result == MessageWriter.BLOCKED) {
             if (congested) {
@@ -53,29 +54,27 @@ final class EchoReplier {
                 } while (result == MessageWriter.BLOCKED && System.nanoTime() - deadline < 0);
             }
         }
-        if (MessageHeader.isWarmup(word0)) {
-            // A warm-up's reply is never counted (as its request is not): only what it taught the publication.
-            warmupsAccepted += result == MessageWriter.ACCEPTED ? 1 : 0;
-            congested = result == MessageWriter.BLOCKED;
-            return;
-        }
+        // A warm-up's reply is never counted, as its request is not: only what it taught the publication.
+        boolean counted = !MessageHeader.isWarmup(word0);
         switch (result) {
-            case MessageWriter.ACCEPTED -> congested = false;
+            case MessageWriter.ACCEPTED -> {
+                congested = false;
+                replies.sent(word0);
+            }
             case MessageWriter.BLOCKED -> {
                 congested = true;
-                droppedBackPressured++;
+                replies.dropped(word0);
+                droppedBackPressured += counted ? 1 : 0;
             }
-            default -> droppedNotConnected++; // NOT_CONNECTED, CLOSED, MAX_POSITION_EXCEEDED
+            default -> { // NOT_CONNECTED, CLOSED, MAX_POSITION_EXCEEDED: says nothing of back pressure
+                replies.dropped(word0);
+                droppedNotConnected += counted ? 1 : 0;
+            }
         }
     }
 
     AeronWriter writer() {
         return writer;
-    }
-
-    /** Replies the publication took, warm-up replies apart. */
-    long sent() {
-        return writer.accepted() - warmupsAccepted;
     }
 
     /** Replies dropped because the publication stayed back-pressured (or in an admin action) past the retry. */

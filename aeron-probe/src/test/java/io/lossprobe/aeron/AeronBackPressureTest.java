@@ -70,7 +70,7 @@ class AeronBackPressureTest {
         };
 
         RunResult result = AeronRuns.run(new AeronTransport(), AeronRuns.plan(2, 43300, List.of("4k"), 1000),
-            Map.of(AeronOptions.TERM_LENGTH, "64k"), stallAfter100ms, resumeOnDrain);
+            Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k"), stallAfter100ms, resumeOnDrain);
 
         StepResult step = result.steps().get(0);
         System.out.println("stalled receiver: " + step.counts() + " most queued " + mostQueuedBytes.get()

@@ -10,6 +10,7 @@ import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderSpec;
@@ -67,10 +68,10 @@ class AeronEchoTest {
         // gave 871 reply NAKs against the driver's 867 in all).
         assertThat(counters.get("aeron.naksSent")).isEqualTo(
             counters.get(AeronProbeCounters.RCV_NAKS_SENT) + counters.get(AeronProbeCounters.REPLY_NAKS_SENT));
-        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(s.echo().requestsReceived());
-        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(EchoReplies.SENT)).isEqualTo(s.echo().requestsReceived());
+        assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         for (FlowResult f : s.flows()) {
-            assertThat(f.transport().get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(f.echo().requestsReceived());
+            assertThat(f.transport().get(EchoReplies.SENT)).isEqualTo(f.echo().requestsReceived());
         }
         assertThat(s.warnings()).isEmpty();
     }
@@ -79,7 +80,7 @@ class AeronEchoTest {
     @Timeout(60)
     void unreliableRepliesShowTheirLossAsReplyLoss() throws Exception {
         RunResult r = AeronRuns.run(AeronLossTest.lossy(0.05, 5), echoPlan(4, 43660, "4k", 500, 64),
-            Map.of(AeronOptions.RELIABLE, "false"), StepHooks.NONE);
+            Map.of(AeronOptions.RELIABLE_OPTION.key(), "false"), StepHooks.NONE);
         StepResult s = r.steps().get(0);
         Map<String, Long> counters = s.transportCounters();
         System.out.println("unreliable echo, 5% dropped: " + s.echo() + "\n  " + counters);
@@ -88,8 +89,8 @@ class AeronEchoTest {
         assertThat(e.requestsLost()).isPositive();
         assertThat(e.repliesLost()).as("the reply stream is unreliable too").isPositive();
         // Lost on the wire, not refused by the reply publication.
-        assertThat(counters.get(AeronProbeCounters.REPLIES_SENT)).isEqualTo(e.requestsReceived());
-        assertThat(counters.get(AeronProbeCounters.REPLIES_DROPPED)).isZero();
+        assertThat(counters.get(EchoReplies.SENT)).isEqualTo(e.requestsReceived());
+        assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         assertThat(counters.get("aeron.naksSent")).isZero();
         assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isZero();
         assertThat(counters.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES)).isPositive();
@@ -102,7 +103,7 @@ class AeronEchoTest {
         int requests = 400;
         int termLength = 64 * 1024;
         Plan plan = echoPlan(1, 43700, "1k", 1000, size);
-        Map<String, String> options = Map.of(AeronOptions.TERM_LENGTH, "64k");
+        Map<String, String> options = Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k");
         io.lossprobe.core.wire.MessageAuth key = io.lossprobe.core.wire.MessageAuth.random();
         FlowReceiver[] flows = {new FlowReceiver(0, RUN_ID, size, 1, false, key)};
         FlowReceiver[] replies = {new FlowReceiver(0, RUN_ID, size, 1, true, key)};
@@ -112,7 +113,7 @@ class AeronEchoTest {
              AeronSender tx = (AeronSender) transport.openSender(
                  new SenderSpec(plan, AeronRuns.LOOPBACK, RUN_ID, options, replies, null, key))) {
             rx.beginStep(0);
-            rx.onReceiveThread(() -> flows[0].beginStep(0, 4096));
+            rx.onFlowThreads(i -> flows[i].beginStep(0, 4096));
             tx.onReplyThread(() -> replies[0].beginStep(0, 4096));
             tx.beginStep(0);
 
@@ -157,8 +158,8 @@ class AeronEchoTest {
             TransportReport report = rx.endStep();
             Map<String, Long> c = report.counters();
             System.out.println("stalled requester: " + c);
-            long sent = c.get(AeronProbeCounters.REPLIES_SENT);
-            long dropped = c.get(AeronProbeCounters.REPLIES_DROPPED);
+            long sent = c.get(EchoReplies.SENT);
+            long dropped = c.get(EchoReplies.DROPPED);
             assertThat(c.get(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED)).isPositive().isEqualTo(dropped);
             assertThat(c.get(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)).isPositive();
             assertThat(sent + dropped).isEqualTo(requests);
@@ -166,12 +167,12 @@ class AeronEchoTest {
             // receive window, both within one term (the last claim may start just below the limit).
             long frame = BitUtilFrames.frameLength(size);
             assertThat(sent * frame).isLessThanOrEqualTo(termLength + frame);
-            assertThat(report.flows().get(0).get(AeronProbeCounters.REPLIES_DROPPED)).isEqualTo(dropped);
+            assertThat(report.flows().get(0).get(EchoReplies.DROPPED)).isEqualTo(dropped);
 
             await("the replies taken arrive", () -> replies[0].progress() == sent);
             FlowReceiver.Summary[] summary = new FlowReceiver.Summary[1];
             tx.onReplyThread(() -> summary[0] = replies[0].closeStep(requests));
-            rx.onReceiveThread(() -> flows[0].closeStep(requests));
+            rx.onFlowThreads(i -> flows[i].closeStep(requests));
             assertThat(summary[0].received()).isEqualTo(sent);
             assertThat(summary[0].lostInRuns()).as("dropped replies are reply loss").isEqualTo(dropped);
         }

@@ -29,7 +29,7 @@ class AeronLoopFailureTest {
             1_000_000_000L, 64, "127.0.0.1");
         FlowReceiver[] flows = {new FlowReceiver(0, 1, 64, 1, false, MessageAuth.random())};
         return (AeronReceiver) new AeronTransport().openReceiver(new ReceiverSpec(plan, "127.0.0.1", flows,
-            Map.of(AeronOptions.TERM_LENGTH, "64k")));
+            Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k")));
     }
 
     /** A command that throws on the agent's thread: it leaves doWork, as a handler's exception would. */
@@ -52,7 +52,7 @@ class AeronLoopFailureTest {
             }
             assertThat(rx.endStep().notes()).containsExactly(
                 "aeron lossprobe-aeron-rx thread: 2 handler error(s), the last: a handler failed again");
-            rx.onReceiveThread(() -> { }); // the agent goes on
+            rx.onFlowThreads(i -> { }); // the agent goes on
 
             rx.beginStep(1);
             assertThat(rx.endStep().notes()).isEmpty();
@@ -71,7 +71,7 @@ class AeronLoopFailureTest {
             assertThatThrownBy(() -> {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (System.nanoTime() < deadline) {
-                    rx.onReceiveThread(() -> { });
+                    rx.onFlowThreads(i -> { });
                 }
             }).hasMessage("the Aeron lossprobe-aeron-rx thread died: deep");
             assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));

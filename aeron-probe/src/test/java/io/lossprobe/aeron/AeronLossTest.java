@@ -64,7 +64,7 @@ class AeronLossTest {
     void unreliableModeShowsLossThatMatchesTheGapFills() throws Exception {
         // No warm-up: warm-up messages are dropped too, and their gaps would be filled without being counted lost.
         RunResult result = AeronRuns.run(lossy(DROP_RATE, 7), AeronRuns.plan(8, 43200, List.of("8k"), 1000, 0),
-            Map.of(AeronOptions.RELIABLE, "false"), StepHooks.NONE);
+            Map.of(AeronOptions.RELIABLE_OPTION.key(), "false"), StepHooks.NONE);
 
         StepResult step = result.steps().get(0);
         Map<String, Long> counters = step.transportCounters();

@@ -49,7 +49,7 @@ class AeronSpoofedSetupTest {
         FlowReceiver[] flows = {new FlowReceiver(0, 1, 64, 1, false, MessageAuth.random())};
         AeronTransport transport = new AeronTransport();
         try (ReceiverEndpoint rx = transport.openReceiver(new ReceiverSpec(plan, "127.0.0.1", flows,
-                 Map.of(AeronOptions.TERM_LENGTH, "64k"), null, peer));
+                 Map.of(AeronOptions.TERM_LENGTH_OPTION.key(), "64k"), null, peer));
              DatagramSocket attacker = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             rx.beginStep(0);
             byte[] frame = setupFrame(AeronOptions.streamId(0));

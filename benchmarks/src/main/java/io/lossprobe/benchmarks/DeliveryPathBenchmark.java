@@ -91,11 +91,7 @@ public class DeliveryPathBenchmark extends HotPathBenchmark {
         receiver.beginStep(0);
         sender.beginStep(0);
         int windowBits = SequenceTracker.windowFor(1 << 20, 2.0);
-        receiver.onReceiveThread(() -> {
-            for (FlowReceiver f : accounting) {
-                f.beginStep(0, windowBits);
-            }
-        });
+        receiver.onFlowThreads(i -> accounting[i].beginStep(0, windowBits));
         receiver.beginWindow();
         sender.beginWindow();
         writers = new MessageWriter[flows];

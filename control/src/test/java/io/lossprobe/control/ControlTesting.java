@@ -130,8 +130,10 @@ final class ControlTesting {
             lastSpec.set(spec);
             return new ReceiverEndpoint() {
                 @Override
-                public void onReceiveThread(Runnable action) {
-                    action.run();
+                public void onFlowThreads(java.util.function.IntConsumer action) {
+                    for (int i = 0; i < spec.flows().length; i++) {
+                        action.accept(i);
+                    }
                 }
 
                 @Override

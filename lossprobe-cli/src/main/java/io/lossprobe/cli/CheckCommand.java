@@ -11,23 +11,19 @@ import io.lossprobe.analysis.RunLabels;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe check}: a run against a policy's thresholds and an optional baseline; exit 1 when one fails. */
-@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "check",
     description = {"Checks a result against a policy: per transport and level, max loss %%, min achieved rate, "
         + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
         "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
     footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "
         + "2 bad usage or unreadable input (malformed JSON, newer schema, unknown policy key)."})
-public final class CheckCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class CheckCommand extends Subcommand {
     @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
     Path policyFile;
 
@@ -50,8 +46,7 @@ public final class CheckCommand implements Callable<Integer> {
     QuietOption quiet;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         Path prometheus = outputs.prometheus;
         Path junit = outputs.junit;
         boolean quiet = this.quiet.quiet;

@@ -7,14 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe compare A B}: two runs side by side per transport and level, regressions flagged. */
-@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "compare",
     description = {"Shows two runs side by side per transport and level: loss %%, achieved rate and p99 delay, "
         + "with deltas and a verdict. A row is a REGRESSION when B's loss rose, its achieved rate fell or its p99 "
         + "rose beyond the tolerances. Warns loudly when the plans differ (ports, sizes, durations, transports, "
@@ -22,10 +21,7 @@ import picocli.CommandLine.Parameters;
         "Formats: text (100 columns), md, json, html (A and B loss curves and delay bands overlaid)."},
     footer = {"", "Exit codes: 0 ok (regressions are printed), 1 regression with --fail-on-regression, "
         + "2 bad usage or unreadable input."})
-public final class CompareCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class CompareCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "A.json", description = "The earlier (baseline) result.")
     Path a;
 
@@ -55,8 +51,7 @@ public final class CompareCommand implements Callable<Integer> {
     boolean failOnRegression;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         String fmt = format.toLowerCase(Locale.ROOT);
         if (!List.of("text", "md", "json", "html").contains(fmt)) {
             throw new CommandLine.ParameterException(cl, "--format must be text, md, json or html, got '" + format

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -42,7 +41,7 @@ import picocli.CommandLine.Option;
  * {@code lossprobe mesh}: probes many pairs of hosts (each running {@code lossprobe serve}) with one plan and writes
  * one results file with a run result per pair. See docs/mesh.md.
  */
-@Command(name = "mesh", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "mesh",
     subcommands = {MeshMergeCommand.class},
     description = {"Probes many pairs of hosts with one plan, so a bad link, switch port or host stands out in a "
         + "source-by-destination matrix.",
@@ -68,10 +67,7 @@ import picocli.CommandLine.Option;
         + "limit failed, 2 bad usage, 130 interrupted (finished pairs written).",
         "Example: lossprobe mesh --hosts-file hosts.txt --secret-file /etc/lossprobe.secret --transport udp "
             + "--levels 10k --duration 5s -o mesh.json && lossprobe report mesh.json"})
-public final class MeshCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class MeshCommand extends Subcommand {
     @Option(names = "--hosts-file", paramLabel = "FILE", description = "The hosts, one a line: NAME ADDRESS[:PORT] "
         + "or ADDRESS[:PORT] (control port 7400 unless given).")
     Path hostsFile;
@@ -156,8 +152,7 @@ public final class MeshCommand implements Callable<Integer> {
     private volatile boolean interrupted;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         if (!policy.given() && checkOutputs.junit != null) {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }

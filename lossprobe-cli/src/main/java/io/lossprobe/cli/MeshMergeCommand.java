@@ -7,23 +7,19 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe mesh merge}: the files each source host wrote, joined into one mesh file. */
-@Command(name = "merge", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "merge",
     description = {"Joins the files that 'lossprobe mesh' wrote on each source host into one mesh file. A planned "
         + "pair whose source sent no file is kept as 'missing'.",
         "'lossprobe report' and 'lossprobe check' also accept the unmerged files."},
     footer = {"", "Exit codes: 0 merged, 1 runtime failure, 2 bad usage, unreadable input or files of different "
         + "meshes."})
-final class MeshMergeCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+final class MeshMergeCommand extends Subcommand {
     @Parameters(arity = "1..*", paramLabel = "MESH.json", description = "The sources' mesh files.")
     List<Path> files;
 
@@ -31,8 +27,7 @@ final class MeshMergeCommand implements Callable<Integer> {
     Path output;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         Inputs.requireWritable(cl, output, "the merged mesh to");
         MeshResult merged;
         try {

@@ -4,21 +4,17 @@ import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportOption;
 import io.lossprobe.core.transport.Transports;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code lossprobe options}: every transport option, as the transports declare it. */
-@Command(name = "options", mixinStandardHelpOptions = true,
+@Command(name = "options",
     description = {"Lists the transport options 'run -X KEY=VALUE' takes, per transport: the values, the default, "
         + "and whether a --target run also applies it on the server ('server') or only on this host ('local')."})
-public final class OptionsCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class OptionsCommand extends Subcommand {
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
+    int run(CommandLine cl) {
+        PrintWriter out = cl.getOut();
         for (Transport t : Transports.available().values()) {
             out.println(t.name() + ":");
             for (TransportOption<?> o : t.options()) {

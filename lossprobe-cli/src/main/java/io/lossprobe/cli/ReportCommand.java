@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,15 +17,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code lossprobe report}: one HTML page (or a Markdown / CSV table) over one or many result files. */
-@Command(name = "report", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "report",
     description = {"Draws a self-contained HTML report (charts as inline SVG, no network needed) or prints the "
         + "summary table as Markdown or CSV.",
         "With several result files the report adds the trend over time (by each run's start)."},
     footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unreadable input."})
-public final class ReportCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class ReportCommand extends Subcommand {
     @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run, or the "
         + "mesh file(s) of lossprobe mesh (drawn as source-by-destination matrices).")
     List<Path> files;
@@ -48,8 +44,7 @@ public final class ReportCommand implements Callable<Integer> {
     QuietOption quietOption;
 
     @Override
-    public Integer call() throws Exception {
-        CommandLine cl = spec.commandLine();
+    int run(CommandLine cl) throws Exception {
         boolean quiet = quietOption.quiet;
         String fmt = format.toLowerCase(java.util.Locale.ROOT);
         if (!List.of("html", "md", "csv").contains(fmt)) {

@@ -17,7 +17,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -28,15 +27,12 @@ import picocli.CommandLine.Option;
  * {@code lossprobe run}: steps every transport through the levels and writes the results. With no options it runs
  * the embedded default: senders and receivers in this process, on loopback.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "run",
     description = {"Steps each transport through the target rates and counts loss, duplicates, reordering, late "
         + "arrivals, send refusals and kernel drops per flow and step.",
         "With no options: every transport, 48 ports on 127.0.0.1, levels 30k,100k,1M, 3s per step."},
     footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 130 interrupted (partial results written)."})
-public final class RunCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class RunCommand extends Subcommand {
     @CommandLine.Mixin
     PlanOptions planOptions;
 
@@ -96,47 +92,47 @@ public final class RunCommand implements Callable<Integer> {
     QuietOption quiet;
 
     @Override
-    public Integer call() throws Exception {
+    int run(CommandLine cl) throws Exception {
         if (reverse && target == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--reverse needs --target");
+            throw new CommandLine.ParameterException(cl, "--reverse needs --target");
         }
         if (reverse && "echo".equals(mode)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--mode echo does not go with --reverse");
+            throw new CommandLine.ParameterException(cl, "--mode echo does not go with --reverse");
         }
         if (reverse && shapeOptions.reshapes()) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(cl,
                 "--reverse does not go with --search, --sizes or --interval yet");
         }
         if (shapeOptions.search != null && "echo".equals(mode)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--search goes with --mode stream");
+            throw new CommandLine.ParameterException(cl, "--search goes with --mode stream");
         }
         boolean resultsToStdout = output != null && output.toString().equals("-");
         if (resultsToStdout && "-".equals(stream)) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(cl,
                 "-o - and --stream - both want stdout: give one of them a file");
         }
         if (!policy.given() && (baseline.baseline != null || checkOutputs.junit != null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline and --junit go with --policy");
+            throw new CommandLine.ParameterException(cl, "--baseline and --junit go with --policy");
         }
-        policy.requireReadable(spec.commandLine()); // a bad policy fails before any traffic
+        policy.requireReadable(cl); // a bad policy fails before any traffic
         Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();
         for (String t : plan.transports()) {
             if (!available.containsKey(t)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "unknown transport '" + t
+                throw new CommandLine.ParameterException(cl, "unknown transport '" + t
                     + "' (available: " + String.join(", ", available.keySet()) + ")");
             }
         }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
-        PrintWriter results = spec.commandLine().getOut();
-        PrintWriter stderr = spec.commandLine().getErr();
+        PrintWriter results = cl.getOut();
+        PrintWriter stderr = cl.getErr();
         // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
         PrintWriter stdout = resultsToStdout ? stderr : results;
-        planOptions.check(spec.commandLine(), options, available, plan, stderr);
+        planOptions.check(cl, options, available, plan, stderr);
         if (policy.given() && resultsToStdout) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--policy checks a results file: give -o "
+            throw new CommandLine.ParameterException(cl, "--policy checks a results file: give -o "
                 + "a file, not -");
         }
 
@@ -150,11 +146,11 @@ public final class RunCommand implements Callable<Integer> {
         }
         // Every output path is checked before any traffic: a typo must not cost a long run.
         if (!resultsToStdout) {
-            Inputs.requireWritable(spec.commandLine(), out, "results to");
+            Inputs.requireWritable(cl, out, "results to");
         }
-        checkOutputs.requireWritable(spec.commandLine());
+        checkOutputs.requireWritable(cl);
         if (hlog && sink.stream()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--hlog writes its logs beside the results: "
+            throw new CommandLine.ParameterException(cl, "--hlog writes its logs beside the results: "
                 + "give -o a file, not the device " + out);
         }
         RemoteRun remote = null;
@@ -165,7 +161,7 @@ public final class RunCommand implements Callable<Integer> {
                 remote = RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
                     RemoteRun.CONNECT_TIMEOUT_MS);
             } catch (java.net.UnknownHostException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                throw new CommandLine.ParameterException(cl, e.getMessage());
             }
             engine = remote.engine();
         } else {

@@ -8,23 +8,19 @@ import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transports;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code lossprobe serve}: the receiving host of a two-host run. */
-@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "serve",
     description = {"Receives for authenticated controllers ('lossprobe run --target THIS-HOST'): binds each "
         + "controller's data ports, counts what arrives, and returns per-flow results with this host's counters.",
         "It sends data traffic only for a --reverse controller, and only to that controller's own address. Runs until "
             + "Ctrl-C. Make the shared secret with 'lossprobe keygen FILE'."},
     footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage."})
-public final class ServeCommand implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
+public final class ServeCommand extends Subcommand {
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "ADDR",
         description = "Address for the control port and the data receivers. Default: ${DEFAULT-VALUE}.")
     String bind;
@@ -75,17 +71,17 @@ public final class ServeCommand implements Callable<Integer> {
     int maxUnauthenticatedPerAddress;
 
     @Override
-    public Integer call() throws Exception {
+    int run(CommandLine cl) throws Exception {
         if (port < 1 || port > 65535) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--port must be between 1 and 65535");
+            throw new CommandLine.ParameterException(cl, "--port must be between 1 and 65535");
         }
         if (maxPorts < 1 || maxSessions < 1 || maxLevels < 1 || maxUnauthenticated < 1
             || maxUnauthenticatedPerAddress < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(cl,
                 "--max-ports, --max-sessions, --max-levels and --max-unauthenticated* must be at least 1");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cl.getOut();
+        PrintWriter err = cl.getErr();
         Auth auth = secret.load(err, "lossprobe serve: ");
         ServerLimits d = ServerLimits.DEFAULTS;
         ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,

@@ -9,6 +9,7 @@ import static io.lossprobe.core.transport.CounterDescriptor.counter;
 import static io.lossprobe.core.transport.CounterDescriptor.gauge;
 
 import io.lossprobe.core.transport.CounterDescriptor;
+import io.lossprobe.core.transport.EchoReplies;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,7 +18,8 @@ import java.util.List;
  * the sending socket (the side that retransmits) at the step's end; {@code tcp.rx.*} are the receiving side's.
  */
 final class TcpCounters {
-    static final List<CounterDescriptor> ALL = all();
+    /** With echo mode's {@link EchoReplies#COUNTERS}. */
+    static final List<CounterDescriptor> ALL = EchoReplies.withCounters(all());
 
     private TcpCounters() {
     }

@@ -3,6 +3,7 @@ package io.lossprobe.tcp;
 import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
@@ -24,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One listening socket per flow (port {@code basePort + i}); each accepted connection gets a {@link MessageFramer}
  * that hands messages to the flow's {@link FlowReceiver}. Listeners and connections share one event loop, so the
- * accounting runs on one thread and {@link #onReceiveThread} runs between reads.
+ * accounting runs on one thread and {@link #onFlowThreads} runs between reads.
  */
 final class TcpReceiver implements ReceiverEndpoint {
     static final String CONNECTIONS_ACCEPTED = "tcp.rx.connectionsAccepted";
@@ -45,10 +46,14 @@ final class TcpReceiver implements ReceiverEndpoint {
     /** Connections' I/O errors and failed accepts, per flow, in words for the step's notes. */
     private final LoopErrors connectionErrors;
     private final LoopErrors acceptErrors;
+    /** Echo mode: the replies sent and dropped, per flow; null otherwise. */
+    private final EchoReplies replies;
     private volatile boolean paused;
 
-    private TcpReceiver(EventLoopGroup group, int flows, int basePort) {
+    private TcpReceiver(EventLoopGroup group, FlowReceiver[] flowAccounting, int basePort, boolean echo) {
+        int flows = flowAccounting.length;
         this.group = group;
+        this.replies = echo ? new EchoReplies(flowAccounting) : null;
         this.connectionErrors = LoopErrors.perFlow("connection", "tcp", basePort, flows);
         this.acceptErrors = LoopErrors.perFlow("accept", "tcp", basePort, flows);
         this.listeners = new ArrayList<>(flows);
@@ -64,8 +69,8 @@ final class TcpReceiver implements ReceiverEndpoint {
 
     static TcpReceiver open(ReceiverSpec spec, TcpSettings settings) throws Exception {
         int flows = spec.flows().length;
-        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), flows,
-            spec.plan().basePort());
+        TcpReceiver receiver = new TcpReceiver(settings.io().newGroup("lossprobe-tcp-rx"), spec.flows(),
+            spec.plan().basePort(), spec.plan().echo());
         try {
             for (int i = 0; i < flows; i++) {
                 receiver.listen(spec, settings, i);
@@ -126,7 +131,7 @@ final class TcpReceiver implements ReceiverEndpoint {
                             }
                         });
                     if (echo) {
-                        EchoReplier replier = new EchoReplier(messageLength, accounting);
+                        EchoReplier replier = new EchoReplier(replies.flow(flow));
                         MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
                             if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
                                 replier.reply(w0, w1, seq, sendNs, actualNs);
@@ -154,16 +159,25 @@ final class TcpReceiver implements ReceiverEndpoint {
         return Math.max(TimeUnit.SECONDS.toNanos(60), 2 * plan.drainNs() + plan.warmupNs() + TimeUnit.SECONDS.toNanos(30));
     }
 
+    /** Every flow's connection reads on the group's single event loop: each flow's action runs there, in turn. */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        // Every channel shares the group's single event loop, so this runs between reads.
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        onLoop(() -> {
+            for (int i = 0; i < stats.length; i++) {
+                action.accept(i);
+            }
+        });
+    }
+
+    /** Runs {@code action} on the one event loop, between reads, and waits for it. */
+    private void onLoop(Runnable action) throws Exception {
         group.next().submit(action).get(30, TimeUnit.SECONDS);
     }
 
     @Override
     public void setPaused(boolean paused) throws Exception {
         this.paused = paused;
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (List<Channel> live : connections) {
                 for (Channel c : live) {
                     c.config().setAutoRead(!paused);
@@ -172,7 +186,17 @@ final class TcpReceiver implements ReceiverEndpoint {
         });
     }
 
-    /** Counts since the last report; connection errors and failed accepts are said in words too. */
+    @Override
+    public void beginStep(int step) {
+        if (replies != null) {
+            replies.beginStep();
+        }
+    }
+
+    /**
+     * Counts since the last report (echo's replies since the step began); connection errors and failed accepts
+     * are said in words too.
+     */
     @Override
     public TransportReport endStep() throws Exception {
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
@@ -185,7 +209,7 @@ final class TcpReceiver implements ReceiverEndpoint {
         }
         connectionErrors.beginStep();
         acceptErrors.beginStep();
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (int i = 0; i < stats.length; i++) {
                 ConnectionStats s = stats[i];
                 Map<String, Long> flow = new HashMap<>();
@@ -206,6 +230,9 @@ final class TcpReceiver implements ReceiverEndpoint {
                 s.reset();
             }
         });
+        if (replies != null) {
+            replies.report(totals, flows);
+        }
         return new TransportReport(totals, flows, notes);
     }
 
@@ -214,12 +241,26 @@ final class TcpReceiver implements ReceiverEndpoint {
      * close sends a RST instead of a FIN.
      */
     void resetConnection(int flow) throws Exception {
-        onReceiveThread(() -> {
+        onLoop(() -> {
             for (Channel c : List.copyOf(connections.get(flow))) {
                 c.config().setOption(ChannelOption.SO_LINGER, 0);
                 c.close();
             }
         });
+    }
+
+    /**
+     * Whether flow {@code flow}'s connection reads (for tests: an echo responder stops reading while its replies
+     * back up).
+     */
+    boolean reading(int flow) throws Exception {
+        boolean[] reading = {false};
+        onLoop(() -> {
+            for (Channel c : connections.get(flow)) {
+                reading[0] |= c.config().isAutoRead();
+            }
+        });
+        return reading[0];
     }
 
     /** The one event loop every listener and connection runs on (for tests). */
@@ -235,7 +276,7 @@ final class TcpReceiver implements ReceiverEndpoint {
     /** Live connections of {@code flow} (for tests and checks). */
     int connections(int flow) throws Exception {
         int[] n = new int[1];
-        onReceiveThread(() -> n[0] = connections.get(flow).size());
+        onLoop(() -> n[0] = connections.get(flow).size());
         return n[0];
     }
 

@@ -4,7 +4,7 @@ import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
-import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.DeclaredTransport;
 
 /**
  * TCP: one connection per port pair (flow i: the receiver listens on {@code basePort + i}, the sender connects to
@@ -16,25 +16,9 @@ import io.lossprobe.core.transport.Transport;
  * {@code tcp.writeBufferHighWaterMark} (bytes queued per connection before the flow reports BLOCKED, default
  * 256 KiB), {@code rcvbuf} and {@code sndbuf} (only applied when given: a fixed buffer turns autotuning off).
  */
-public final class TcpTransport implements Transport {
-    @Override
-    public String name() {
-        return "tcp";
-    }
-
-    @Override
-    public boolean reliable() {
-        return true;
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
-        return TcpSettings.ALL;
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
-        return TcpCounters.ALL;
+public final class TcpTransport extends DeclaredTransport {
+    public TcpTransport() {
+        super("tcp", true, TcpSettings.ALL, TcpCounters.ALL);
     }
 
     @Override

@@ -37,7 +37,7 @@ class TcpBackPressureTest {
         // Small socket buffers and water mark, so 700 ms of 2 MB/s per flow cannot hide in buffers.
         Map<String, String> options = Map.of("rcvbuf", Integer.toString(SMALL_BUFFER),
             "sndbuf", Integer.toString(SMALL_BUFFER),
-            TcpSettings.HIGH_WATER_MARK, Integer.toString(SMALL_BUFFER));
+            TcpSettings.HIGH_WATER_MARK_OPTION.key(), Integer.toString(SMALL_BUFFER));
         Plan plan = TcpRuns.plan(2, 42200, List.of(Level.of(RATE)), 1500, 3000, SIZE);
         AtomicLong pausedAtNs = new AtomicLong(-1);
         AtomicLong resumedAtNs = new AtomicLong(-1);

@@ -1,6 +1,7 @@
 package io.lossprobe.udp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.buffer.ByteBuf;
@@ -10,7 +11,6 @@ import io.netty.channel.socket.DatagramPacket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Netty's read path for one flow's socket: hands each datagram's header words to the flow's accounting and, in
@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class DatagramHandler extends ChannelInboundHandlerAdapter {
     private final FlowReceiver flow;
     private final boolean clockPerRead;
-    private final boolean echo;
-    private final LongAdder repliesDropped;
+    /** Echo mode: the flow's reply counts; null when not answering. */
+    private final EchoReplies.Flow replies;
     private final InetAddress onlyFrom;
     private final InetAddress replyOnlyTo;
     /** Echo mode: the flow's sender, pinned at its first verified request; replies go there and only there. */
@@ -37,12 +37,12 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * @param clockPerRead one timestamp per read (recvmmsg); false reads the clock for every datagram (NIO)
-     * @param echo         answer each first arrival to its source (echo mode)
      * @param onlyFrom     the only address data is taken from (between hosts), or null for any
+     * @param replies      echo mode: answer each accepted request to its source and count the replies here; null:
+     *                     no replies
      */
-    DatagramHandler(FlowReceiver flow, boolean clockPerRead, boolean echo, InetAddress onlyFrom,
-            InetAddress replyOnlyTo, LongAdder repliesDropped,
-            LoopErrors errors, int flowIndex, AtomicLong foreign) {
+    DatagramHandler(FlowReceiver flow, boolean clockPerRead, InetAddress onlyFrom, InetAddress replyOnlyTo,
+            EchoReplies.Flow replies, LoopErrors errors, int flowIndex, AtomicLong foreign) {
         this.errors = errors;
         this.foreign = foreign;
         this.flowIndex = flowIndex;
@@ -50,8 +50,7 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
         this.replyOnlyTo = replyOnlyTo;
         this.flow = flow;
         this.clockPerRead = clockPerRead;
-        this.echo = echo;
-        this.repliesDropped = repliesDropped;
+        this.replies = replies;
     }
 
     /**
@@ -66,20 +65,27 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
         }
         ByteBuf b = request.content();
         int at = b.readerIndex();
+        long requestWord0 = b.getLong(at + MessageHeader.WORD0_OFFSET);
         if (!ctx.channel().isWritable() || !from.equals(sender)) {
-            if (!MessageHeader.isWarmup(b.getLong(at + MessageHeader.WORD0_OFFSET))) {
-                repliesDropped.increment();
-            }
+            replies.dropped(requestWord0);
             return;
         }
         ByteBuf r = ctx.alloc().directBuffer(b.readableBytes(), b.readableBytes()).writeBytes(b, at,
             b.readableBytes());
-        long w0 = MessageHeader.replyOf(r.getLong(MessageHeader.WORD0_OFFSET));
+        long w0 = MessageHeader.replyOf(requestWord0);
         r.setLong(MessageHeader.WORD0_OFFSET, w0);
-        r.setLong(MessageHeader.TAG_OFFSET, flow.replyTag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
+        r.setLong(MessageHeader.TAG_OFFSET, replies.tag(w0, r.getLong(MessageHeader.WORD1_OFFSET),
             r.getLong(MessageHeader.SEQUENCE_OFFSET), r.getLong(MessageHeader.SEND_TIME_OFFSET),
             r.getLong(MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
-        ctx.write(new DatagramPacket(r, from), ctx.voidPromise());
+        // Counted when the socket took it, or dropped (and said in the step's notes) when the write failed.
+        ctx.write(new DatagramPacket(r, from)).addListener(f -> {
+            if (f.isSuccess()) {
+                replies.sent(requestWord0);
+            } else {
+                replies.dropped(requestWord0);
+                errors.record(flowIndex, f.cause());
+            }
+        });
         repliesPending = true;
     }
 
@@ -95,7 +101,7 @@ final class DatagramHandler extends ChannelInboundHandlerAdapter {
                 batchArrivalNs = System.nanoTime();
                 haveBatchTime = clockPerRead;
             }
-            if (deliver(flow, packet.content(), batchArrivalNs) && echo) {
+            if (deliver(flow, packet.content(), batchArrivalNs) && replies != null) {
                 reply(ctx, packet);
             }
         } finally {

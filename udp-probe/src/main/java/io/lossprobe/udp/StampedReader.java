@@ -1,6 +1,7 @@
 package io.lossprobe.udp;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.wire.MessageHeader;
@@ -20,7 +21,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -54,7 +54,6 @@ final class StampedReader implements Runnable, Executor {
     private final ByteBuffer slots;
     private final ByteBuffer meta;
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final LongAdder repliesDropped;
     private final LoopErrors errors;
     private final ThreadTuning tuning;
     private final Thread thread;
@@ -71,12 +70,11 @@ final class StampedReader implements Runnable, Executor {
      * @param busy       while on, never sleep (precision timing, during steps); null or off: wait in epoll_wait
      * @param slotBytes  bytes per datagram slot: the message size plus one, so a longer datagram shows as too long
      */
-    StampedReader(String name, Socket[] sockets, BusyPoll busy, int slotBytes, LongAdder repliesDropped,
-                  LoopErrors errors, ThreadTuning tuning) throws java.io.IOException {
+    StampedReader(String name, Socket[] sockets, BusyPoll busy, int slotBytes, LoopErrors errors,
+                  ThreadTuning tuning) throws java.io.IOException {
         this.sockets = sockets.clone();
         this.busy = busy;
         this.slotBytes = slotBytes;
-        this.repliesDropped = repliesDropped;
         this.errors = errors;
         this.tuning = tuning;
         this.batch = Math.max(1, Math.min(NativeUdp.MAX_BATCH, UdpReceiver.MAX_READ_BUFFER_BYTES / slotBytes));
@@ -212,26 +210,22 @@ final class StampedReader implements Runnable, Executor {
             s.senderHigh = high;
             s.senderLow = low;
         }
+        long request = slots.getLong(at + MessageHeader.WORD0_OFFSET);
         if (!s.pinned || family != s.senderFamily || port != s.senderPort || high != s.senderHigh
             || low != s.senderLow) {
-            countDropped(at);
+            s.replies.dropped(request);
             return;
         }
-        long w0 = MessageHeader.replyOf(slots.getLong(at + MessageHeader.WORD0_OFFSET));
+        long w0 = MessageHeader.replyOf(request);
         slots.putLong(at + MessageHeader.WORD0_OFFSET, w0);
-        slots.putLong(at + MessageHeader.TAG_OFFSET, s.accounting.replyTag(w0,
+        slots.putLong(at + MessageHeader.TAG_OFFSET, s.replies.tag(w0,
             slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
             slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
             slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET)));
         if (NativeUdp.replyTo(s.fd, slots, at, length, meta, m) < 0) {
-            countDropped(at); // the socket's buffer is full (EAGAIN) or the sender is gone: reply loss
-        }
-    }
-
-    /** A reply not sent is reply loss, except a warm-up's ({@link MessageHeader#isWarmup}). */
-    private void countDropped(int at) {
-        if (!MessageHeader.isWarmup(slots.getLong(at + MessageHeader.WORD0_OFFSET))) {
-            repliesDropped.increment();
+            s.replies.dropped(request); // the socket's buffer is full (EAGAIN) or the sender is gone: reply loss
+        } else {
+            s.replies.sent(request);
         }
     }
 
@@ -259,6 +253,8 @@ final class StampedReader implements Runnable, Executor {
         final HostKey onlyFrom;
         final HostKey replyOnlyTo;
         final AtomicLong foreign;
+        /** Echo mode: the flow's reply counts (written by this reader only); null otherwise. */
+        final EchoReplies.Flow replies;
         /** The flow's sender as its first answered request came (family, port, address): replies go there only. */
         private boolean pinned;
         private int senderFamily;
@@ -270,13 +266,15 @@ final class StampedReader implements Runnable, Executor {
          * @param onlyFrom    the only host data is taken from (between hosts), or null for any
          * @param replyOnlyTo the only host replies may go to (between hosts), or null
          * @param foreign     where datagrams from another host are counted (read by the engine)
+         * @param replies     echo mode: the flow's reply counts; null otherwise
          */
-        Socket(FlowReceiver accounting, int fd, int flowIndex, boolean echo, InetAddress onlyFrom,
-               InetAddress replyOnlyTo, AtomicLong foreign) {
+        Socket(FlowReceiver accounting, int fd, int flowIndex, InetAddress onlyFrom, InetAddress replyOnlyTo,
+               AtomicLong foreign, EchoReplies.Flow replies) {
             this.accounting = accounting;
             this.fd = fd;
             this.flowIndex = flowIndex;
-            this.echo = echo;
+            this.echo = replies != null;
+            this.replies = replies;
             this.onlyFrom = onlyFrom == null ? null : new HostKey(onlyFrom);
             this.replyOnlyTo = replyOnlyTo == null ? null : new HostKey(replyOnlyTo);
             this.foreign = foreign;
@@ -323,8 +321,8 @@ final class StampedReader implements Runnable, Executor {
     }
 
     /** The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns. */
-    static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads, boolean echo,
-                                        InetAddress onlyFrom, InetAddress replyOnlyTo, LongAdder repliesDropped,
+    static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
+                                        InetAddress onlyFrom, InetAddress replyOnlyTo, EchoReplies replies,
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy)
         throws Exception {
         List<StampedReader> readers = new ArrayList<>();
@@ -332,11 +330,12 @@ final class StampedReader implements Runnable, Executor {
             List<StampedReader.Socket> mine = new ArrayList<>();
             for (int i = t; i < channels.size(); i += threads) {
                 int fd = ((EpollDatagramChannel) channels.get(i)).fd().intValue();
-                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, echo, onlyFrom, replyOnlyTo, foreign[i]));
+                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, onlyFrom, replyOnlyTo, foreign[i],
+                    replies == null ? null : replies.flow(i)));
             }
             StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
                 mine.toArray(new StampedReader.Socket[0]), busy, UdpReceiver.slotBytes(spec.plan().messageSize()),
-                repliesDropped, errors, tuning);
+                errors, tuning);
             readers.add(r);
             r.start();
         }

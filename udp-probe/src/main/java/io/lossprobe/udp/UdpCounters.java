@@ -2,26 +2,26 @@ package io.lossprobe.udp;
 
 import static io.lossprobe.core.transport.CounterDescriptor.Category.DROP;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.ERROR;
-import static io.lossprobe.core.transport.CounterDescriptor.Category.REPLY_LOSS;
 import static io.lossprobe.core.transport.CounterDescriptor.counter;
 
 import io.lossprobe.core.transport.CounterDescriptor;
+import io.lossprobe.core.transport.EchoReplies;
 import java.util.List;
 
-/** The UDP transport's counters, declared once (see {@link CounterDescriptor}). */
+/**
+ * The UDP transport's counters, declared once (see {@link CounterDescriptor}); echo mode's are {@link EchoReplies}'.
+ */
 final class UdpCounters {
     static final String RECEIVER_SOCKET_DROPS = "udp.receiverSocketDrops";
-    static final String REPLIES_DROPPED = "udp.repliesDropped";
     static final String SENDER_ERROR_QUEUE_PURGES = "udp.senderErrorQueuePurges";
     static final String SENDER_SOCKET_ERRORS = "udp.senderSocketErrors";
 
-    static final List<CounterDescriptor> ALL = List.of(
+    static final List<CounterDescriptor> ALL = EchoReplies.withCounters(List.of(
         counter(RECEIVER_SOCKET_DROPS, DROP, "datagrams",
             "datagrams the receiving host's kernel dropped at the flows' sockets (/proc/net/udp drops)"),
-        counter(REPLIES_DROPPED, REPLY_LOSS, "messages", "echo mode: replies the responder could not send"),
         counter(SENDER_ERROR_QUEUE_PURGES, ERROR, "purges",
             "times a sending socket's error queue (ICMP errors queued by IP_RECVERR) was emptied"),
-        counter(SENDER_SOCKET_ERRORS, ERROR, "errors", "errors the sending sockets reported"));
+        counter(SENDER_SOCKET_ERRORS, ERROR, "errors", "errors the sending sockets reported")));
 
     private UdpCounters() {
     }

@@ -4,6 +4,7 @@ import io.lossprobe.core.transport.BindFailure;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.transport.Closing;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
@@ -22,9 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One bound datagram socket per flow, spread over a few event loops, reading with recvmmsg (epoll) into one buffer
@@ -51,8 +50,8 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final int[] ports;
     private final Map<String, Long> environment;
     private volatile Map<Integer, Long> dropsAtWindowStart = Map.of();
-    /** Echo mode: replies not sent because the socket's queue was full (they count as reply loss). */
-    private final java.util.concurrent.atomic.LongAdder repliesDropped;
+    /** Echo mode: the replies sent and dropped, per flow; null otherwise. */
+    private final EchoReplies replies;
     /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
@@ -64,10 +63,9 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
-                        java.util.concurrent.atomic.LongAdder repliesDropped,
-                        java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
+                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
         this.busy = busy;
-        this.repliesDropped = repliesDropped;
+        this.replies = replies;
         this.foreign = foreign;
         this.errors = errors;
         this.foreignAtStepStart = new long[foreign.length];
@@ -94,13 +92,13 @@ final class UdpReceiver implements ReceiverEndpoint {
             : io.newGroup("lossprobe-udp-rx", threads, busy);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
-        java.util.concurrent.atomic.LongAdder repliesDropped = new java.util.concurrent.atomic.LongAdder();
         java.util.concurrent.atomic.AtomicLong[] foreign = new java.util.concurrent.atomic.AtomicLong[ports.length];
         LoopErrors errors = LoopErrors.perFlow("receive", "udp", spec.plan().basePort(), spec.flows().length);
         // Between hosts data is taken only from the controller's address; anything else is foreign, never counted
         // and never answered (the tag would refuse it too: this also keeps it from costing a tag check).
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
         boolean echo = spec.plan().echo();
+        EchoReplies replies = echo ? new EchoReplies(spec.flows()) : null;
         // Between hosts, replies go only to the controller's address: a request claiming another source
         // (spoofed) is counted but never answered, so the server cannot be made to reflect traffic.
         java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
@@ -130,15 +128,15 @@ final class UdpReceiver implements ReceiverEndpoint {
                         b.option(ChannelOption.RCVBUF_ALLOCATOR,
                             new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
                     }
-                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, echo, onlyFrom, replyOnlyTo,
-                        repliesDropped, errors, i, foreign[i]));
+                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom, replyOnlyTo,
+                        echo ? replies.flow(i) : null, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(StampedReader.startAll(spec, channels, threads, echo, onlyFrom, replyOnlyTo,
-                    repliesDropped, errors, foreign, tuning, busy));
+                readers.addAll(StampedReader.startAll(spec, channels, threads, onlyFrom, replyOnlyTo,
+                    replies, errors, foreign, tuning, busy));
             }
         } catch (Exception e) {
             for (StampedReader r : readers) {
@@ -183,8 +181,8 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
         }
         env.put("kernelTimestamps", stamped ? 1L : 0L);
-        UdpReceiver receiver = new UdpReceiver(group, loops, readers, channels, ports, env, repliesDropped, foreign,
-            errors, busy);
+        UdpReceiver receiver = new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors,
+            busy);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
         receiver.groMessagesMax = gro ? Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)) : 0;
         return receiver;
@@ -284,36 +282,23 @@ final class UdpReceiver implements ReceiverEndpoint {
         return on;
     }
 
+    /**
+     * Each flow's action runs on the thread that reads its socket (its stamped reader, or its channel's event loop),
+     * the flows of one thread in turn and the threads at once: no thread is held while another runs.
+     */
     @Override
-    public void onReceiveThread(Runnable action) throws Exception {
-        if (loops.size() == 1) {
-            // All channels share one event loop, so this runs between datagrams.
-            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
-            return;
+    public void onFlowThreads(java.util.function.IntConsumer action) throws Exception {
+        Map<java.util.concurrent.Executor, List<Integer>> byThread = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < channels.size(); i++) {
+            java.util.concurrent.Executor thread = readers.isEmpty() ? channels.get(i).eventLoop()
+                : readers.get(i % readers.size()); // StampedReader.startAll: flow i is read by reader i mod threads
+            byThread.computeIfAbsent(thread, t -> new ArrayList<>()).add(i);
         }
-        // Several loops: park all but the first between datagrams, run the action on the first, then release
-        // them. The latches order every loop's earlier accounting before the action, and the action before
-        // anything the parked loops do next.
-        CountDownLatch parked = new CountDownLatch(loops.size() - 1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            for (int i = 1; i < loops.size(); i++) {
-                loops.get(i).execute(() -> {
-                    parked.countDown();
-                    try {
-                        release.await(60, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
-            if (!parked.await(30, TimeUnit.SECONDS)) {
-                throw new TimeoutException("UDP receive threads did not pause within 30 s");
-            }
-            java.util.concurrent.CompletableFuture.runAsync(action, loops.get(0)).get(30, TimeUnit.SECONDS);
-        } finally {
-            release.countDown();
-        }
+        List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();
+        byThread.forEach((thread, flows) -> runs.add(java.util.concurrent.CompletableFuture.runAsync(
+            () -> flows.forEach(action::accept), thread)));
+        java.util.concurrent.CompletableFuture.allOf(runs.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+            .get(30, TimeUnit.SECONDS);
     }
 
     @Override
@@ -347,6 +332,9 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < foreign.length; i++) {
             foreignAtStepStart[i] = foreign[i].get();
         }
+        if (replies != null) {
+            replies.beginStep();
+        }
         errors.beginStep();
     }
 
@@ -362,16 +350,18 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
-            flows.put(i, groMessagesMax > 0 ? Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN,
-                foreignInStep, TransportReport.SOCKET_DROPS_MESSAGES_MAX, groMessagesMax)
-                : Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN, foreignInStep));
+            Map<String, Long> flow = new HashMap<>(Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN,
+                foreignInStep));
+            if (groMessagesMax > 0) {
+                flow.put(TransportReport.SOCKET_DROPS_MESSAGES_MAX, groMessagesMax);
+            }
+            flows.put(i, flow);
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();
         counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
-        long dropped = repliesDropped.sumThenReset();
-        if (dropped > 0) {
-            counters.put(UdpCounters.REPLIES_DROPPED, dropped);
+        if (replies != null) {
+            replies.report(counters, flows);
         }
         return new TransportReport(counters, flows, notes);
     }

@@ -223,12 +223,11 @@ final class UdpSender implements SenderEndpoint {
         for (int i = 0; i < sockets.length; i++) {
             // A connected socket: the kernel takes datagrams from its peer only, so no source check is needed.
             sockets[i] = new StampedReader.Socket(spec.replies()[i],
-                ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue(), i, false, null, null,
-                new java.util.concurrent.atomic.AtomicLong());
+                ((io.netty.channel.epoll.EpollDatagramChannel) channels.get(i)).fd().intValue(), i, null, null,
+                new java.util.concurrent.atomic.AtomicLong(), null);
         }
         StampedReader reader = new StampedReader("lossprobe-udp-replies", sockets, null,
-            UdpReceiver.slotBytes(spec.plan().messageSize()), new java.util.concurrent.atomic.LongAdder(), errors,
-            new ThreadTuning(false, 0, 0));
+            UdpReceiver.slotBytes(spec.plan().messageSize()), errors, new ThreadTuning(false, 0, 0));
         reader.start();
         java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
         return reader;

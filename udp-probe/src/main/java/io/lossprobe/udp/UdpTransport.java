@@ -4,7 +4,7 @@ import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
-import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.transport.DeclaredTransport;
 
 /**
  * Raw UDP: one datagram per message, one socket per port on each side, no retransmission. What is lost is lost.
@@ -21,12 +21,11 @@ import io.lossprobe.core.transport.Transport;
  * uses it with epoll). {@code udp.minCycleNs} (default 50,000) is the shortest gap between send cycles that are
  * not behind.
  */
-public final class UdpTransport implements Transport {
+public final class UdpTransport extends DeclaredTransport {
     static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;
 
-    @Override
-    public String name() {
-        return "udp";
+    public UdpTransport() {
+        super("udp", false, UdpOptions.ALL, UdpCounters.ALL);
     }
 
     @Override
@@ -37,15 +36,5 @@ public final class UdpTransport implements Transport {
     @Override
     public SenderEndpoint openSender(SenderSpec spec) throws Exception {
         return UdpSender.open(spec);
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.TransportOption<?>> options() {
-        return UdpOptions.ALL;
-    }
-
-    @Override
-    public java.util.List<io.lossprobe.core.transport.CounterDescriptor> counters() {
-        return UdpCounters.ALL;
     }
 }

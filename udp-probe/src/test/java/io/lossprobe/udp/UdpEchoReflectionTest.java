@@ -67,7 +67,7 @@ class UdpEchoReflectionTest {
              DatagramSocket otherPort = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
              DatagramSocket stranger = new DatagramSocket(new InetSocketAddress("127.0.0.2", 0))) {
             rx.beginStep(0);
-            rx.onReceiveThread(() -> flow.beginStep(0, 4096));
+            rx.onFlowThreads(i -> flow.beginStep(0, 4096));
             rx.beginWindow();
             InetSocketAddress server = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), PORT);
             stranger.send(new DatagramPacket(request(0), 64, server));
@@ -96,10 +96,12 @@ class UdpEchoReflectionTest {
                 .as("the reply's tag").isTrue();
 
             FlowReceiver.Summary[] closed = new FlowReceiver.Summary[1];
-            rx.onReceiveThread(() -> closed[0] = flow.closeStep(3));
+            rx.onFlowThreads(i -> closed[0] = flow.closeStep(3));
             io.lossprobe.core.transport.TransportReport report = rx.endStep();
             // the other port's data request was not answered; its warm-up was not either, and does not count
-            assertThat(report.counters()).containsEntry("udp.repliesDropped", 1L);
+            assertThat(report.counters()).containsEntry(io.lossprobe.core.transport.EchoReplies.DROPPED, 1L)
+                .containsEntry(io.lossprobe.core.transport.EchoReplies.SENT, 1L);
+            assertThat(report.flow(0)).containsEntry(io.lossprobe.core.transport.EchoReplies.DROPPED, 1L);
             assertThat(report.flow(0)).containsEntry(io.lossprobe.core.transport.TransportReport.FOREIGN, 1L);
             assertThat(closed[0].received()).isEqualTo(2);
             otherPort.setSoTimeout(300);

@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Transports call {@link #onMessage} from their receiving thread with the four header words they read.
  * {@link #beginStep} and {@link #closeStep} must run on that same thread (see
- * {@code ReceiverEndpoint.onReceiveThread}); {@link #progress()} and {@link #lateAfterClose} may be read
+ * {@code ReceiverEndpoint.onFlowThreads}); {@link #progress()} and {@link #lateAfterClose} may be read
  * from any thread.
  */
 public final class FlowReceiver {

@@ -49,11 +49,8 @@ public final class LocalReceiveSide implements ReceiveSide {
                           long clockOffsetNs) throws Exception {
         tallies = null;
         endpoint.beginStep(step);
-        endpoint.onReceiveThread(() -> {
-            for (int i = 0; i < flows.length; i++) {
-                flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs);
-            }
-        });
+        endpoint.onFlowThreads(
+            i -> flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs));
     }
 
     @Override
@@ -82,11 +79,7 @@ public final class LocalReceiveSide implements ReceiveSide {
     @Override
     public Receipt closeStep(int step, long[] wireEnd) throws Exception {
         FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows.length];
-        endpoint.onReceiveThread(() -> {
-            for (int i = 0; i < flows.length; i++) {
-                summaries[i] = flows[i].closeStep(wireEnd[i]);
-            }
-        });
+        endpoint.onFlowThreads(i -> summaries[i] = flows[i].closeStep(wireEnd[i]));
         // The tallies were last written on the receiving thread before the close ran there: read after it.
         io.lossprobe.core.accounting.ReceivedIntervals intervals = tallies == null ? null
             : io.lossprobe.core.accounting.ReceivedIntervals.sum(tallies);

@@ -66,6 +66,16 @@ public record CounterDescriptor(String key, Kind kind, Category category, String
         return new CounterDescriptor(key, Kind.GAUGE, category, unit, description);
     }
 
+    /** The declarations of {@code parts}, in order (a transport declaring its counters in groups). */
+    @SafeVarargs
+    public static List<CounterDescriptor> concat(List<CounterDescriptor>... parts) {
+        List<CounterDescriptor> all = new java.util.ArrayList<>();
+        for (List<CounterDescriptor> part : parts) {
+            all.addAll(part);
+        }
+        return List.copyOf(all);
+    }
+
     /** {@code declared} by key; throws if a key is declared twice (two meanings for one name). */
     public static Map<String, CounterDescriptor> byKey(List<CounterDescriptor> declared) {
         Map<String, CounterDescriptor> byKey = new java.util.LinkedHashMap<>();

@@ -3,10 +3,12 @@ package io.lossprobe.core.transport;
 /** The receiving half of a transport: every flow's receiver, bound and delivering to its FlowReceiver. */
 public interface ReceiverEndpoint extends StepEndpoint {
     /**
-     * Runs {@code action} on the receiving thread(s), with no message being accounted meanwhile, and waits for it.
-     * The engine begins and closes each step's accounting through this.
+     * Runs {@code action.accept(i)} for every flow i on the thread that accounts flow i's messages, between two of
+     * them, and waits until every flow's has run. Flows read by one thread run there in turn; flows read by
+     * different threads run on each at once, so no thread waits for another's. The engine begins and closes each
+     * flow's step accounting through this.
      */
-    void onReceiveThread(Runnable action) throws Exception;
+    void onFlowThreads(java.util.function.IntConsumer action) throws Exception;
 
     /**
      * Stops (true) or resumes (false) reading from the network, leaving data to queue in the kernel or the

@@ -12,6 +12,7 @@ import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.Transport;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +83,13 @@ public abstract class EchoContractTest {
         StepResult s = r.steps().get(0);
         assertEchoIdentities(s);
         TransportContractTest.assertCountersDeclared(r);
+        // The responder says what became of every counted request's reply, in the one vocabulary of all transports.
+        for (FlowResult f : s.flows()) {
+            assertThat(f.transport().get(EchoReplies.SENT) + f.transport().get(EchoReplies.DROPPED))
+                .as("flow %d: replies sent and dropped", f.flow()).isEqualTo(f.echo().requestsReceived());
+        }
+        assertThat(s.transportCounters().get(EchoReplies.SENT) + s.transportCounters().get(EchoReplies.DROPPED))
+            .isEqualTo(s.echo().requestsReceived());
         assertThat(s.counts().scheduled()).isEqualTo(8000);
         assertThat(s.echo().requestsSent()).isEqualTo(8000);
         assertThat(s.echo().duplicateReplies()).isZero();

@@ -542,8 +542,10 @@ public final class MemoryTransport implements Transport {
 
         /** The receiving thread is the one virtual thread: inline, between deliveries. */
         @Override
-        public void onReceiveThread(Runnable action) {
-            action.run();
+        public void onFlowThreads(java.util.function.IntConsumer action) {
+            for (int i = 0; i < spec.flows().length; i++) {
+                action.accept(i);
+            }
         }
 
         @Override
