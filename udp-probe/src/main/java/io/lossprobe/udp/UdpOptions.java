@@ -39,9 +39,9 @@ final class UdpOptions {
     static final TransportOption<String> PIN = TransportOption.choice("udp.pin", "off",
         "precision timing: pin the sending thread and each receiving thread to a CPU of its own (the highest "
             + "first; needs the native piece)", "off", "on").withSystemProperty();
-    static final TransportOption<Long> SLICE_NS = TransportOption.number("udp.sliceNs", 0, 0, 100_000_000L,
-        "precision timing: the scheduler slice in ns the sending and receiving threads ask for (Linux 6.12+; "
-            + "0 leaves the kernel's; a short slice lets a woken thread preempt a busy one at once)")
+    static final TransportOption<Long> SLICE_NS = TransportOption.number("udp.sliceNs", 100_000, 0, 100_000_000L,
+        "precision timing: the scheduler slice in ns the sending and receiving threads ask for (Linux 6.12+, "
+            + "0.1-100 ms; 0 leaves the kernel's): a woken thread with a short slice preempts a busy one at once")
         .withSystemProperty();
 
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,

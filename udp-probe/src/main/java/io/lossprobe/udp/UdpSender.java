@@ -292,10 +292,10 @@ final class UdpSender implements SenderEndpoint {
         java.util.List<String> notes = new java.util.ArrayList<>(errors.notes());
         int cpus = Runtime.getRuntime().availableProcessors();
         if (precision && cpus <= FEW_CPUS) {
-            notes.add("precision timing spins its threads on a host with " + cpus + " CPU(s): a spinning thread "
-                + "that loses its CPU gets it back only at the scheduler's next tick (4 ms at HZ=250), so this "
-                + "step's delay tails are the host's, not the path's; precision needs more CPUs than spinning "
-                + "threads (or use --timing default)");
+            notes.add("precision timing spins its threads on a host with " + cpus + " CPU(s) (the receivers, and "
+                + "the sender before each message): a thread that loses its CPU may get it back only at the "
+                + "scheduler's next tick (4 ms at HZ=250), so this step's delay tails are partly the host's; "
+                + "precision wants a CPU more than its spinning threads (or use --timing default)");
         }
         return counters.isEmpty() && notes.isEmpty() ? TransportReport.EMPTY
             : new TransportReport(counters, Map.of(), notes);
