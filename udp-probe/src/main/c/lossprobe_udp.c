@@ -45,6 +45,15 @@
 #define META_FAMILY 16    /* short: AF_INET or AF_INET6 */
 #define META_PORT 18      /* unsigned short, host order */
 #define META_ADDR 24      /* 4 or 16 bytes, network order */
+#define META_SEGMENT 40   /* int: with UDP_GRO, the size of the coalesced datagrams it holds (the last may be
+                             shorter); 0 for one datagram */
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 #define MAX_BATCH 128
 #define MAX_EVENTS 64
@@ -206,7 +215,8 @@ static void put_meta(char *m, int token, int length, int64_t kernel_ns, const st
 
 /*
  * Waits up to timeoutMs (0: just looks) for any socket of epfd, then reads each ready socket with one recvmmsg
- * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams. Returns the datagrams read (their records
+ * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams (with UDP_GRO on the socket a slot may
+ * hold several coalesced datagrams: META_SEGMENT says their size). Returns the datagrams read (their records
  * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. A socket whose read fails with
  * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
  * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
@@ -222,7 +232,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     struct mmsghdr msgs[MAX_BATCH];
     struct iovec iov[MAX_BATCH];
     struct sockaddr_in6 from[MAX_BATCH];
-    char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec))];
+    char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int))];
     int ready, i, total = 0;
     int64_t offset = 0;
     int have_offset = 0;
@@ -289,16 +299,20 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
         }
         for (k = 0; k < got; k++) {
             int64_t kernel_ns = INT64_MIN;
+            int segment = 0;
             struct cmsghdr *cm;
             for (cm = CMSG_FIRSTHDR(&msgs[k].msg_hdr); cm != NULL; cm = CMSG_NXTHDR(&msgs[k].msg_hdr, cm)) {
                 if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
                     struct timespec ts;
                     memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
                     kernel_ns = ns_of(&ts) - offset;
+                } else if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+                    memcpy(&segment, CMSG_DATA(cm), sizeof(segment));
                 }
             }
             put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, kernel_ns,
                      &from[k]);
+            memcpy(records + (size_t) (total + k) * META_BYTES + META_SEGMENT, &segment, 4);
         }
         total += got;
     }

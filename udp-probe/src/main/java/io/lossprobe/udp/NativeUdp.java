@@ -27,6 +27,8 @@ final class NativeUdp {
     static final int META_FAMILY = 16;
     static final int META_PORT = 18;
     static final int META_ADDR = 24;
+    /** With UDP_GRO: the size of the coalesced datagrams a slot holds (the last may be shorter); 0 for one. */
+    static final int META_SEGMENT = 40;
     /** Most datagrams one {@link #readStamped} returns. */
     static final int MAX_BATCH = 128;
     /** {@link #META_KERNEL_NS} when the kernel gave no stamp for a datagram. */

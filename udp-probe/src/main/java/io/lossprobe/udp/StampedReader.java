@@ -183,17 +183,37 @@ final class StampedReader implements Runnable, Executor {
                     userNs = System.nanoTime();
                 }
             }
+            long arrivalNs = kernel ? kernelNs : userNs;
             int at = i * slotBytes;
-            boolean answer = length < MessageHeader.LENGTH
-                ? s.accounting.onMessage(0, 0, 0, 0, 0, 0, length, kernel ? kernelNs : userNs, kernel)
-                : s.accounting.onMessage(slots.getLong(at + MessageHeader.WORD0_OFFSET),
-                    slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
-                    slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
-                    slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET),
-                    slots.getLong(at + MessageHeader.TAG_OFFSET), length, kernel ? kernelNs : userNs, kernel);
-            if (answer && s.echo) {
-                reply(s, at, length, m);
+            // With UDP_GRO a slot holds the datagrams the kernel coalesced, each `segment` bytes but the last, all
+            // with the one stamp of their arrival; else one datagram.
+            int segment = meta.getInt(m + NativeUdp.META_SEGMENT);
+            int step = segment > 0 && segment < length ? segment : length;
+            for (int off = 0; off < length; off += step) {
+                int len = Math.min(step, length - off);
+                if (off > 0) {
+                    if (kernel) {
+                        stamped.lazySet(stamped.get() + 1);
+                    } else {
+                        unstamped.lazySet(unstamped.get() + 1);
+                    }
+                }
+                deliverOne(s, at + off, len, arrivalNs, kernel, m);
             }
+        }
+    }
+
+    /** One datagram of {@code length} bytes at {@code at} in the slots: accounted, and in echo mode answered. */
+    private void deliverOne(Socket s, int at, int length, long arrivalNs, boolean kernel, int m) {
+        boolean answer = length < MessageHeader.LENGTH
+            ? s.accounting.onMessage(0, 0, 0, 0, 0, 0, length, arrivalNs, kernel)
+            : s.accounting.onMessage(slots.getLong(at + MessageHeader.WORD0_OFFSET),
+                slots.getLong(at + MessageHeader.WORD1_OFFSET), slots.getLong(at + MessageHeader.SEQUENCE_OFFSET),
+                slots.getLong(at + MessageHeader.SEND_TIME_OFFSET),
+                slots.getLong(at + MessageHeader.ACTUAL_SEND_TIME_OFFSET),
+                slots.getLong(at + MessageHeader.TAG_OFFSET), length, arrivalNs, kernel);
+        if (answer && s.echo) {
+            reply(s, at, length, m);
         }
     }
 
@@ -320,10 +340,14 @@ final class StampedReader implements Runnable, Executor {
         }
     }
 
-    /** The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns. */
+    /**
+     * The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns; each
+     * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO).
+     */
     static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
                                         InetAddress onlyFrom, InetAddress replyOnlyTo, EchoReplies replies,
-                                        LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy)
+                                        LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
+                                        int slotBytes)
         throws Exception {
         List<StampedReader> readers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -334,8 +358,7 @@ final class StampedReader implements Runnable, Executor {
                     replies == null ? null : replies.flow(i)));
             }
             StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
-                mine.toArray(new StampedReader.Socket[0]), busy, UdpReceiver.slotBytes(spec.plan().messageSize()),
-                errors, tuning);
+                mine.toArray(new StampedReader.Socket[0]), busy, slotBytes, errors, tuning);
             readers.add(r);
             r.start();
         }

@@ -33,7 +33,7 @@ final class UdpOptions {
             + "default timing wherever the native piece loads and udp.io is not nio", "auto", "native", "netty")
         .withSystemProperty();
     static final TransportOption<String> TIMESTAMPS = TransportOption.choice("udp.timestamps", "auto",
-        "receive times: kernel (SO_TIMESTAMPNS, read by lossprobe's native piece; needs epoll, not with udp.gro), "
+        "receive times: kernel (SO_TIMESTAMPNS, read by lossprobe's native piece; needs epoll), "
             + "user (the receiving thread's clock after each read, Netty's reads); auto takes the kernel's wherever "
             + "it works", "auto", "kernel", "user").withSystemProperty();
     static final TransportOption<String> PIN = TransportOption.choice("udp.pin", "off",

@@ -103,6 +103,28 @@ class UdpSystemTest extends TransportContractTest {
             && w.contains("consistent on every flow"));
     }
 
+    /**
+     * With UDP_GRO lossprobe's own reader gets the kernel's coalesced datagrams, a slot holding several with one
+     * stamp, and accounts each message of it: nothing is corrupt, everything sent arrives (a reader that took a
+     * coalesced read for one message would find every message corrupt), and the stamps stay the kernel's.
+     */
+    @Test
+    @Timeout(120)
+    void withGroTheStampedReaderSplitsCoalescedReadsIntoTheirMessages() throws Exception {
+        this.options = Map.of("udp.gro", "on");
+        // 100k/s per flow: about five messages per flow and 50 us cycle, one GSO send each, coalesced whole.
+        RunResult result = run(plan(4, List.of(Level.parse("400k")), 1000), StepHooks.NONE);
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        assertThat(result.environment().transportSettings()).containsEntry("udp.gro", 1L)
+            .containsEntry("udp.kernelTimestamps", NativeUdp.available() ? 1L : 0L);
+        assertThat(step.counts().corrupt()).isZero();
+        assertThat(step.counts().received()).as("all but what the sockets dropped (packets of <= 64)")
+            .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * UdpSender.MAX_GSO_SEGMENTS)
+            .isPositive();
+        assertThat(step.delay().timestampSource()).isEqualTo(NativeUdp.available() ? "kernel" : "user");
+    }
+
     /** A run whose receiver stops reading from 300 to 800 ms into the window. */
     private RunResult runPausedFrom300To800Ms(Plan plan) throws Exception {
         return run(plan, new StepHooks() {
