@@ -175,31 +175,26 @@ final class StampedReader implements Runnable, Executor {
             }
             long kernelNs = meta.getLong(m + NativeUdp.META_KERNEL_NS);
             boolean kernel = kernelNs != NativeUdp.NO_STAMP;
-            if (kernel) {
-                stamped.lazySet(stamped.get() + 1);
-            } else {
-                unstamped.lazySet(unstamped.get() + 1);
-                if (userNs == 0) {
-                    userNs = System.nanoTime();
-                }
+            if (!kernel && userNs == 0) {
+                userNs = System.nanoTime();
             }
             long arrivalNs = kernel ? kernelNs : userNs;
             int at = i * slotBytes;
             // With UDP_GRO a slot holds the datagrams the kernel coalesced, each `segment` bytes but the last, all
-            // with the one stamp of their arrival; else one datagram.
+            // with the one stamp of their arrival; else (segment 0) one datagram, an empty one too.
             int segment = meta.getInt(m + NativeUdp.META_SEGMENT);
-            int step = segment > 0 && segment < length ? segment : length;
-            for (int off = 0; off < length; off += step) {
-                int len = Math.min(step, length - off);
-                if (off > 0) {
-                    if (kernel) {
-                        stamped.lazySet(stamped.get() + 1);
-                    } else {
-                        unstamped.lazySet(unstamped.get() + 1);
-                    }
-                }
-                deliverOne(s, at + off, len, arrivalNs, kernel, m);
+            if (segment <= 0 || segment > length) {
+                segment = length;
             }
+            int messages = 0;
+            int off = 0;
+            do {
+                deliverOne(s, at + off, Math.min(segment, length - off), arrivalNs, kernel, m);
+                messages++;
+                off += segment;
+            } while (off < length);
+            AtomicLong source = kernel ? stamped : unstamped;
+            source.lazySet(source.get() + messages);
         }
     }
 

@@ -184,6 +184,7 @@ class UdpSystemTest extends TransportContractTest {
                     junk[0] = 'X';
                     s.send(new DatagramPacket(junk, junk.length, lo, basePort()));            // wrong magic
                     s.send(new DatagramPacket(new byte[10], 10, lo, basePort()));             // truncated
+                    s.send(new DatagramPacket(new byte[0], 0, lo, basePort()));               // empty
                     ByteBuffer b = ByteBuffer.allocate(64);
                     b.putLong(MessageHeader.word0(MessageHeader.KIND_DATA, 0))
                         .putLong(MessageHeader.word1(12345, step, 64)).putLong(5).putLong(0);
@@ -193,7 +194,7 @@ class UdpSystemTest extends TransportContractTest {
         });
         assertIdentities(result);
         FlowResult flow0 = result.steps().get(0).flows().get(0);
-        assertThat(flow0.counts().corrupt()).isEqualTo(3);
+        assertThat(flow0.counts().corrupt()).isEqualTo(4);
         assertThat(flow0.counts().received()).isEqualTo(flow0.counts().sent() - flow0.counts().lost());
         assertThat(flow0.counts().duplicates()).isZero();
     }
