@@ -335,8 +335,13 @@ final class StampedReader implements Runnable, Executor {
         }
     }
 
+    /** Which of {@code threads} readers reads flow {@code flow} (the one rule: {@link #startAll} and step control). */
+    static int readerOf(int flow, int threads) {
+        return flow % threads;
+    }
+
     /**
-     * The stamped readers: flow i read by reader i mod threads, each started and tuned before this returns; each
+     * The stamped readers: flow i read by reader {@link #readerOf}, each started and tuned before this returns; each
      * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO).
      */
     static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
@@ -344,16 +349,19 @@ final class StampedReader implements Runnable, Executor {
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
                                         int slotBytes)
         throws Exception {
+        List<List<StampedReader.Socket>> byReader = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            byReader.add(new ArrayList<>());
+        }
+        for (int i = 0; i < channels.size(); i++) {
+            int fd = ((EpollDatagramChannel) channels.get(i)).fd().intValue();
+            byReader.get(readerOf(i, threads)).add(new StampedReader.Socket(spec.flows()[i], fd, i, onlyFrom,
+                replyOnlyTo, foreign[i], replies == null ? null : replies.flow(i)));
+        }
         List<StampedReader> readers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            List<StampedReader.Socket> mine = new ArrayList<>();
-            for (int i = t; i < channels.size(); i += threads) {
-                int fd = ((EpollDatagramChannel) channels.get(i)).fd().intValue();
-                mine.add(new StampedReader.Socket(spec.flows()[i], fd, i, onlyFrom, replyOnlyTo, foreign[i],
-                    replies == null ? null : replies.flow(i)));
-            }
             StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
-                mine.toArray(new StampedReader.Socket[0]), busy, slotBytes, errors, tuning);
+                byReader.get(t).toArray(new StampedReader.Socket[0]), busy, slotBytes, errors, tuning);
             readers.add(r);
             r.start();
         }

@@ -58,15 +58,17 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
     /** With UDP_GRO, the most messages one dropped packet carried (socket drops then count packets); else 0. */
-    private long groMessagesMax;
+    private final long groMessagesMax;
     private final LoopErrors errors;
     /** The precision timing mode's busy polling, on from a step's start to its end; null by default. */
     private final BusyPoll busy;
 
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
-                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy) {
+                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy,
+                        long groMessagesMax) {
         this.busy = busy;
+        this.groMessagesMax = groMessagesMax;
         this.replies = replies;
         this.foreign = foreign;
         this.errors = errors;
@@ -186,11 +188,9 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
         }
         env.put("kernelTimestamps", stamped ? 1L : 0L);
-        UdpReceiver receiver = new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors,
-            busy);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
-        receiver.groMessagesMax = gro ? Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)) : 0;
-        return receiver;
+        return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy,
+            gro ? Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)) : 0);
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -297,7 +297,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         Map<java.util.concurrent.Executor, List<Integer>> byThread = new java.util.LinkedHashMap<>();
         for (int i = 0; i < channels.size(); i++) {
             java.util.concurrent.Executor thread = readers.isEmpty() ? channels.get(i).eventLoop()
-                : readers.get(i % readers.size()); // StampedReader.startAll: flow i is read by reader i mod threads
+                : readers.get(StampedReader.readerOf(i, readers.size()));
             byThread.computeIfAbsent(thread, t -> new ArrayList<>()).add(i);
         }
         List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();

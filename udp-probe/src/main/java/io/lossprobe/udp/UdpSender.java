@@ -92,7 +92,7 @@ final class UdpSender implements SenderEndpoint {
         // The loop sleeps between cycles in both modes: the precision mode's pacing wakes it early and spins only
         // the last stretch to each intended time (SendPacing.PRECISION), so on a small host the sender does not
         // hold a CPU the receivers' spinning needs.
-        EventLoopGroup group = io.newGroup("lossprobe-udp-tx", 1, null);
+        EventLoopGroup group = io.newGroup("lossprobe-udp-tx");
         List<Channel> channels = new ArrayList<>();
         MessageWriter[] writers = new MessageWriter[flows];
         NativeBatchSender nativeSender = null;
