@@ -194,13 +194,15 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_close0(JNIEnv *env, jclas
 }
 
 
-static void put_meta(char *m, int token, int length, int64_t kernel_ns, const struct sockaddr_in6 *from) {
+static void put_meta(char *m, int token, int length, int64_t kernel_ns, int segment,
+                     const struct sockaddr_in6 *from) {
     int16_t family = (int16_t) from->sin6_family;
     uint16_t port;
     memset(m, 0, META_BYTES);
     memcpy(m + META_TOKEN, &token, 4);
     memcpy(m + META_LENGTH, &length, 4);
     memcpy(m + META_KERNEL_NS, &kernel_ns, 8);
+    memcpy(m + META_SEGMENT, &segment, 4);
     memcpy(m + META_FAMILY, &family, 2);
     if (from->sin6_family == AF_INET) {
         const struct sockaddr_in *v4 = (const struct sockaddr_in *) from;
@@ -264,7 +266,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             if (queued > 0) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));
-                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, &none);
+                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, 0, &none);
                 total++;
                 room = maxDatagrams - total;
                 if (room <= 0) {
@@ -288,7 +290,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));
-                put_meta(records + (size_t) total * META_BYTES, token, -errno, INT64_MIN, &none);
+                put_meta(records + (size_t) total * META_BYTES, token, -errno, INT64_MIN, 0, &none);
                 total++;
             }
             continue;
@@ -310,9 +312,8 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
                     memcpy(&segment, CMSG_DATA(cm), sizeof(segment));
                 }
             }
-            put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, kernel_ns,
+            put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, kernel_ns, segment,
                      &from[k]);
-            memcpy(records + (size_t) (total + k) * META_BYTES + META_SEGMENT, &segment, 4);
         }
         total += got;
     }
