@@ -15,18 +15,11 @@ final class LossAttribution {
      * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
      * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
      *
+     * @param socketDrops        the most lost messages the sockets' drops can explain; null when not counted
+     * @param socketEstimated    the drops were counted in packets ({@link PacketDrops}): the socket's share is an
+     *                           estimate, and {@code receiverSocketEstimated} (1) says so
      * @param hostDeltas         the receiving host's counter deltas
      * @param senderEgressSilent packets the sending host's egress dropped that no send failed for
-     */
-    static Map<String, Long> attribute(Counts totals, Long socketDrops, Map<String, Long> hostDeltas,
-                                       long senderEgressSilent) {
-        return attribute(totals, socketDrops, false, hostDeltas, senderEgressSilent);
-    }
-
-    /**
-     * As above, where {@code socketDrops} is the most lost messages the sockets' drops can explain; with
-     * {@code socketEstimated} (drops counted in packets: {@link PacketDrops}) the socket's share is an estimate, and
-     * {@code receiverSocketEstimated} (1) says so.
      */
     static Map<String, Long> attribute(Counts totals, Long socketDrops, boolean socketEstimated,
                                        Map<String, Long> hostDeltas, long senderEgressSilent) {

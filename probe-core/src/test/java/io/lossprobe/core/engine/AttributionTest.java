@@ -21,13 +21,13 @@ class AttributionTest {
 
     @Test
     void receiverSocketThenNicThenBacklogThenSenderEgressThenThePath() {
-        Map<String, Long> a = LossAttribution.attribute(counts(1000, 5, 900), 30L,
+        Map<String, Long> a = LossAttribution.attribute(counts(1000, 5, 900), 30L, false,
             Map.of("dev.eth0.rxDrops", 20L, "Softnet.dropped", 15L), 25);
         assertThat(a).containsExactly(Map.entry("lost", 100L), Map.entry("receiverSocket", 30L),
             Map.entry("nic", 20L), Map.entry("receiverBacklog", 15L), Map.entry("senderEgress", 25L),
             Map.entry("pathOrUnknown", 10L), Map.entry("sendRefused", 5L));
         // Counters that explain more than was lost never make a share negative.
-        assertThat(LossAttribution.attribute(counts(1000, 0, 990), null, Map.of(), 500))
+        assertThat(LossAttribution.attribute(counts(1000, 0, 990), null, false, Map.of(), 500))
             .containsEntry("senderEgress", 10L).containsEntry("pathOrUnknown", 0L);
     }
 
