@@ -4,11 +4,12 @@ import io.netty.channel.SelectStrategy;
 import io.netty.util.IntSupplier;
 
 /**
- * The precision timing mode's way for a Netty event loop to wait: while {@link #on}, never (every turn looks at
- * its sockets with a zero timeout and runs the tasks due, a scheduled send cycle included, so both start within a
- * turn of when they should, about a microsecond, instead of after a timer's slack and a wake-up); while off, as
- * Netty does by default (sleep when there is nothing to do). An endpoint turns it on for its steps only, so a loop
- * takes a core while a step runs and none between runs.
+ * The precision timing mode's way for a receiving thread to wait: while {@link #on}, never (every turn of a Netty
+ * event loop looks at its sockets with a zero timeout, and a {@link StampedReader} calls epoll_wait with none, so a
+ * datagram is read within a turn, about a microsecond, of its arrival instead of after a wake-up); while off, as
+ * Netty does by default (sleep when there is nothing to do). The receiver turns it on for its steps only, so a
+ * loop takes a core while a step runs and none between runs. (The sending loop no longer uses it: it sleeps until
+ * shortly before each message, {@code SendPacing.PRECISION}.)
  */
 final class BusyPoll implements SelectStrategy {
     private volatile boolean on;
