@@ -64,8 +64,8 @@ final class PlanOptions {
     String udpIo;
 
     @Option(names = "--timing", paramLabel = "MODE",
-        description = "default (threads sleep between events: modest CPU) or precision (the send loop spins to each "
-            + "intended time and receiving threads busy-poll, with kernel receive timestamps where available: a core "
+        description = "default (threads sleep between events: modest CPU) or precision (the send loop spins the last "
+            + "stretch to each intended time and receiving threads busy-poll, with kernel receive timestamps where available: a core "
             + "each while a step runs; UDP). Default: default.")
     String timing;
 

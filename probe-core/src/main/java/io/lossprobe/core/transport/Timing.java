@@ -9,8 +9,9 @@ import java.util.Map;
  * <ul>
  *   <li>{@value #DEFAULT}: threads sleep between events (epoll, timers); modest CPU, a floor of tens of
  *       microseconds from wake-ups;</li>
- *   <li>{@value #PRECISION}: the send loop spins to each intended time and the receiving threads busy-poll their
- *       sockets, each taking a core while a step runs; where the platform allows, the kernel stamps arrivals.</li>
+ *   <li>{@value #PRECISION}: the send loop spins the last stretch to each intended time (all the time at a few
+ *       thousand messages/s and more) and the receiving threads busy-poll their sockets, each taking a core while a
+ *       step runs; where the platform allows, the kernel stamps arrivals.</li>
  * </ul>
  *
  * A transport that honours the mode declares {@link #OPTION} among its options; one that does not always runs
@@ -30,7 +31,8 @@ public final class Timing {
 
     /** The option, declared by every transport that honours it. */
     public static final TransportOption<String> OPTION = TransportOption.choice(KEY, DEFAULT,
-        "default: threads sleep between events (modest CPU); precision: the send loop spins to each intended time "
+        "default: threads sleep between events (modest CPU); precision: the send loop spins the last stretch to each "
+            + "intended time "
             + "and receiving threads busy-poll (a core each while a step runs), with kernel receive timestamps "
             + "where available", DEFAULT, PRECISION).withSystemProperty();
 
