@@ -77,7 +77,7 @@ final class SessionReceiver {
         for (int i = 0; i < ledger.length; i++) {
             ledger[i] = new FailedRanges();
         }
-        call(() -> side.beginStep(step, windowBits, ledger, r.clockOffsetNs()));
+        call(() -> side.beginStep(step, level, r.windowNs(), windowBits, ledger, r.clockOffsetNs()));
         failures = ledger;
         lastBegun = step;
         windowBegun = false;

@@ -49,8 +49,9 @@ final class StampedReader implements Runnable, Executor {
     private final int wakeFd;
     /** While on, the reader never waits (precision timing); null: it always waits in epoll_wait. */
     private final BusyPoll busy;
-    private final int slotBytes;
-    private final int batch;
+    /** Bytes per slot and slots per read; this thread widens them for UDP_GRO ({@link #readCoalesced}). */
+    private int slotBytes;
+    private int batch;
     private final ByteBuffer slots;
     private final ByteBuffer meta;
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -62,6 +63,8 @@ final class StampedReader implements Runnable, Executor {
     /** Datagrams read with a kernel stamp and without one, over the reader's life (for tests and the notes). */
     private final AtomicLong stamped = new AtomicLong();
     private final AtomicLong unstamped = new AtomicLong();
+    /** Messages that came several to a read (UDP_GRO coalesced them), over the reader's life (for tests). */
+    private final AtomicLong coalesced = new AtomicLong();
     /** Times a socket's error queue was emptied (written by this thread only). */
     private final AtomicLong errorQueuePurges = new AtomicLong();
 
@@ -69,17 +72,20 @@ final class StampedReader implements Runnable, Executor {
      * @param sockets    the flows this thread reads, each with its socket's descriptor
      * @param busy       while on, never sleep (precision timing, during steps); null or off: wait in epoll_wait
      * @param slotBytes  bytes per datagram slot: the message size plus one, so a longer datagram shows as too long
+     * @param groLater   room for {@link #readCoalesced} later (UDP_GRO's 64 KiB slots)
      */
-    StampedReader(String name, Socket[] sockets, BusyPoll busy, int slotBytes, LoopErrors errors,
+    StampedReader(String name, Socket[] sockets, BusyPoll busy, int slotBytes, boolean groLater, LoopErrors errors,
                   ThreadTuning tuning) throws java.io.IOException {
         this.sockets = sockets.clone();
         this.busy = busy;
         this.slotBytes = slotBytes;
         this.errors = errors;
         this.tuning = tuning;
-        this.batch = Math.max(1, Math.min(NativeUdp.MAX_BATCH, UdpReceiver.MAX_READ_BUFFER_BYTES / slotBytes));
-        this.slots = ByteBuffer.allocateDirect(batch * slotBytes); // big-endian: the header's order
-        this.meta = ByteBuffer.allocateDirect(batch * NativeUdp.META_BYTES).order(ByteOrder.nativeOrder());
+        this.batch = batchOf(slotBytes);
+        int groBytes = groLater ? batchOf(UdpReceiver.GRO_SLOT_BYTES) * UdpReceiver.GRO_SLOT_BYTES : 0;
+        this.slots = ByteBuffer.allocateDirect(Math.max(batch * slotBytes, groBytes)); // big-endian: the header's order
+        this.meta = ByteBuffer.allocateDirect(NativeUdp.MAX_BATCH * NativeUdp.META_BYTES)
+            .order(ByteOrder.nativeOrder());
         this.epfd = check(NativeUdp.epollCreate(), "epoll_create");
         int wake = -1;
         try {
@@ -99,6 +105,25 @@ final class StampedReader implements Runnable, Executor {
         this.wakeFd = wake;
         this.thread = new Thread(this, name);
         thread.setDaemon(true);
+    }
+
+    private static int batchOf(int slotBytes) {
+        return Math.max(1, Math.min(NativeUdp.MAX_BATCH, UdpReceiver.MAX_READ_BUFFER_BYTES / slotBytes));
+    }
+
+    /**
+     * From now on every read has UDP_GRO's slots (64 KiB: a coalesced read never meets a small slot). Runs on this
+     * reader's thread, before its sockets' UDP_GRO is set; needs the room {@code groLater} made.
+     */
+    void readCoalesced() {
+        if (slotBytes != UdpReceiver.GRO_SLOT_BYTES) {
+            int b = batchOf(UdpReceiver.GRO_SLOT_BYTES);
+            if (b * UdpReceiver.GRO_SLOT_BYTES > slots.capacity()) {
+                throw new IllegalStateException("this reader was not made for UDP_GRO");
+            }
+            slotBytes = UdpReceiver.GRO_SLOT_BYTES;
+            batch = b;
+        }
     }
 
     private static int check(int result, String what) throws java.io.IOException {
@@ -129,6 +154,10 @@ final class StampedReader implements Runnable, Executor {
 
     long unstamped() {
         return unstamped.get();
+    }
+
+    long coalesced() {
+        return coalesced.get();
     }
 
     long errorQueuePurges() {
@@ -195,6 +224,9 @@ final class StampedReader implements Runnable, Executor {
             } while (off < length);
             AtomicLong source = kernel ? stamped : unstamped;
             source.lazySet(source.get() + messages);
+            if (messages > 1) {
+                coalesced.lazySet(coalesced.get() + messages);
+            }
         }
     }
 
@@ -342,12 +374,13 @@ final class StampedReader implements Runnable, Executor {
 
     /**
      * The stamped readers: flow i read by reader {@link #readerOf}, each started and tuned before this returns; each
-     * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO).
+     * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO), with room
+     * for UDP_GRO's slots later when {@code groLater}.
      */
     static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
                                         InetAddress onlyFrom, InetAddress replyOnlyTo, EchoReplies replies,
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
-                                        int slotBytes)
+                                        int slotBytes, boolean groLater)
         throws Exception {
         List<List<StampedReader.Socket>> byReader = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -361,7 +394,7 @@ final class StampedReader implements Runnable, Executor {
         List<StampedReader> readers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             StampedReader r = new StampedReader("lossprobe-udp-rx-stamped-" + t,
-                byReader.get(t).toArray(new StampedReader.Socket[0]), busy, slotBytes, errors, tuning);
+                byReader.get(t).toArray(new StampedReader.Socket[0]), busy, slotBytes, groLater, errors, tuning);
             readers.add(r);
             r.start();
         }

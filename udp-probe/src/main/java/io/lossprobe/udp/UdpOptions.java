@@ -15,9 +15,11 @@ final class UdpOptions {
     static final TransportOption<String> GSO = TransportOption.choice("udp.gso", "auto",
         "batch messages into UDP_SEGMENT sends; auto uses it with epoll, on fails where it is unavailable",
         "auto", "on", "off").withSystemProperty();
-    static final TransportOption<String> GRO = TransportOption.choice("udp.gro", "off",
-        "UDP_GRO on the receiving sockets (epoll only); faster, but socketDrops then counts coalesced packets",
-        "off", "on", "false", "true").withSystemProperty();
+    static final TransportOption<String> GRO = TransportOption.choice("udp.gro", "auto",
+        "UDP_GRO on the receiving sockets (epoll only): faster, but socketDrops then counts coalesced packets (the "
+            + "socket's share of loss an estimate); auto turns it on, for the rest of the run, from the first step "
+            + "whose per-flow rate reaches half a message per send cycle (10k/s a flow by default) or max",
+        "auto", "off", "on", "false", "true").withSystemProperty();
     static final TransportOption<String> RX_THREADS = TransportOption.autoOrNumber("udp.rxThreads", 1, 256,
         "receiving event loops; auto is half the cores, at least 2, never more than the flows").withSystemProperty();
     static final TransportOption<String> RECVERR = TransportOption.choice("udp.recverr", "auto",

@@ -29,9 +29,11 @@ import java.util.concurrent.TimeUnit;
  * One bound datagram socket per flow, spread over a few event loops, reading with recvmmsg (epoll) into one buffer
  * that holds {@value #DATAGRAMS_PER_READ} datagrams. Each datagram goes to its flow's {@link FlowReceiver}.
  *
- * <p>UDP_GRO is off by default on purpose: with it the kernel queues a sender's GSO batch as one buffer and counts
- * a dropped batch as one drop in /proc/net/udp, so per-socket drops would no longer count datagrams (loss itself
- * stays exact: it is sent - received). {@code udp.gro=on} turns it on for throughput measurements.
+ * <p>UDP_GRO: with it the kernel queues a sender's GSO send as one buffer and counts a dropped one as one drop in
+ * /proc/net/udp, so per-socket drops count packets, not datagrams (loss itself stays exact: it is sent - received;
+ * the socket's share becomes a labelled estimate). {@code udp.gro=auto} (default) turns it on for the rest of the run
+ * at the first step whose rate makes the sender's GSO sends carry several messages ({@link #groPays}), where it
+ * spares the receiving host most of its work; {@code on} from the start, {@code off} never.
  */
 final class UdpReceiver implements ReceiverEndpoint {
     static final int DATAGRAMS_PER_READ = 256;
@@ -57,8 +59,13 @@ final class UdpReceiver implements ReceiverEndpoint {
     /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
     private final long[] foreignAtStepStart;
-    /** With UDP_GRO, the most messages one dropped packet carried (socket drops then count packets); else 0. */
+    /** With UDP_GRO, the most messages one dropped packet carries (socket drops then count packets). */
     private final long groMessagesMax;
+    /** UDP_GRO is on: from the start ({@code udp.gro=on}) or since a step turned it on ({@code auto}). */
+    private volatile boolean groOn;
+    /** {@code udp.gro=auto} with lossprobe's own readers (which can widen their slots): the flows; else 0. */
+    private final int groAutoFlows;
+    private final long minCycleNs;
     private final LoopErrors errors;
     /** The precision timing mode's busy polling, on from a step's start to its end; null by default. */
     private final BusyPoll busy;
@@ -66,9 +73,12 @@ final class UdpReceiver implements ReceiverEndpoint {
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
                         EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy,
-                        long groMessagesMax) {
+                        long groMessagesMax, boolean groOn, int groAutoFlows, long minCycleNs) {
         this.busy = busy;
         this.groMessagesMax = groMessagesMax;
+        this.groOn = groOn;
+        this.groAutoFlows = groAutoFlows;
+        this.minCycleNs = minCycleNs;
         this.replies = replies;
         this.foreign = foreign;
         this.errors = errors;
@@ -85,9 +95,12 @@ final class UdpReceiver implements ReceiverEndpoint {
         NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int size = spec.plan().messageSize();
         int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
-        boolean gro = groOption(io, UdpOptions.GRO.read(spec.options()));
+        String groMode = groOption(io, UdpOptions.GRO.read(spec.options()));
+        boolean gro = groMode.equals("on");
         boolean precision = Timing.precision(spec.options());
         boolean stamped = kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
+        // auto needs lossprobe's own readers: Netty's reads are set up for GRO or not when the socket is made.
+        boolean groAuto = groMode.equals("auto") && stamped;
         ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
         int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
         // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
@@ -143,7 +156,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             }
             if (stamped) {
                 readers.addAll(StampedReader.startAll(spec, channels, threads, onlyFrom, replyOnlyTo,
-                    replies, errors, foreign, tuning, busy, gro ? GRO_SLOT_BYTES : slotBytes(size)));
+                    replies, errors, foreign, tuning, busy, gro ? GRO_SLOT_BYTES : slotBytes(size), groAuto));
             }
         } catch (Exception e) {
             for (StampedReader r : readers) {
@@ -164,6 +177,9 @@ final class UdpReceiver implements ReceiverEndpoint {
         env.put("receiveThreads", (long) threads);
         if (gro) {
             env.put("gro", 1L);
+        }
+        if (groAuto) {
+            env.put("groAuto", 1L);
         }
         List<java.util.concurrent.Executor> loops = new ArrayList<>(readers);
         if (!stamped) {
@@ -190,7 +206,19 @@ final class UdpReceiver implements ReceiverEndpoint {
         env.put("kernelTimestamps", stamped ? 1L : 0L);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
         return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy,
-            gro ? Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)) : 0);
+            Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)), gro, groAuto ? ports.length : 0,
+            UdpOptions.MIN_CYCLE_NS.read(spec.options()));
+    }
+
+    /**
+     * Whether UDP_GRO pays at {@code level}: only a GSO send of several messages is coalesced, and the sender's
+     * sends carry several once a flow's rate nears one message per send cycle ({@code udp.minCycleNs}, 50 us: 20k/s
+     * a flow); from half of that, or at max. Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow)
+     * kept its target in every run with it, not in every run without.
+     */
+    static boolean groPays(int flows, io.lossprobe.core.plan.Level level, long minCycleNs) {
+        return level.isMax()
+            || 2.0 * io.lossprobe.core.plan.Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -275,17 +303,18 @@ final class UdpReceiver implements ReceiverEndpoint {
         return Math.min(flows, wanted);
     }
 
-    /** {@code udp.gro}: off (default) or on; on needs native epoll. */
-    static boolean groOption(NettyIo io, String option) {
-        String o = option.toLowerCase(java.util.Locale.ROOT);
-        if (!o.equals("on") && !o.equals("off") && !o.equals("true") && !o.equals("false")) {
-            throw new IllegalArgumentException("udp.gro must be on or off, not '" + option + "'");
-        }
-        boolean on = o.equals("on") || o.equals("true");
-        if (on && io != NettyIo.EPOLL) {
+    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs native epoll. */
+    static String groOption(NettyIo io, String option) {
+        String o = switch (option.toLowerCase(java.util.Locale.ROOT)) {
+            case "on", "true" -> "on";
+            case "off", "false" -> "off";
+            case "auto" -> "auto";
+            default -> throw new IllegalArgumentException("udp.gro must be auto, on or off, not '" + option + "'");
+        };
+        if (o.equals("on") && io != NettyIo.EPOLL) {
             throw new IllegalStateException("udp.gro needs native epoll");
         }
-        return on;
+        return o;
     }
 
     /**
@@ -327,6 +356,23 @@ final class UdpReceiver implements ReceiverEndpoint {
         dropsAtWindowStart = ProcFiles.readUdpDrops();
     }
 
+    /**
+     * With {@code udp.gro=auto}, the first step whose rate it pays at ({@link #groPays}) turns UDP_GRO on, for the rest
+     * of the run: turned off again, a packet the kernel had already coalesced would be read without its segment size.
+     */
+    @Override
+    public void beginStep(int step, io.lossprobe.core.plan.Level level) throws Exception {
+        if (groAutoFlows > 0 && !groOn && groPays(groAutoFlows, level, minCycleNs)) {
+            // Each reader widens its slots, then sets UDP_GRO on its sockets: no coalesced read meets a small slot.
+            onFlowThreads(i -> {
+                readers.get(StampedReader.readerOf(i, readers.size())).readCoalesced();
+                ((io.netty.channel.epoll.EpollDatagramChannelConfig) channels.get(i).config()).setUdpGro(true);
+            });
+            groOn = true;
+        }
+        beginStep(step);
+    }
+
     @Override
     public void beginStep(int step) {
         if (busy != null) {
@@ -358,7 +404,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
             Map<String, Long> flow = new HashMap<>(Map.of(TransportReport.SOCKET_DROPS, delta, TransportReport.FOREIGN,
                 foreignInStep));
-            if (groMessagesMax > 0) {
+            if (groOn) {
                 flow.put(TransportReport.SOCKET_DROPS_MESSAGES_MAX, groMessagesMax);
             }
             flows.put(i, flow);
@@ -366,6 +412,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         }
         Map<String, Long> counters = new HashMap<>();
         counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
+        counters.put(UdpCounters.RECEIVE_GRO, groOn ? 1L : 0L);
         if (replies != null) {
             replies.report(counters, flows);
         }

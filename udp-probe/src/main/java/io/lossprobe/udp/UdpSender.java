@@ -227,7 +227,7 @@ final class UdpSender implements SenderEndpoint {
                 new java.util.concurrent.atomic.AtomicLong(), null);
         }
         StampedReader reader = new StampedReader("lossprobe-udp-replies", sockets, null,
-            UdpReceiver.slotBytes(spec.plan().messageSize()), errors, new ThreadTuning(false, 0, 0));
+            UdpReceiver.slotBytes(spec.plan().messageSize()), false, errors, new ThreadTuning(false, 0, 0));
         reader.start();
         java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
         return reader;

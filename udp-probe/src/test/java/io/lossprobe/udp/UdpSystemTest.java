@@ -128,6 +128,42 @@ class UdpSystemTest extends TransportContractTest {
         assertThat(step.delay().timestampSource()).isEqualTo(NativeUdp.available() ? "kernel" : "user");
     }
 
+    /**
+     * {@code udp.gro=auto} (the default): a step at 2k/s a flow reads datagram by datagram (socket drops exact); the
+     * first step at 100k/s a flow turns UDP_GRO on, and it stays on. After the switch the kernel coalesces (the
+     * readers see several messages to a read) and each is still accounted: a reader that kept its small slots would
+     * have every coalesced read cut short, and corrupt would not be 0.
+     */
+    @Test
+    @Timeout(120)
+    void groAutoTurnsOnAtTheFirstStepFastEnoughAndEveryCoalescedMessageIsAccounted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeUdp.available(), "needs lossprobe's native reader");
+        long[] coalescedByStep = new long[3];
+        RunResult result = run(plan(4, List.of(Level.parse("8k"), Level.parse("400k"), Level.parse("8k")), 1000),
+            new StepHooks() {
+                @Override
+                public void duringWindow(String transport, int step, ReceiverEndpoint receiver, long elapsedNs) {
+                    coalescedByStep[step] = ((UdpReceiver) receiver).readers().stream()
+                        .mapToLong(StampedReader::coalesced).sum();
+                }
+            });
+        assertIdentities(result);
+        assertThat(result.environment().transportSettings()).containsEntry("udp.groAuto", 1L)
+            .doesNotContainKey("udp.gro");
+        List<StepResult> steps = result.steps();
+        assertThat(steps).extracting(s -> s.transportCounters().get(UdpCounters.RECEIVE_GRO))
+            .containsExactly(0L, 1L, 1L);
+        assertThat(coalescedByStep[0]).as("no UDP_GRO at 2k/s a flow").isZero();
+        assertThat(coalescedByStep[1]).as("the kernel coalesced at 100k/s a flow").isPositive();
+        for (StepResult step : steps) {
+            assertThat(step.counts().corrupt()).as("step %d", step.step()).isZero();
+            assertThat(step.counts().received()).as("step %d: all but what the sockets dropped", step.step())
+                .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * UdpSender.MAX_GSO_SEGMENTS)
+                .isPositive();
+        }
+        assertThat(steps.get(0).attribution()).doesNotContainKey("receiverSocketEstimated");
+    }
+
     /** A run whose receiver stops reading from 300 to 800 ms into the window. */
     private RunResult runPausedFrom300To800Ms(Plan plan) throws Exception {
         return run(plan, new StepHooks() {

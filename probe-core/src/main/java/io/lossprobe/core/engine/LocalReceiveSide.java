@@ -47,8 +47,26 @@ public final class LocalReceiveSide implements ReceiveSide {
     @Override
     public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
                           long clockOffsetNs) throws Exception {
+        beginStep(step, null, windowBits, failures, clockOffsetNs);
+    }
+
+    /** The endpoint learns the step's rate (when known): a receiver may read differently at different rates. */
+    @Override
+    public void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
+                          io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
+        throws Exception {
+        beginStep(step, level, windowBits, failures, clockOffsetNs);
+    }
+
+    private void beginStep(int step, io.lossprobe.core.plan.Level level, int[] windowBits,
+                           io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
+        throws Exception {
         tallies = null;
-        endpoint.beginStep(step);
+        if (level == null) {
+            endpoint.beginStep(step);
+        } else {
+            endpoint.beginStep(step, level);
+        }
         endpoint.onFlowThreads(
             i -> flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs));
     }

@@ -3,6 +3,14 @@ package io.lossprobe.core.transport;
 /** The receiving half of a transport: every flow's receiver, bound and delivering to its FlowReceiver. */
 public interface ReceiverEndpoint extends StepEndpoint {
     /**
+     * As {@link #beginStep(int)}, knowing the step's rate over all flows (each flow's share is
+     * {@link io.lossprobe.core.plan.Plan#flowRate}), for a receiver that reads differently at different rates.
+     */
+    default void beginStep(int step, io.lossprobe.core.plan.Level level) throws Exception {
+        beginStep(step);
+    }
+
+    /**
      * Runs {@code action.accept(i)} for every flow i on the thread that accounts flow i's messages, between two of
      * them, and waits until every flow's has run. Flows read by one thread run there in turn; flows read by
      * different threads run on each at once, so no thread waits for another's. The engine begins and closes each
