@@ -1,5 +1,14 @@
 package io.lossprobe.aeron;
 
+import static io.lossprobe.aeron.AeronProbeCounter.DATAGRAMS_RECEIVED;
+import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_BYTES;
+import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_FRAMES;
+import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_OBSERVATIONS;
+import static io.lossprobe.aeron.AeronProbeCounter.RCV_NAKS_SENT;
+import static io.lossprobe.aeron.AeronProbeCounter.REPLIES_DROPPED_BACK_PRESSURED;
+import static io.lossprobe.aeron.AeronProbeCounter.REPLIES_DROPPED_NOT_CONNECTED;
+import static io.lossprobe.aeron.AeronProbeCounter.REPLY_BACK_PRESSURE_EPISODES;
+
 import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
@@ -242,27 +251,27 @@ final class AeronReceiver implements ReceiverEndpoint {
             Map<String, Long> f = new HashMap<>();
             long bytes = report.bytesLost()[i] - lossBytesAtStart[i];
             long observations = report.observations()[i] - lossObservationsAtStart[i];
-            f.put(AeronProbeCounters.RCV_NAKS_SENT, naks[i] - naksAtStart[i]);
+            f.put(RCV_NAKS_SENT.key, naks[i] - naksAtStart[i]);
             rcvNaks += naks[i] - naksAtStart[i];
             if (driver.datagrams() != null) {
                 // Frames from another source than the controller's: dropped before the driver saw them.
                 f.put(TransportReport.FOREIGN, driver.datagrams().refused(ports[i]) - refusedAtStart[i]);
             }
-            f.put(AeronProbeCounters.LOSS_REPORT_BYTES, bytes);
-            f.put(AeronProbeCounters.LOSS_REPORT_OBSERVATIONS, observations);
+            f.put(LOSS_REPORT_BYTES.key, bytes);
+            f.put(LOSS_REPORT_OBSERVATIONS.key, observations);
             if (unfragmented) {
-                f.put(AeronProbeCounters.LOSS_REPORT_FRAMES, bytes / frameLength);
+                f.put(LOSS_REPORT_FRAMES.key, bytes / frameLength);
             }
             lossBytes += bytes;
             lossObservations += observations;
             if (replyCounts != null) {
                 long[] now = replyCounts[i];
                 long[] then = replyCountsAtStart[i];
-                f.put(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED, now[0] - then[0]);
-                f.put(AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, now[1] - then[1]);
-                f.put(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES, now[2] - then[2]);
-                for (String key : List.of(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED,
-                    AeronProbeCounters.REPLIES_DROPPED_NOT_CONNECTED, AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)) {
+                f.put(REPLIES_DROPPED_BACK_PRESSURED.key, now[0] - then[0]);
+                f.put(REPLIES_DROPPED_NOT_CONNECTED.key, now[1] - then[1]);
+                f.put(REPLY_BACK_PRESSURE_EPISODES.key, now[2] - then[2]);
+                for (String key : List.of(REPLIES_DROPPED_BACK_PRESSURED.key,
+                    REPLIES_DROPPED_NOT_CONNECTED.key, REPLY_BACK_PRESSURE_EPISODES.key)) {
                     totals.merge(key, f.get(key), Long::sum);
                 }
             }
@@ -271,14 +280,14 @@ final class AeronReceiver implements ReceiverEndpoint {
         if (replies != null) {
             replies.report(totals, flows);
         }
-        totals.put(AeronProbeCounters.LOSS_REPORT_BYTES, lossBytes);
-        totals.put(AeronProbeCounters.RCV_NAKS_SENT, rcvNaks);
-        totals.put(AeronProbeCounters.LOSS_REPORT_OBSERVATIONS, lossObservations);
+        totals.put(LOSS_REPORT_BYTES.key, lossBytes);
+        totals.put(RCV_NAKS_SENT.key, rcvNaks);
+        totals.put(LOSS_REPORT_OBSERVATIONS.key, lossObservations);
         if (unfragmented) {
-            totals.put(AeronProbeCounters.LOSS_REPORT_FRAMES, lossBytes / frameLength);
+            totals.put(LOSS_REPORT_FRAMES.key, lossBytes / frameLength);
         }
         if (driver.datagrams() != null && driver.datagrams().countingReceives()) {
-            totals.put(AeronProbeCounters.DATAGRAMS_RECEIVED, driver.datagrams().received() - datagramsAtStart);
+            totals.put(DATAGRAMS_RECEIVED.key, driver.datagrams().received() - datagramsAtStart);
         }
         return new TransportReport(totals, flows, poller.errors().notes());
     }

@@ -1,5 +1,15 @@
 package io.lossprobe.aeron;
 
+import static io.lossprobe.aeron.AeronProbeCounter.ADMIN_ACTIONS;
+import static io.lossprobe.aeron.AeronProbeCounter.BACK_PRESSURE_EPISODES;
+import static io.lossprobe.aeron.AeronProbeCounter.DATAGRAMS_SENT;
+import static io.lossprobe.aeron.AeronProbeCounter.MESSAGES_ACCEPTED;
+import static io.lossprobe.aeron.AeronProbeCounter.REFUSED_NOT_CONNECTED_OR_CLOSED;
+import static io.lossprobe.aeron.AeronProbeCounter.REPLY_LOSS_REPORT_BYTES;
+import static io.lossprobe.aeron.AeronProbeCounter.REPLY_NAKS_SENT;
+import static io.lossprobe.aeron.AeronProbeCounter.SND_BPE;
+import static io.lossprobe.aeron.AeronProbeCounter.SND_NAKS_RECEIVED;
+
 import io.aeron.AeronCounters;
 import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
@@ -299,14 +309,14 @@ final class AeronSender implements SenderEndpoint {
         long refused = 0;
         for (int i = 0; i < writers.length; i++) {
             Map<String, Long> f = new HashMap<>();
-            f.put(AeronProbeCounters.SND_NAKS_RECEIVED, naks[i] - nakAtStart[i]);
-            f.put(AeronProbeCounters.SND_BPE, bpe[i] - bpeAtStart[i]);
+            f.put(SND_NAKS_RECEIVED.key, naks[i] - nakAtStart[i]);
+            f.put(SND_BPE.key, bpe[i] - bpeAtStart[i]);
             long e = writers[i].backPressureEpisodes() - episodesAtStart[i];
             long a = writers[i].adminActions() - adminAtStart[i];
             long r = writers[i].notConnected() + writers[i].closedOrMaxPosition() - notConnectedAtStart[i];
-            f.put(AeronProbeCounters.BACK_PRESSURE_EPISODES, e);
-            f.put(AeronProbeCounters.ADMIN_ACTIONS, a);
-            f.put(AeronProbeCounters.REFUSED_NOT_CONNECTED_OR_CLOSED, r);
+            f.put(BACK_PRESSURE_EPISODES.key, e);
+            f.put(ADMIN_ACTIONS.key, a);
+            f.put(REFUSED_NOT_CONNECTED_OR_CLOSED.key, r);
             episodes += e;
             admin += a;
             refused += r;
@@ -317,19 +327,19 @@ final class AeronSender implements SenderEndpoint {
             long[] replyLoss = replyLossBytes();
             for (int i = 0; i < writers.length; i++) {
                 Map<String, Long> f = flows.get(i);
-                f.put(AeronProbeCounters.REPLY_NAKS_SENT, replyNaks[i] - replyNaksAtStart[i]);
-                f.put(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES, replyLoss[i] - replyLossBytesAtStart[i]);
-                totals.merge(AeronProbeCounters.REPLY_NAKS_SENT, f.get(AeronProbeCounters.REPLY_NAKS_SENT), Long::sum);
-                totals.merge(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES, f.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES), Long::sum);
+                f.put(REPLY_NAKS_SENT.key, replyNaks[i] - replyNaksAtStart[i]);
+                f.put(REPLY_LOSS_REPORT_BYTES.key, replyLoss[i] - replyLossBytesAtStart[i]);
+                totals.merge(REPLY_NAKS_SENT.key, f.get(REPLY_NAKS_SENT.key), Long::sum);
+                totals.merge(REPLY_LOSS_REPORT_BYTES.key, f.get(REPLY_LOSS_REPORT_BYTES.key), Long::sum);
             }
         }
-        totals.put(AeronProbeCounters.BACK_PRESSURE_EPISODES, episodes);
-        totals.put(AeronProbeCounters.ADMIN_ACTIONS, admin);
-        totals.put(AeronProbeCounters.REFUSED_NOT_CONNECTED_OR_CLOSED, refused);
+        totals.put(BACK_PRESSURE_EPISODES.key, episodes);
+        totals.put(ADMIN_ACTIONS.key, admin);
+        totals.put(REFUSED_NOT_CONNECTED_OR_CLOSED.key, refused);
         // Messages over the step's whole span (warm-up, window, drain), to set against the datagram count.
-        totals.put(AeronProbeCounters.MESSAGES_ACCEPTED, accepted() - acceptedAtStart);
+        totals.put(MESSAGES_ACCEPTED.key, accepted() - acceptedAtStart);
         if (driver.datagrams() != null && driver.datagrams().countingSends()) {
-            totals.put(AeronProbeCounters.DATAGRAMS_SENT, driver.datagrams().sent() - datagramsAtStart);
+            totals.put(DATAGRAMS_SENT.key, driver.datagrams().sent() - datagramsAtStart);
         }
         return new TransportReport(totals, flows, replyPoller == null ? List.of() : replyPoller.errors().notes());
     }

@@ -39,7 +39,7 @@ public final class AeronTransport extends DeclaredTransport {
      */
     public AeronTransport(Consumer<MediaDriver.Context> driverCustomizer) {
         // Reliable by default; this instance keeps no record of what a run asked for.
-        super("aeron", true, AeronOptions.ALL, AeronProbeCounters.ALL);
+        super("aeron", true, AeronOptions.ALL, AeronProbeCounter.ALL);
         this.driverCustomizer = driverCustomizer;
     }
 

@@ -205,15 +205,7 @@ final class ReceivePoller implements Agent {
     }
 
     /** Reads the six header words big-endian, as {@link MessageHeader} defines them. */
-    private static final class FlowHandler implements FragmentHandler {
-        private final FlowReceiver flow;
-        private final EchoReplier replier;
-
-        FlowHandler(FlowReceiver flow, EchoReplier replier) {
-            this.flow = flow;
-            this.replier = replier;
-        }
-
+    private record FlowHandler(FlowReceiver flow, EchoReplier replier) implements FragmentHandler {
         @Override
         public void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
             long now = System.nanoTime();

@@ -62,12 +62,12 @@ class AeronEchoTest {
         assertThat(s.echo().roundTripLost()).isZero();
         assertThat(counters.get("aeron.naksSent")).isPositive();
         // Replies lost on the wire were repaired by the requester's driver: its NAKs on the reply streams.
-        assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isPositive();
+        assertThat(counters.get(AeronProbeCounter.REPLY_NAKS_SENT.key)).isPositive();
         // One driver serves both sides here, so its own NAK total over the window is exactly the two directions'
         // per-stream counts (a reply-NAK baseline taken at the step's start, before the answered warm-up, once
         // gave 871 reply NAKs against the driver's 867 in all).
         assertThat(counters.get("aeron.naksSent")).isEqualTo(
-            counters.get(AeronProbeCounters.RCV_NAKS_SENT) + counters.get(AeronProbeCounters.REPLY_NAKS_SENT));
+            counters.get(AeronProbeCounter.RCV_NAKS_SENT.key) + counters.get(AeronProbeCounter.REPLY_NAKS_SENT.key));
         assertThat(counters.get(EchoReplies.SENT)).isEqualTo(s.echo().requestsReceived());
         assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         for (FlowResult f : s.flows()) {
@@ -92,8 +92,8 @@ class AeronEchoTest {
         assertThat(counters.get(EchoReplies.SENT)).isEqualTo(e.requestsReceived());
         assertThat(counters.get(EchoReplies.DROPPED)).isZero();
         assertThat(counters.get("aeron.naksSent")).isZero();
-        assertThat(counters.get(AeronProbeCounters.REPLY_NAKS_SENT)).isZero();
-        assertThat(counters.get(AeronProbeCounters.REPLY_LOSS_REPORT_BYTES)).isPositive();
+        assertThat(counters.get(AeronProbeCounter.REPLY_NAKS_SENT.key)).isZero();
+        assertThat(counters.get(AeronProbeCounter.REPLY_LOSS_REPORT_BYTES.key)).isPositive();
     }
 
     @Test
@@ -160,8 +160,8 @@ class AeronEchoTest {
             System.out.println("stalled requester: " + c);
             long sent = c.get(EchoReplies.SENT);
             long dropped = c.get(EchoReplies.DROPPED);
-            assertThat(c.get(AeronProbeCounters.REPLIES_DROPPED_BACK_PRESSURED)).isPositive().isEqualTo(dropped);
-            assertThat(c.get(AeronProbeCounters.REPLY_BACK_PRESSURE_EPISODES)).isPositive();
+            assertThat(c.get(AeronProbeCounter.REPLIES_DROPPED_BACK_PRESSURED.key)).isPositive().isEqualTo(dropped);
+            assertThat(c.get(AeronProbeCounter.REPLY_BACK_PRESSURE_EPISODES.key)).isPositive();
             assertThat(sent + dropped).isEqualTo(requests);
             // Bounded: what the publication took for a stalled requester fits its window and the requester's
             // receive window, both within one term (the last claim may start just below the limit).

@@ -30,15 +30,18 @@ final class PreAuthGate {
 
     /** A connection's place at the gate; {@link #leave} when it authenticated or ended. */
     static final class Ticket {
-        final InetAddress address;
         final Socket socket;
         boolean inside = true;
         /** Closed by the gate to make room for a newer connection. */
         volatile boolean evicted;
 
-        Ticket(InetAddress address, Socket socket) {
-            this.address = address;
+        Ticket(Socket socket) {
             this.socket = socket;
+        }
+
+        /** Whom the cap per address counts it for (an accepted socket keeps its peer's address after closing). */
+        InetAddress address() {
+            return socket.getInetAddress();
         }
     }
 
@@ -50,7 +53,7 @@ final class PreAuthGate {
         } else if (pending.size() >= total) {
             evictOldest(null);
         }
-        Ticket t = new Ticket(address, socket);
+        Ticket t = new Ticket(socket);
         pending.addLast(t);
         perSource.merge(address, 1, Integer::sum);
         return t;
@@ -60,7 +63,7 @@ final class PreAuthGate {
         Iterator<Ticket> it = pending.iterator();
         while (it.hasNext()) {
             Ticket t = it.next();
-            if (from == null || t.address.equals(from)) {
+            if (from == null || t.address().equals(from)) {
                 it.remove();
                 out(t);
                 t.evicted = true;
@@ -85,7 +88,7 @@ final class PreAuthGate {
 
     private void out(Ticket t) {
         t.inside = false;
-        perSource.computeIfPresent(t.address, (a, n) -> n <= 1 ? null : n - 1);
+        perSource.computeIfPresent(t.address(), (a, n) -> n <= 1 ? null : n - 1);
     }
 
     synchronized int size() {

@@ -34,16 +34,6 @@ import java.util.Map;
  * <p>Everything runs on the sender's event loop, which also runs the send loop.
  */
 final class FlowWriter implements MessageWriter, ChannelFutureListener {
-    static final String TOTAL_RETRANS = "tcp.totalRetrans";
-    static final String LOST_SEGMENTS = "tcp.lostSegments";
-    static final String RTT_US = "tcp.rttUs";
-    static final String RTT_VAR_US = "tcp.rttVarUs";
-    static final String REORDERING = "tcp.reordering";
-    static final String SND_CWND_SEGMENTS = "tcp.sndCwndSegments";
-    static final String CONNECTION_FAILURES = "tcp.connectionFailures";
-    static final String RECONNECTS = "tcp.reconnects";
-    static final String WRITE_BLOCKED_EPISODES = "tcp.writeBlockedEpisodes";
-    static final String MAX_QUEUED_BYTES = "tcp.maxQueuedBytes";
 
     private static final int BATCH_BYTES = 64 * 1024;
 
@@ -266,15 +256,15 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         }
         Map<String, Long> out = new java.util.HashMap<>();
         tcp.reportInto(out);
-        out.put(CONNECTION_FAILURES, failures);
+        out.put(TcpCounter.CONNECTION_FAILURES.key, failures);
         for (FailureCause c : FailureCause.values()) {
             if (failuresByCause[c.ordinal()] > 0) {
                 out.put(c.key, failuresByCause[c.ordinal()]);
             }
         }
-        out.put(RECONNECTS, reconnects);
-        out.put(WRITE_BLOCKED_EPISODES, blockedEpisodes);
-        out.put(MAX_QUEUED_BYTES, maxQueuedBytes);
+        out.put(TcpCounter.RECONNECTS.key, reconnects);
+        out.put(TcpCounter.WRITE_BLOCKED_EPISODES.key, blockedEpisodes);
+        out.put(TcpCounter.MAX_QUEUED_BYTES.key, maxQueuedBytes);
         failures = 0;
         java.util.Arrays.fill(failuresByCause, 0);
         reconnects = 0;

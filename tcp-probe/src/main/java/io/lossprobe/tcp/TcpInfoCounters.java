@@ -88,13 +88,13 @@ final class TcpInfoCounters {
         }
         long cumulative = retransOfEndedConnections + retrans;
         long from = retransAtWindowStart >= 0 ? retransAtWindowStart : retransReportedCumulative;
-        out.put(FlowWriter.TOTAL_RETRANS, Math.max(0, cumulative - from));
+        out.put(TcpCounter.TOTAL_RETRANS.key, Math.max(0, cumulative - from));
         retransReportedCumulative = cumulative;
         retransAtWindowStart = -1;
-        out.put(FlowWriter.LOST_SEGMENTS, lost);
-        out.put(FlowWriter.RTT_US, rttUs);
-        out.put(FlowWriter.RTT_VAR_US, rttVarUs);
-        out.put(FlowWriter.REORDERING, reordering);
-        out.put(FlowWriter.SND_CWND_SEGMENTS, sndCwnd);
+        out.put(TcpCounter.LOST_SEGMENTS.key, lost);
+        out.put(TcpCounter.RTT_US.key, rttUs);
+        out.put(TcpCounter.RTT_VAR_US.key, rttVarUs);
+        out.put(TcpCounter.REORDERING.key, reordering);
+        out.put(TcpCounter.SND_CWND_SEGMENTS.key, sndCwnd);
     }
 }

@@ -28,14 +28,6 @@ import java.util.concurrent.TimeUnit;
  * accounting runs on one thread and {@link #onFlowThreads} runs between reads.
  */
 final class TcpReceiver implements ReceiverEndpoint {
-    static final String CONNECTIONS_ACCEPTED = "tcp.rx.connectionsAccepted";
-    static final String CONNECTIONS_CLOSED = "tcp.rx.connectionsClosed";
-    static final String CONNECTION_ERRORS = "tcp.rx.connectionErrors";
-    static final String GARBAGE_CLOSES = "tcp.rx.garbageCloses";
-    static final String TRUNCATED_BYTES = "tcp.rx.truncatedBytes";
-    static final String CONNECTIONS_REFUSED = "tcp.rx.connectionsRefused";
-    static final String IDLE_CLOSES = "tcp.rx.idleCloses";
-    static final String ACCEPT_ERRORS = "tcp.rx.acceptErrors";
 
     private final EventLoopGroup group;
     private final List<Channel> listeners;
@@ -205,7 +197,7 @@ final class TcpReceiver implements ReceiverEndpoint {
         notes.addAll(acceptErrors.notes());
         long accepts = acceptErrors.sinceStepStart();
         if (accepts > 0) {
-            totals.put(ACCEPT_ERRORS, accepts);
+            totals.put(TcpCounter.ACCEPT_ERRORS.key, accepts);
         }
         connectionErrors.beginStep();
         acceptErrors.beginStep();
@@ -213,13 +205,13 @@ final class TcpReceiver implements ReceiverEndpoint {
             for (int i = 0; i < stats.length; i++) {
                 ConnectionStats s = stats[i];
                 Map<String, Long> flow = new HashMap<>();
-                flow.put(CONNECTIONS_CLOSED, s.closed);
-                flow.put(CONNECTION_ERRORS, s.errors);
-                flow.put(GARBAGE_CLOSES, s.garbageCloses);
-                flow.put(TRUNCATED_BYTES, s.truncatedBytes);
-                flow.put(CONNECTIONS_ACCEPTED, s.accepted);
-                flow.put(CONNECTIONS_REFUSED, s.refused);
-                flow.put(IDLE_CLOSES, s.idleCloses);
+                flow.put(TcpCounter.CONNECTIONS_CLOSED.key, s.closed);
+                flow.put(TcpCounter.CONNECTION_ERRORS.key, s.errors);
+                flow.put(TcpCounter.GARBAGE_CLOSES.key, s.garbageCloses);
+                flow.put(TcpCounter.TRUNCATED_BYTES.key, s.truncatedBytes);
+                flow.put(TcpCounter.CONNECTIONS_ACCEPTED.key, s.accepted);
+                flow.put(TcpCounter.CONNECTIONS_REFUSED.key, s.refused);
+                flow.put(TcpCounter.IDLE_CLOSES.key, s.idleCloses);
                 flow.put(TransportReport.FOREIGN, s.refused); // connections that could not be the sender's
                 flows.put(i, flow);
                 flow.forEach((k, v) -> {

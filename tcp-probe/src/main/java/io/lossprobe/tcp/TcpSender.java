@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * plain calls on the connection's own thread: each flush is one write (or writev) syscall per flow per cycle.
  */
 final class TcpSender implements SenderEndpoint {
-    private static final Map<String, CounterDescriptor> DECLARED = CounterDescriptor.byKey(TcpCounters.ALL);
+    private static final Map<String, CounterDescriptor> DECLARED = CounterDescriptor.byKey(TcpCounter.ALL);
     private static final int CONNECT_TIMEOUT_MS = 5_000;
     /** Longest wait for the last repairs before reporting a step (a connection that stays stuck reports anyway). */
     static final long SETTLE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);

@@ -18,7 +18,7 @@ import io.lossprobe.core.transport.DeclaredTransport;
  */
 public final class TcpTransport extends DeclaredTransport {
     public TcpTransport() {
-        super("tcp", true, TcpSettings.ALL, TcpCounters.ALL);
+        super("tcp", true, TcpSettings.ALL, TcpCounter.ALL);
     }
 
     @Override

@@ -93,13 +93,13 @@ class TcpBackPressureTest {
 
         for (FlowResult flow : step.flows()) {
             Map<String, Long> tcp = flow.transport();
-            assertThat(tcp.get(FlowWriter.WRITE_BLOCKED_EPISODES)).as("flow %d blocked", flow.flow()).isPositive();
+            assertThat(tcp.get(TcpCounter.WRITE_BLOCKED_EPISODES.key)).as("flow %d blocked", flow.flow()).isPositive();
             // Bounded: Netty's queue never held more buffer memory (not bytes: HeldMemoryEstimator) than the high
             // water mark plus the one batch being written.
             long bound = SMALL_BUFFER + new FlowWriter(0, SIZE, null).batchCapacity();
-            assertThat(tcp.get(FlowWriter.MAX_QUEUED_BYTES)).as("flow %d queued bytes", flow.flow())
+            assertThat(tcp.get(TcpCounter.MAX_QUEUED_BYTES.key)).as("flow %d queued bytes", flow.flow())
                 .isPositive().isLessThanOrEqualTo(bound);
-            assertThat(tcp.get(FlowWriter.CONNECTION_FAILURES)).isZero();
+            assertThat(tcp.get(TcpCounter.CONNECTION_FAILURES.key)).isZero();
         }
         // The same from the allocator: every pooled direct buffer of this process (both sides) stays within the
         // flows' bounds and a slack for the pool's chunks and the receivers' reads.
@@ -111,7 +111,7 @@ class TcpBackPressureTest {
                 + " p99 %.1f ms, sender lag max %.1f ms, max queued %s, blocked episodes %s%n",
             stallNs / 1e6, mostBehind.get(), scheduledInStall, step.counts().behind(), step.delay().maxNs() / 1e6,
             step.delay().p99Ns() / 1e6, step.senderLag().maxNs() / 1e6,
-            step.flows().stream().map(f -> f.transport().get(FlowWriter.MAX_QUEUED_BYTES)).toList(),
-            step.flows().stream().map(f -> f.transport().get(FlowWriter.WRITE_BLOCKED_EPISODES)).toList());
+            step.flows().stream().map(f -> f.transport().get(TcpCounter.MAX_QUEUED_BYTES.key)).toList(),
+            step.flows().stream().map(f -> f.transport().get(TcpCounter.WRITE_BLOCKED_EPISODES.key)).toList());
     }
 }

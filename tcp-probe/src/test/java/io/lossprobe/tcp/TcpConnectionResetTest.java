@@ -54,14 +54,14 @@ class TcpConnectionResetTest {
         StepResult first = result.steps().get(0);
         FlowResult victim = first.flows().get(VICTIM);
         Map<String, Long> tcp = victim.transport();
-        assertThat(tcp.get(FlowWriter.CONNECTION_FAILURES)).as("the sender saw its connection fail").isEqualTo(1);
+        assertThat(tcp.get(TcpCounter.CONNECTION_FAILURES.key)).as("the sender saw its connection fail").isEqualTo(1);
         assertThat(tcp).as("with its cause").containsAnyOf(Map.entry(FailureCause.RESET.key, 1L),
             Map.entry(FailureCause.BROKEN_PIPE.key, 1L));
-        assertThat(tcp.get(TcpReceiver.CONNECTIONS_CLOSED)).isEqualTo(1);
+        assertThat(tcp.get(TcpCounter.CONNECTIONS_CLOSED.key)).isEqualTo(1);
         assertThat(victim.counts().sendFailed()).as("messages after the reset are refused, not 'behind'")
             .isPositive();
         assertThat(victim.counts().behind()).isZero();
-        assertThat(first.transportCounters().get(FlowWriter.CONNECTION_FAILURES)).isEqualTo(1);
+        assertThat(first.transportCounters().get(TcpCounter.CONNECTION_FAILURES.key)).isEqualTo(1);
         assertThat(first.warnings()).as("the step says which flow failed and why, in words")
             .anySatisfy(w -> assertThat(w).startsWith("tcp flow " + VICTIM + ": connection ended mid-step")
                 .containsAnyOf("reset", "broken pipe"));
@@ -76,15 +76,15 @@ class TcpConnectionResetTest {
             assertThat(c.received()).as("flow %d", flow.flow()).isEqualTo(1_000);
             assertThat(c.lost() + c.sendFailed() + c.behind() + c.corrupt() + c.duplicates() + c.reordered())
                 .as("flow %d untouched", flow.flow()).isZero();
-            assertThat(flow.transport().get(FlowWriter.CONNECTION_FAILURES)).isZero();
-            assertThat(flow.transport()).containsKeys(FlowWriter.TOTAL_RETRANS, FlowWriter.RTT_US,
-                FlowWriter.SND_CWND_SEGMENTS);
+            assertThat(flow.transport().get(TcpCounter.CONNECTION_FAILURES.key)).isZero();
+            assertThat(flow.transport()).containsKeys(TcpCounter.TOTAL_RETRANS.key, TcpCounter.RTT_US.key,
+                TcpCounter.SND_CWND_SEGMENTS.key);
         }
 
         StepResult second = result.steps().get(1);
         FlowResult again = second.flows().get(VICTIM);
-        assertThat(again.transport().get(FlowWriter.RECONNECTS)).isEqualTo(1);
-        assertThat(again.transport().get(TcpReceiver.CONNECTIONS_ACCEPTED)).isEqualTo(1);
+        assertThat(again.transport().get(TcpCounter.RECONNECTS.key)).isEqualTo(1);
+        assertThat(again.transport().get(TcpCounter.CONNECTIONS_ACCEPTED.key)).isEqualTo(1);
         assertThat(second.counts().lost()).isZero();
         assertThat(second.counts().sendFailed()).isZero();
         assertThat(second.counts().sent()).isEqualTo(6_000);

@@ -89,7 +89,7 @@ class TcpHostileTest extends TransportContractTest {
         assertThat(step.counts().lost()).isZero();
         assertThat(step.counts().received()).isEqualTo(step.counts().sent());
         assertThat(step.flows().get(0).counts().foreign()).isEqualTo(1);
-        assertThat(step.flows().get(0).transport()).containsEntry(TcpReceiver.CONNECTIONS_REFUSED, 1L);
+        assertThat(step.flows().get(0).transport()).containsEntry(TcpCounter.CONNECTIONS_REFUSED.key, 1L);
         assertThat(step.warnings()).noneMatch(w -> w.contains("promises delivery"));
         assertThat(step.warnings()).anyMatch(w -> w.contains("foreign"));
     }
@@ -133,7 +133,7 @@ class TcpHostileTest extends TransportContractTest {
             assertThat(step.counts().lost()).as("step %d", step.step()).isZero();
             assertThat(step.counts().sent()).isEqualTo(step.counts().scheduled());
             for (FlowResult f : step.flows()) {
-                refused += f.transport().get(TcpReceiver.CONNECTIONS_REFUSED);
+                refused += f.transport().get(TcpCounter.CONNECTIONS_REFUSED.key);
             }
         }
         assertThat(refused).as("extra connections refused").isGreaterThan(flood / 2);

@@ -142,7 +142,7 @@ class TcpLoopFailureTest {
 
             awaitConnections(receiver, 1);
             TransportReport report = receiver.endStep();
-            assertThat(report.counters().get(TcpReceiver.ACCEPT_ERRORS)).isGreaterThanOrEqualTo(errorsAt[1]);
+            assertThat(report.counters().get(TcpCounter.ACCEPT_ERRORS.key)).isGreaterThanOrEqualTo(errorsAt[1]);
             assertThat(report.notes()).anySatisfy(n -> assertThat(n)
                 .startsWith("tcp flow 0 (port " + port + "): ").contains(" accept error(s), the last: ")
                 .containsIgnoringCase("too many open files"));
