@@ -3,6 +3,7 @@ package io.lossprobe.control;
 import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.transport.Transport;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +39,24 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
     /** The most intervals one step may be cut into between hosts (each travels back as a histogram). */
     static final int MAX_INTERVALS = 10_000;
 
-    public static final ServerLimits DEFAULTS = new ServerLimits(2_000_000, 256, TimeUnit.MINUTES.toNanos(5), 4,
-        1024, 5_000, 30_000, 256, TimeUnit.HOURS.toNanos(1), 256L << 20, 1L << 30, 4, 32, 10_000);
+    // The defaults a user can change, as lossprobe serve's --max-* options spell them: compile-time constants, so
+    // those options' annotations name them and DEFAULTS below is built from the same text.
+    public static final String DEFAULT_RATE = "2M";
+    public static final int DEFAULT_PORTS = 256;
+    public static final String DEFAULT_DURATION = "5m";
+    public static final int DEFAULT_SESSIONS = 4;
+    public static final int DEFAULT_LEVELS = 256;
+    public static final String DEFAULT_TOTAL_DURATION = "1h";
+    public static final String DEFAULT_BYTES_PER_SECOND = "256MiB";
+    public static final String DEFAULT_MEMORY = "1024MiB";
+    public static final int DEFAULT_PRE_AUTH_TOTAL = 32;
+    public static final int DEFAULT_PRE_AUTH_PER_ADDRESS = 4;
+
+    public static final ServerLimits DEFAULTS = new ServerLimits(Level.parse(DEFAULT_RATE).ratePerSecond(),
+        DEFAULT_PORTS, Units.parseDurationNs(DEFAULT_DURATION, "max duration"), DEFAULT_SESSIONS, 1024, 5_000, 30_000,
+        DEFAULT_LEVELS, Units.parseDurationNs(DEFAULT_TOTAL_DURATION, "max total duration"),
+        Units.parseBytes(DEFAULT_BYTES_PER_SECOND, "max bytes rate"), Units.parseBytes(DEFAULT_MEMORY, "max memory"),
+        DEFAULT_PRE_AUTH_PER_ADDRESS, DEFAULT_PRE_AUTH_TOTAL, 10_000);
 
     public ServerLimits {
         if (maxSessions < 1 || maxPorts < 1 || maxLevels < 1 || preAuthPerAddress < 1 || preAuthTotal < 1) {

@@ -32,41 +32,47 @@ public final class ServeCommand extends Subcommand {
     @CommandLine.Mixin
     SecretOption secret;
 
-    @Option(names = "--max-rate", defaultValue = "2M", paramLabel = "RATE",
+    @Option(names = "--max-rate", defaultValue = ServerLimits.DEFAULT_RATE, paramLabel = "RATE",
         description = "Highest level a controller may ask for. Default: ${DEFAULT-VALUE}.")
     String maxRate;
 
-    @Option(names = "--max-ports", defaultValue = "256", paramLabel = "N", description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-ports", defaultValue = "" + ServerLimits.DEFAULT_PORTS, paramLabel = "N",
+        description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
     int maxPorts;
 
-    @Option(names = "--max-duration", defaultValue = "5m", paramLabel = "TIME", description = "Longest step. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-duration", defaultValue = ServerLimits.DEFAULT_DURATION, paramLabel = "TIME",
+        description = "Longest step. Default: ${DEFAULT-VALUE}.")
     String maxDuration;
 
-    @Option(names = "--max-sessions", defaultValue = "4", paramLabel = "N", description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-sessions", defaultValue = "" + ServerLimits.DEFAULT_SESSIONS, paramLabel = "N",
+        description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
     int maxSessions;
 
-    @Option(names = "--max-levels", defaultValue = "256", paramLabel = "N", description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-levels", defaultValue = "" + ServerLimits.DEFAULT_LEVELS, paramLabel = "N",
+        description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
     int maxLevels;
 
-    @Option(names = "--max-total-duration", defaultValue = "1h", paramLabel = "TIME",
+    @Option(names = "--max-total-duration", defaultValue = ServerLimits.DEFAULT_TOTAL_DURATION, paramLabel = "TIME",
         description = "Longest run: transports x levels x (warm-up + duration + drain). Default: ${DEFAULT-VALUE}.")
     String maxTotalDuration;
 
-    @Option(names = "--max-bytes-rate", defaultValue = "256MiB", paramLabel = "BYTES",
+    @Option(names = "--max-bytes-rate", defaultValue = ServerLimits.DEFAULT_BYTES_PER_SECOND, paramLabel = "BYTES",
         description = "Highest level times the message size, per second. Default: ${DEFAULT-VALUE}.")
     String maxBytesRate;
 
-    @Option(names = "--max-memory", defaultValue = "1024MiB", paramLabel = "BYTES",
+    @Option(names = "--max-memory", defaultValue = ServerLimits.DEFAULT_MEMORY, paramLabel = "BYTES",
         description = "Memory one session may make this host allocate (sequence windows, Aeron term buffers). "
             + "Default: ${DEFAULT-VALUE}.")
     String maxMemory;
 
-    @Option(names = "--max-unauthenticated", defaultValue = "32", paramLabel = "N",
+    @Option(names = "--max-unauthenticated", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_TOTAL,
+        paramLabel = "N",
         description = "Connections held before they authenticate; a further one closes the oldest. "
             + "Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticated;
 
-    @Option(names = "--max-unauthenticated-per-address", defaultValue = "4", paramLabel = "N",
+    @Option(names = "--max-unauthenticated-per-address",
+        defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_PER_ADDRESS, paramLabel = "N",
         description = "The same, from one address. Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticatedPerAddress;
 
@@ -83,12 +89,7 @@ public final class ServeCommand extends Subcommand {
         PrintWriter out = cl.getOut();
         PrintWriter err = cl.getErr();
         Auth auth = secret.load(err, "lossprobe serve: ");
-        ServerLimits d = ServerLimits.DEFAULTS;
-        ServerLimits limits = new ServerLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,
-            Units.parseDurationNs(maxDuration, "--max-duration"), maxSessions, d.minPort(), d.handshakeTimeoutMs(),
-            d.idleTimeoutMs(), maxLevels, Units.parseDurationNs(maxTotalDuration, "--max-total-duration"),
-            Units.parseBytes(maxBytesRate, "--max-bytes-rate"), Units.parseBytes(maxMemory, "--max-memory"),
-            maxUnauthenticatedPerAddress, maxUnauthenticated, d.writeTimeoutMs());
+        ServerLimits limits = limits();
         CountDownLatch stop = new CountDownLatch(1);
         try (ControlServer server = listen(auth, limits, out)) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "lossprobe-serve-stop"));
@@ -100,6 +101,15 @@ public final class ServeCommand extends Subcommand {
             stop.await();
         }
         return 0;
+    }
+
+    /** ServerLimits.DEFAULTS with what the --max-* options set (the rest, such as timeouts, are not options). */
+    ServerLimits limits() {
+        return ServerLimits.DEFAULTS.withSessions(maxSessions).withPreAuth(maxUnauthenticatedPerAddress,
+            maxUnauthenticated).withPlanLimits(Level.parse(maxRate).ratePerSecond(), maxPorts,
+            Units.parseDurationNs(maxDuration, "--max-duration"), maxLevels,
+            Units.parseDurationNs(maxTotalDuration, "--max-total-duration"),
+            Units.parseBytes(maxBytesRate, "--max-bytes-rate"), Units.parseBytes(maxMemory, "--max-memory"));
     }
 
     /** The control server on {@code bind:port}; a port in use names the address (and the likely culprit). */
