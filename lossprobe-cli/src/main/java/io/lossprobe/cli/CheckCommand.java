@@ -1,7 +1,6 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.CheckReport;
-import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.JUnitXml;
 import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.Policy;
@@ -53,12 +52,7 @@ public final class CheckCommand extends Subcommand {
         outputs.requireWritable(cl);
         Inputs.requireNotInput(cl, prometheus, java.util.List.of(resultFile, policyFile));
         Inputs.requireNotInput(cl, junit, java.util.List.of(resultFile, policyFile));
-        Policy policy;
-        try {
-            policy = Policy.read(policyFile);
-        } catch (InputException e) {
-            throw new CommandLine.ParameterException(cl, e.getMessage());
-        }
+        Policy policy = Inputs.policy(cl, policyFile);
         if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
             return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, prometheus, junit, quiet);
         }

@@ -2,6 +2,9 @@ package io.lossprobe.cli;
 
 import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.LoadedResult;
+import io.lossprobe.analysis.MeshFiles;
+import io.lossprobe.analysis.MeshResult;
+import io.lossprobe.analysis.Policy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -13,20 +16,36 @@ final class Inputs {
     private Inputs() {
     }
 
-    static LoadedResult read(CommandLine cl, Path file) {
+    /** Reads user input; it may refuse it (malformed, newer schema, unknown key). */
+    @FunctionalInterface
+    interface Reader<T> {
+        T read() throws InputException;
+    }
+
+    /** What {@code reader} reads; input it refuses is bad usage, one line. */
+    static <T> T readOrBadUsage(CommandLine cl, Reader<T> reader) {
         try {
-            return LoadedResult.read(file);
+            return reader.read();
         } catch (InputException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
     }
 
+    static LoadedResult read(CommandLine cl, Path file) {
+        return readOrBadUsage(cl, () -> LoadedResult.read(file));
+    }
+
     static List<LoadedResult> readAll(CommandLine cl, List<Path> files, Consumer<String> progress) {
-        try {
-            return LoadedResult.readAll(files, progress);
-        } catch (InputException e) {
-            throw new CommandLine.ParameterException(cl, e.getMessage());
-        }
+        return readOrBadUsage(cl, () -> LoadedResult.readAll(files, progress));
+    }
+
+    static Policy policy(CommandLine cl, Path file) {
+        return readOrBadUsage(cl, () -> Policy.read(file));
+    }
+
+    /** One mesh of a source's file or several (merged). */
+    static MeshResult mesh(CommandLine cl, List<Path> files) {
+        return readOrBadUsage(cl, () -> MeshFiles.readAll(files));
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshResult;
 import java.nio.file.Path;
@@ -29,12 +28,7 @@ final class MeshMergeCommand extends Subcommand {
     @Override
     int run(CommandLine cl) throws Exception {
         Inputs.requireWritable(cl, output, "the merged mesh to");
-        MeshResult merged;
-        try {
-            merged = MeshFiles.readAll(files);
-        } catch (InputException e) {
-            throw new CommandLine.ParameterException(cl, e.getMessage());
-        }
+        MeshResult merged = Inputs.mesh(cl, files);
         MeshFiles.write(output, merged);
         Map<String, Integer> byStatus = new TreeMap<>();
         merged.pairs().forEach(p -> byStatus.merge(p.status(), 1, Integer::sum));

@@ -1,6 +1,5 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.MeshCheck;
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshPrometheus;
@@ -26,17 +25,9 @@ final class MeshOutputs {
         return !files.isEmpty() && MeshFiles.isMesh(files.get(0));
     }
 
-    private static MeshResult read(CommandLine cl, List<Path> files) {
-        try {
-            return MeshFiles.readAll(files);
-        } catch (InputException e) {
-            throw new CommandLine.ParameterException(cl, e.getMessage());
-        }
-    }
-
     /** The matrix report of one mesh (its sources' files are merged first). */
     static int report(CommandLine cl, List<Path> files, String format, Path out, boolean quiet) throws IOException {
-        MeshResult mesh = read(cl, files);
+        MeshResult mesh = Inputs.mesh(cl, files);
         MeshReport report = MeshReport.of(mesh);
         String text = switch (format) {
             case "md" -> report.markdown();
@@ -63,7 +54,7 @@ final class MeshOutputs {
         if (baseline != null) {
             throw new CommandLine.ParameterException(cl, "--baseline is not supported for mesh files yet");
         }
-        MeshResult mesh = read(cl, List.of(file));
+        MeshResult mesh = Inputs.mesh(cl, List.of(file));
         MeshCheck.Outcome outcome = new MeshCheck(policy).check(mesh);
         if (prometheus != null) {
             MeshPrometheus.write(prometheus, mesh, Optional.of(outcome));

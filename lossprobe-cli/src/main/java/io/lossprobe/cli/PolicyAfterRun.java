@@ -1,7 +1,5 @@
 package io.lossprobe.cli;
 
-import io.lossprobe.analysis.InputException;
-import io.lossprobe.analysis.Policy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +25,7 @@ final class PolicyAfterRun {
         if (policy == null) {
             return;
         }
-        try {
-            Policy.read(policy);
-        } catch (InputException e) {
-            throw new CommandLine.ParameterException(cl, e.getMessage());
-        }
+        Inputs.policy(cl, policy);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.HtmlReport;
-import io.lossprobe.analysis.InputException;
 import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.Policy;
 import io.lossprobe.analysis.SummaryTable;
@@ -56,14 +55,7 @@ public final class ReportCommand extends Subcommand {
         if (MeshOutputs.isMesh(files)) {
             return MeshOutputs.report(cl, files, fmt, out, quiet);
         }
-        Optional<Policy> policy = Optional.empty();
-        if (policyFile != null) {
-            try {
-                policy = Optional.of(Policy.read(policyFile));
-            } catch (InputException e) {
-                throw new CommandLine.ParameterException(cl, e.getMessage());
-            }
-        }
+        Optional<Policy> policy = policyFile == null ? Optional.empty() : Optional.of(Inputs.policy(cl, policyFile));
         PrintWriter err = cl.getErr();
         long t0 = System.nanoTime();
         Consumer<String> progress = quiet ? m -> { } : m -> {
