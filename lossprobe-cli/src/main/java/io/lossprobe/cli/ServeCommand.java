@@ -36,20 +36,16 @@ public final class ServeCommand extends Subcommand {
         description = "Highest level a controller may ask for. Default: ${DEFAULT-VALUE}.")
     String maxRate;
 
-    @Option(names = "--max-ports", defaultValue = "" + ServerLimits.DEFAULT_PORTS, paramLabel = "N",
-        description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-ports", defaultValue = "" + ServerLimits.DEFAULT_PORTS, paramLabel = "N", description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
     int maxPorts;
 
-    @Option(names = "--max-duration", defaultValue = ServerLimits.DEFAULT_DURATION, paramLabel = "TIME",
-        description = "Longest step. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-duration", defaultValue = ServerLimits.DEFAULT_DURATION, paramLabel = "TIME", description = "Longest step. Default: ${DEFAULT-VALUE}.")
     String maxDuration;
 
-    @Option(names = "--max-sessions", defaultValue = "" + ServerLimits.DEFAULT_SESSIONS, paramLabel = "N",
-        description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-sessions", defaultValue = "" + ServerLimits.DEFAULT_SESSIONS, paramLabel = "N", description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
     int maxSessions;
 
-    @Option(names = "--max-levels", defaultValue = "" + ServerLimits.DEFAULT_LEVELS, paramLabel = "N",
-        description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-levels", defaultValue = "" + ServerLimits.DEFAULT_LEVELS, paramLabel = "N", description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
     int maxLevels;
 
     @Option(names = "--max-total-duration", defaultValue = ServerLimits.DEFAULT_TOTAL_DURATION, paramLabel = "TIME",
@@ -65,14 +61,12 @@ public final class ServeCommand extends Subcommand {
             + "Default: ${DEFAULT-VALUE}.")
     String maxMemory;
 
-    @Option(names = "--max-unauthenticated", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_TOTAL,
-        paramLabel = "N",
+    @Option(names = "--max-unauthenticated", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_TOTAL, paramLabel = "N",
         description = "Connections held before they authenticate; a further one closes the oldest. "
             + "Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticated;
 
-    @Option(names = "--max-unauthenticated-per-address",
-        defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_PER_ADDRESS, paramLabel = "N",
+    @Option(names = "--max-unauthenticated-per-address", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_PER_ADDRESS, paramLabel = "N",
         description = "The same, from one address. Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticatedPerAddress;
 
