@@ -50,8 +50,7 @@ public final class CheckCommand extends Subcommand {
         Path junit = outputs.junit;
         boolean quiet = this.quiet.quiet;
         outputs.requireWritable(cl);
-        Inputs.requireNotInput(cl, prometheus, java.util.List.of(resultFile, policyFile));
-        Inputs.requireNotInput(cl, junit, java.util.List.of(resultFile, policyFile));
+        outputs.requireNotInput(cl, java.util.List.of(resultFile, policyFile));
         Policy policy = Inputs.policy(cl, policyFile);
         if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
             return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, prometheus, junit, quiet);

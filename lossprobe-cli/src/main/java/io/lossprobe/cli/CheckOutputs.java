@@ -27,6 +27,12 @@ final class CheckOutputs {
         Inputs.requireWritable(cl, junit, "--junit");
     }
 
+    /** Neither file is one of {@code inputs} (check's result and policy): writing one would replace it. */
+    void requireNotInput(CommandLine cl, List<Path> inputs) {
+        Inputs.requireNotInput(cl, prometheus, inputs);
+        Inputs.requireNotInput(cl, junit, inputs);
+    }
+
     /** The options as {@code lossprobe check} takes them. */
     void addTo(List<String> args) {
         if (prometheus != null) {

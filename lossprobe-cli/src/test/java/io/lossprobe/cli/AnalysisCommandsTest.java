@@ -222,6 +222,23 @@ class AnalysisCommandsTest {
     }
 
     @Test
+    void checkRefusesToWriteItsFilesOverItsInputs() throws IOException {
+        Path r = result("in.json", 0, null);
+        Path p = policy(POLICY);
+        byte[] result = Files.readAllBytes(r);
+        byte[] policy = Files.readAllBytes(p);
+        for (String[] args : new String[][] {{"--junit", r.toString()}, {"--prometheus", r.toString()},
+            {"--junit", p.toString()}, {"--prometheus", p.toString()}}) {
+            Outcome o = execute("check", "--policy", p.toString(), args[0], args[1], r.toString());
+            assertThat(o.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(o.err()).contains("refusing to write").contains("over the input");
+            assertOneLine(o);
+        }
+        assertThat(Files.readAllBytes(r)).isEqualTo(result);
+        assertThat(Files.readAllBytes(p)).isEqualTo(policy);
+    }
+
+    @Test
     void reportWithAPolicyLeadsWithTheCheck() throws IOException {
         Path r = result("r.json", 1, s -> lose(s, 600));
         Path html = dir.resolve("report.html");
