@@ -15,14 +15,18 @@ holds a fixed level equal to the rate sockperf sent in this run: "can lossprobe 
 The latency section (--only latency) alternates, in every round, irtt (client and server, one packet per ms),
 lossprobe's echo at 1k/s over one flow in the default and the precision timing mode, and sockperf's ping-pong
 (at 1,000 messages/s, and back to back); each gives its round trip's p50 and p99 from its own per-packet figures.
-Then lossprobe's one-way delay at 30k/s over 48 flows in both modes. The summary takes medians over rounds.
+The targets compare like with like: the peers time a round trip from their actual send, so lossprobe's figure there
+is its round trip from the actual send (echo.rttTransit); its rtt from the intended send time, which adds the
+sender's lag behind its schedule, is printed beside it as information. Then lossprobe's one-way delay at 30k/s over 48 flows in both modes. The summary takes medians over rounds.
 With --lab PREFIX the latency section runs between scripts/lab.sh's namespaces instead of on loopback (make the
 lab first: LAB_PREFIX=PREFIX scripts/lab.sh up 1): every client in PREFIXtx1, every server (irtt, sockperf, one
 'lossprobe serve' for the whole section) in PREFIXrx at 198.18.0.1.
 
 The udpref pairs (part of --only udp, or alone with --only udpref) put lossprobe at max and at 1M against
 scripts/bench/c/udpref.c (--udpref BINARY; run.sh builds it with gcc), the plainest fast UDP path in C: UDP_SEGMENT
-sends, recvmmsg reads, sequence-checked, over 1 and 48 flows. Every round runs udpref and each lossprobe variant
+sends, recvmmsg reads, sequence-checked, over 1 and 48 flows; and udpref --gro 1 (UDP_GRO on its receiving sockets),
+the like-for-like reference for a lossprobe step that had UDP_GRO on (the default turns it on at max and from 10k/s
+a flow; each lossprobe line gives both ratios). Every round runs both udprefs and each lossprobe variant
 (--udp-variants, e.g. 'udp.send=native;udp.send=netty'), the starting side rotated from round to round; ratios are
 taken within a round and the summary gives their medians. With --lab PREFIX they run across the lab as the latency
 section does (udpref recv and 'lossprobe serve' in PREFIXrx, the senders in PREFIXtx1); serve never accepts the
@@ -607,8 +611,12 @@ def main():
                                 for p in record["pairs"]], "skipped": record["skipped"]}, indent=1))
 
 
+# Like for like: irtt and sockperf time a round trip from their actual send, so lossprobe's figure here is its round
+# trip from the actual send too (echo.rttTransit: the send time the sender stamps into each request as it leaves).
+# lossprobe's rtt from the intended send time (free of coordinated omission) also carries its sender's lag behind
+# the schedule; its ratios are printed beside these, as information.
 LATENCY_TARGETS = [
-    # (name, ours, reference, figure, target: ours / reference at most this)
+    # (name, ours, reference, figure (ours from the actual send), target: ours / reference at most this)
     ("echo 1k/s 1 flow, default: p50 vs irtt", "lossprobe-default", "irtt", "p50Us", 1.2),
     ("echo 1k/s 1 flow, default: p99 vs irtt", "lossprobe-default", "irtt", "p99Us", 2.0),
     ("echo 1k/s 1 flow, precision: p50 vs irtt", "lossprobe-precision", "irtt", "p50Us", 1.2),
@@ -721,25 +729,27 @@ def latency_rounds(lp, args, record, place, secret):
         if p50 is not None:
             log("  %-22s rtt p50 %8.1f us  p99 %9.1f us" % (tool, p50, p99))
     for name, ours, ref, figure, target in LATENCY_TARGETS:
-        ratios = [round(r[ours][figure] / r[ref][figure], 3) for r in rounds
-                  if r[ours].get(figure) and r[ref].get(figure)]
+        mine = "transit" + figure[0].upper() + figure[1:]  # p50Us -> transitP50Us: from the actual send
+        ratios = [round(r[ours][mine] / r[ref][figure], 3) for r in rounds
+                  if r[ours].get(mine) and r[ref].get(figure)]
         med = median(ratios)
         met = med is not None and med <= target
         summary.append({"name": name, "medianRatio": med, "ratios": ratios, "target": target, "met": met,
-                        "lossprobeMedian": median([r[ours].get(figure) for r in rounds]),
+                        "lossprobeFigure": "rtt from the actual send (echo.rttTransit)",
+                        "lossprobeMedian": median([r[ours].get(mine) for r in rounds]),
                         "referenceMedian": median([r[ref].get(figure) for r in rounds])})
         log("  %-70s median ratio %s (rounds: %s) target <= %.1f: %s" % (
             name, med, ", ".join(str(x) for x in ratios), target, "MET" if met else "MISSED"))
-    # Not the targets' figure, shown beside it: lossprobe's round trip from its actual send time, as irtt and
-    # sockperf time theirs (lossprobe's rtt runs from the intended time and so includes its own sender's lag).
+    # Not the targets' figure, shown beside it: lossprobe's rtt from the intended send time, which adds the
+    # sender's lag behind its schedule (senderLag) to the round trip; no peer tool has such a figure.
     for ours in ("lossprobe-default", "lossprobe-precision"):
-        for figure, ref_figure in (("transitP50Us", "p50Us"), ("transitP99Us", "p99Us")):
-            ratios = [round(r[ours][figure] / r["irtt"][ref_figure], 3) for r in rounds
-                      if r[ours].get(figure) and r["irtt"].get(ref_figure)]
-            summary.append({"name": "%s from the actual send, %s vs irtt (information)" % (ours, ref_figure[:3]),
+        for figure in ("p50Us", "p99Us"):
+            ratios = [round(r[ours][figure] / r["irtt"][figure], 3) for r in rounds
+                      if r[ours].get(figure) and r["irtt"].get(figure)]
+            summary.append({"name": "%s from the intended send, %s vs irtt (information)" % (ours, figure[:3]),
                             "medianRatio": median(ratios), "ratios": ratios})
             log("  %-70s median ratio %s (rounds: %s)" % (
-                "%s rtt from the actual send, %s vs irtt (not a target)" % (ours, ref_figure[:3]), median(ratios),
+                "%s rtt from the intended send, %s vs irtt (not a target)" % (ours, figure[:3]), median(ratios),
                 ", ".join(str(x) for x in ratios)))
     p = delays.get("precision", {})
     ok = "p50Us" in p and p["p50Us"] < 50
@@ -753,17 +763,22 @@ def latency_rounds(lp, args, record, place, secret):
 TIMESTAMP_AB_LEVELS = ("max", "1M")
 UDPREF_FLOWS = (1, 48)
 UDPREF_LEVELS = ("max", "1M")
+# udpref as the issue defines it (recvmmsg of single datagrams), and with UDP_GRO: the like-for-like reference for
+# a lossprobe step that had UDP_GRO on (udp.gro=auto turns it on at max and from 10k/s a flow)
+UDPREF_SIDES = ("udpref", "udpref-gro")
 # 'lossprobe serve' never accepts the level max (a controller could flood it); across the lab the max pairs hold
 # this fixed level instead, above what this machine carries, with serve's --max-rate raised to it.
 UDPREF_LAB_MAX = "3M"
 
 
-def udpref(binary, flows, duration, place, size=64):
+def udpref(binary, flows, duration, place, size=64, gro=False):
     """The C reference (scripts/bench/c/udpref.c): UDP_SEGMENT sends of 64 datagrams round robin over the flows'
-    sockets, recvmmsg reads, every datagram's sequence checked. On loopback one process ('both'); across the lab
+    sockets, recvmmsg reads, every datagram's sequence checked; with gro, UDP_GRO on the receiving sockets (each
+    coalesced read cut into its datagrams). On loopback one process ('both'); across the lab
     its receiver in PREFIXrx and its sender in PREFIXtx1. CPU is the processes' own (user + system) over the
     sender's seconds, as lossprobe's processPercent is over its window."""
-    common = ["--addr", place.server_addr, "--port", str(UDPREF_PORT), "--flows", str(flows), "--size", str(size)]
+    common = ["--addr", place.server_addr, "--port", str(UDPREF_PORT), "--flows", str(flows), "--size", str(size),
+              "--gro", "1" if gro else "0"]
     load_before = load()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     if place.lab:
@@ -824,20 +839,21 @@ def udpref_section(lp, args, record):
         for rnd in range(1, args.repeat + 1):
             log("-- udpref round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
             for flows in UDPREF_FLOWS:
-                # udpref first, then each variant; the start rotates every round so no side always goes first
-                sides = ["udpref"] + [(level, v) for level in UDPREF_LEVELS for v in variants]
+                # udpref (without and with UDP_GRO) first, then each variant; the start rotates every round so no
+                # side always goes first
+                sides = list(UDPREF_SIDES) + [(level, v) for level in UDPREF_LEVELS for v in variants]
                 shift = (rnd - 1) % len(sides)
                 for side in sides[shift:] + sides[:shift]:
-                    if side == "udpref":
-                        v = udpref(args.udpref, flows, args.duration, place)
-                        runs.append({"round": rnd, "flows": flows, "side": "udpref", "result": v})
+                    if side in UDPREF_SIDES:
+                        v = udpref(args.udpref, flows, args.duration, place, gro=side == "udpref-gro")
+                        runs.append({"round": rnd, "flows": flows, "side": side, "result": v})
                         if "error" in v:
-                            log("  %2d flow(s) udpref error: %s" % (flows, v["error"]))
+                            log("  %2d flow(s) %s error: %s" % (flows, side, v["error"]))
                         else:
-                            log("  %2d flow(s) udpref             delivered/s %s sent/s %s lost %d missing %d "
-                                "cpu %s%% load %.2f->%.2f" % (flows, fmt(v["deliveredPerS"]), fmt(v["sentPerS"]),
-                                                              v["lost"], v["missing"], v["cpuPercent"],
-                                                              v["loadBefore"], v["loadAfter"]))
+                            log("  %2d flow(s) %-18s delivered/s %s sent/s %s lost %d missing %d "
+                                "cpu %s%% load %.2f->%.2f" % (flows, side, fmt(v["deliveredPerS"]),
+                                                              fmt(v["sentPerS"]), v["lost"], v["missing"],
+                                                              v["cpuPercent"], v["loadBefore"], v["loadAfter"]))
                         continue
                     level, var = side
                     extra = [a for x in var for a in ("-X", x)]
@@ -866,11 +882,16 @@ def udpref_summary(runs, variants, rounds):
     summary = []
     log("-- udpref pairs: medians over %d round(s)" % rounds)
     for flows in UDPREF_FLOWS:
-        refs = {r["round"]: r["result"] for r in ok if r["side"] == "udpref" and r["flows"] == flows}
-        ref_med = {k: median([v[k] for v in refs.values()]) for k in ("deliveredPerS", "cpuPercent", "lost")}
-        log("  %2d flow(s) udpref             delivered/s %s cpu %s%% lost %s (median of %d)" % (
-            flows, fmt(ref_med["deliveredPerS"]), ref_med["cpuPercent"], ref_med["lost"], len(refs)))
-        summary.append(dict(flows=flows, side="udpref", rounds=len(refs), **ref_med))
+        by_side = {}
+        for side in UDPREF_SIDES:
+            by_side[side] = {r["round"]: r["result"] for r in ok if r["side"] == side and r["flows"] == flows}
+            ref_med = {k: median([v[k] for v in by_side[side].values()])
+                       for k in ("deliveredPerS", "cpuPercent", "lost")}
+            log("  %2d flow(s) %-18s delivered/s %s cpu %s%% lost %s (median of %d)" % (
+                flows, side, fmt(ref_med["deliveredPerS"]), ref_med["cpuPercent"], ref_med["lost"],
+                len(by_side[side])))
+            summary.append(dict(flows=flows, side=side, rounds=len(by_side[side]), **ref_med))
+        refs = by_side["udpref"]
         for level in UDPREF_LEVELS:
             per_variant = {}
             for var in variants:
@@ -883,13 +904,23 @@ def udpref_summary(runs, variants, rounds):
                 med = {k: median([v[k] for v in mine.values()]) for k in ("deliveredPerS", "sentPerS", "lost",
                                                                           "cpuPercent")}
                 held = all(v["identitiesHold"] for v in mine.values())
+                # like for like: against udpref with UDP_GRO where this lossprobe step had it on
+                alike = []
+                for rnd, v in sorted(mine.items()):
+                    ref = by_side["udpref-gro" if v.get("receiveGro") == 1 else "udpref"].get(rnd)
+                    if ref and ref.get("deliveredPerS"):
+                        alike.append(round(v["deliveredPerS"] / ref["deliveredPerS"], 3))
+                gro = sorted({str(v.get("receiveGro")) for v in mine.values()})
                 summary.append(dict(flows=flows, level=level, variant=name, rounds=len(mine), ratiosToUdpref=ratios,
-                                    medianRatioToUdpref=median(ratios), identitiesHeld=held, **med))
-                log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %s cpu %s%%; vs udpref median %s "
-                    "(rounds: %s); identities %s" % (flows, level, name or "defaults", fmt(med["deliveredPerS"]),
-                                                     fmt(med["sentPerS"]), med["lost"], med["cpuPercent"],
-                                                     median(ratios), ", ".join(str(x) for x in ratios),
-                                                     "held" if held else "BROKEN"))
+                                    medianRatioToUdpref=median(ratios), receiveGro=gro,
+                                    ratiosLikeForLike=alike, medianRatioLikeForLike=median(alike),
+                                    identitiesHeld=held, **med))
+                log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %s cpu %s%% GRO %s; vs udpref median "
+                    "%s (rounds: %s); like for like (udpref-gro where GRO was on) median %s (rounds: %s); "
+                    "identities %s" % (flows, level, name or "defaults", fmt(med["deliveredPerS"]),
+                                       fmt(med["sentPerS"]), med["lost"], med["cpuPercent"], ",".join(gro),
+                                       median(ratios), ", ".join(str(x) for x in ratios), median(alike),
+                                       ", ".join(str(x) for x in alike), "held" if held else "BROKEN"))
             if len(variants) == 2:
                 a, b = (",".join(v) for v in variants)
                 ratios = [round(v["deliveredPerS"] / per_variant[b][rnd]["deliveredPerS"], 3)

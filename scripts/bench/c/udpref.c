@@ -12,6 +12,10 @@
  *   udpref recv --addr 198.18.0.1 --port 31700 --flows 48 --seconds 7    (then, on the sending host:)
  *   udpref send --addr 198.18.0.1 --port 31700 --flows 48 --size 64 --seconds 5
  *
+ * With --gro 1 the receiving sockets have UDP_GRO on: the kernel queues a GSO send whole and one read returns it,
+ * cut here into its datagrams by the segment size the UDP_GRO control message gives (16 reads of 64 KiB a call),
+ * every datagram's sequence still checked. That is the reference for lossprobe with UDP_GRO (udp.gro=auto at max).
+ *
  * Prints one JSON object per role on stdout. Bounded: the sender stops after --seconds, the receiver after
  * --seconds plus one second of silence at most. Built by scripts/bench/run.sh with gcc -O2.
  */
@@ -33,12 +37,17 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#define GRO_SLOT 65536
+#define GRO_BATCH 16
 #define BATCH 64
 #define MAX_FLOWS 1024
 
 struct options {
     const char *addr;
-    int port, flows, size, gso;
+    int port, flows, size, gso, gro;
     double seconds;
 };
 
@@ -84,6 +93,8 @@ static void *receive(void *arg) {
         if (fds[i] < 0) die("socket");
         int buf = 4 << 20;
         setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+        int one = 1;
+        if (o->gro && setsockopt(fds[i], IPPROTO_UDP, UDP_GRO, &one, sizeof one) < 0) die("UDP_GRO");
         struct sockaddr_in a = address(o->addr, o->port + i);
         if (bind(fds[i], (struct sockaddr *) &a, sizeof a) < 0) die("bind");
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t) i};
@@ -91,12 +102,16 @@ static void *receive(void *arg) {
         next[i] = 0;
         got[i] = 0;
     }
-    static char bufs[BATCH][2048];
+    int batch = o->gro ? GRO_BATCH : BATCH;
+    size_t slot = o->gro ? GRO_SLOT : 2048;
+    char *bufs = malloc((size_t) batch * slot);
+    static char controls[BATCH][CMSG_SPACE(sizeof(int))];
     struct mmsghdr msgs[BATCH];
     struct iovec iovs[BATCH];
-    for (int k = 0; k < BATCH; k++) {
-        iovs[k].iov_base = bufs[k];
-        iovs[k].iov_len = sizeof bufs[k];
+    if (!bufs) die("malloc");
+    for (int k = 0; k < batch; k++) {
+        iovs[k].iov_base = bufs + (size_t) k * slot;
+        iovs[k].iov_len = slot;
         memset(&msgs[k], 0, sizeof msgs[k]);
         msgs[k].msg_hdr.msg_iov = &iovs[k];
         msgs[k].msg_hdr.msg_iovlen = 1;
@@ -115,20 +130,45 @@ static void *receive(void *arg) {
         for (int e = 0; e < n; e++) {
             int f = (int) events[e].data.u32;
             int got_now;
-            while ((got_now = recvmmsg(fds[f], msgs, BATCH, MSG_DONTWAIT, NULL)) > 0) {
+            for (;;) {
+                if (o->gro) {
+                    for (int k = 0; k < batch; k++) { /* the kernel shortens these to what it wrote */
+                        msgs[k].msg_hdr.msg_control = controls[k];
+                        msgs[k].msg_hdr.msg_controllen = sizeof controls[k];
+                    }
+                }
+                if ((got_now = recvmmsg(fds[f], msgs, batch, MSG_DONTWAIT, NULL)) <= 0) break;
                 r.calls++;
                 for (int k = 0; k < got_now; k++) {
-                    uint64_t seq;
-                    if (msgs[k].msg_len < sizeof seq) continue;
-                    memcpy(&seq, bufs[k], sizeof seq);
-                    if (seq < next[f]) {
-                        r.reordered++;
-                    } else {
-                        next[f] = seq + 1;
+                    const char *data = bufs + (size_t) k * slot;
+                    size_t len = msgs[k].msg_len, seg = len;
+                    if (o->gro) { /* a coalesced read: datagrams of seg bytes each, the last maybe shorter */
+                        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[k].msg_hdr); c;
+                             c = CMSG_NXTHDR(&msgs[k].msg_hdr, c)) {
+                            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                                int g;
+                                memcpy(&g, CMSG_DATA(c), sizeof g);
+                                if (g > 0 && (size_t) g < len) seg = (size_t) g;
+                            }
+                        }
                     }
-                    got[f]++;
+                    for (size_t off = 0; off < len || (len == 0 && off == 0); off += seg ? seg : 1) {
+                        uint64_t seq;
+                        size_t n = len - off < seg ? len - off : seg;
+                        r.received++;
+                        got[f]++;
+                        if (n < sizeof seq) {
+                            if (len == 0) break;
+                            continue;
+                        }
+                        memcpy(&seq, data + off, sizeof seq);
+                        if (seq < next[f]) {
+                            r.reordered++;
+                        } else {
+                            next[f] = seq + 1;
+                        }
+                    }
                 }
-                r.received += got_now;
             }
         }
         if (start < 0) start = t;
@@ -138,6 +178,7 @@ static void *receive(void *arg) {
         r.missing += next[i] > got[i] ? next[i] - got[i] : 0;
         close(fds[i]);
     }
+    free(bufs);
     r.seconds = start < 0 ? 0 : last - start;
     close(ep);
     return &r;
@@ -209,8 +250,8 @@ static void print_tx(struct options *o, struct tx_result *t) {
 }
 
 static void print_rx(struct options *o, struct rx_result *r, double window_s) {
-    printf("{\"role\":\"recv\",\"flows\":%d,\"received\":%llu,\"missing\":%llu,\"reordered\":%llu,"
-           "\"calls\":%llu,\"seconds\":%.3f,\"receivedPerS\":%.0f}\n", o->flows,
+    printf("{\"role\":\"recv\",\"flows\":%d,\"gro\":%d,\"received\":%llu,\"missing\":%llu,\"reordered\":%llu,"
+           "\"calls\":%llu,\"seconds\":%.3f,\"receivedPerS\":%.0f}\n", o->flows, o->gro,
            (unsigned long long) r->received, (unsigned long long) r->missing, (unsigned long long) r->reordered,
            (unsigned long long) r->calls, r->seconds, window_s > 0 ? r->received / window_s : 0);
 }
@@ -219,7 +260,7 @@ int main(int argc, char **argv) {
     struct options o = {.addr = "127.0.0.1", .port = 31700, .flows = 1, .size = 64, .gso = BATCH, .seconds = 5};
     if (argc < 2) {
         fprintf(stderr, "usage: udpref both|send|recv [--addr A] [--port P] [--flows N] [--size B] "
-                        "[--gso SEGMENTS|0] [--seconds S]\n");
+                        "[--gso SEGMENTS|0] [--gro 0|1] [--seconds S]\n");
         return 2;
     }
     const char *role = argv[1];
@@ -229,6 +270,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--flows")) o.flows = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--size")) o.size = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--gso")) o.gso = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--gro")) o.gro = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) o.seconds = atof(argv[i + 1]);
         else {
             fprintf(stderr, "udpref: unknown option %s\n", argv[i]);
@@ -236,8 +278,10 @@ int main(int argc, char **argv) {
         }
     }
     if (o.flows < 1 || o.flows > MAX_FLOWS || o.size < 8 || o.size > 1472 || o.gso < 0 || o.gso > BATCH
-        || o.seconds <= 0 || o.seconds > 600 || o.port < 1 || o.port + o.flows > 65536) {
-        fprintf(stderr, "udpref: flows 1-%d, size 8-1472, gso 0-%d, seconds up to 600\n", MAX_FLOWS, BATCH);
+        || o.gro < 0 || o.gro > 1 || o.seconds <= 0 || o.seconds > 600 || o.port < 1
+        || o.port + o.flows > 65536) {
+        fprintf(stderr, "udpref: flows 1-%d, size 8-1472, gso 0-%d, gro 0 or 1, seconds up to 600\n", MAX_FLOWS,
+                BATCH);
         return 2;
     }
     if (!strcmp(role, "recv")) {
