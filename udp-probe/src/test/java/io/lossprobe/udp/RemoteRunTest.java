@@ -220,6 +220,31 @@ class RemoteRunTest {
         }
     }
 
+    /**
+     * Between hosts the server's receivers learn each step's rate from the control protocol: at 20k/s a flow
+     * (udp.gro=auto pays from 10k/s) they read with UDP_GRO, at 1k/s a flow they do not, and every message of a
+     * coalesced read is accounted either way.
+     */
+    @Test
+    @Timeout(120)
+    void theServersReceiversTurnGroOnAtAStepFastEnough() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeUdp.available(), "needs lossprobe's native reader");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            for (String level : List.of("8k", "160k")) {
+                RunResult r = runAgainst(server, 42000, level);
+                long expected = level.equals("160k") ? 1L : 0L;
+                for (StepResult s : r.steps()) {
+                    assertThat(s.transportCounters()).as("%s step %d", level, s.step())
+                        .containsEntry(UdpCounters.RECEIVE_GRO, expected);
+                    assertThat(s.counts().corrupt()).isZero();
+                    assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+                    assertThat(s.counts().received()).isPositive();
+                }
+            }
+        }
+    }
+
     private static RunResult call(ControlServer server, int basePort, String level) {
         try {
             return runAgainst(server, basePort, level);
