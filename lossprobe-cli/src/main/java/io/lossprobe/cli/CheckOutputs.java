@@ -27,7 +27,10 @@ final class CheckOutputs {
         Inputs.requireWritable(cl, junit, "--junit");
     }
 
-    /** Neither file is one of {@code inputs} (check's result and policy): writing one would replace it. */
+    /**
+     * Neither file is one of {@code inputs} (check's result and policy; a run's policy, baseline and secret; null
+     * entries are options not given): writing one would replace it.
+     */
     void requireNotInput(CommandLine cl, List<Path> inputs) {
         Inputs.requireNotInput(cl, prometheus, inputs);
         Inputs.requireNotInput(cl, junit, inputs);

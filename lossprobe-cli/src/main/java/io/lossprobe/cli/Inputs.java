@@ -57,7 +57,7 @@ final class Inputs {
             return;
         }
         for (Path in : inputs) {
-            if (sameFile(out, in)) {
+            if (in != null && sameFile(out, in)) {
                 throw new CommandLine.ParameterException(cl, "refusing to write " + out + " over the input " + in
                     + "; choose another output file");
             }

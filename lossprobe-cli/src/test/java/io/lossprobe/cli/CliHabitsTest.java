@@ -58,6 +58,37 @@ class CliHabitsTest {
         return file;
     }
 
+    /**
+     * run and mesh refuse, before any traffic, to write --prometheus or --junit over one of their own inputs (the
+     * policy, a run's baseline, the secret, mesh's hosts file): the file stays as it was.
+     */
+    @Test
+    void runAndMeshRefuseToWriteTheirCheckFilesOverTheirInputs() throws java.io.IOException {
+        Path policy = Files.writeString(dir.resolve("policy.json"), "{\"defaults\": {\"maxLossPercent\": 1}}");
+        Path secret = secretFile("lp.secret", "0123456789abcdef0123456789abcdef\n");
+        Path hosts = Files.writeString(dir.resolve("hosts.txt"), "127.0.0.1:7400\n");
+        String[][] cases = {
+            {"run", "--transport", "udp", "--ports", "1", "--levels", "1k", "--duration", "100ms", "--warmup", "0",
+                "--policy", policy.toString(), "--prometheus", policy.toString()},
+            {"run", "--transport", "udp", "--ports", "1", "--levels", "1k", "--duration", "100ms", "--warmup", "0",
+                "--policy", policy.toString(), "--junit", policy.toString()},
+            {"mesh", "--hosts-file", hosts.toString(), "--secret-file", secret.toString(), "--transport", "udp",
+                "--prometheus", hosts.toString()},
+            {"mesh", "--hosts-file", hosts.toString(), "--secret-file", secret.toString(), "--transport", "udp",
+                "--prometheus", secret.toString()},
+        };
+        byte[][] before = {Files.readAllBytes(policy), Files.readAllBytes(secret), Files.readAllBytes(hosts)};
+        for (String[] args : cases) {
+            RunCommandTest.Outcome o = execute(args);
+            assertThat(o.exit()).as("%s: %s", String.join(" ", args), o.err()).isEqualTo(2);
+            assertThat(o.err().strip()).contains("refusing to write").contains("over the input");
+            assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+        }
+        assertThat(Files.readAllBytes(policy)).isEqualTo(before[0]);
+        assertThat(Files.readAllBytes(secret)).isEqualTo(before[1]);
+        assertThat(Files.readAllBytes(hosts)).isEqualTo(before[2]);
+    }
+
     @Test
     void editDistanceCountsASwapAsOne() {
         assertThat(Suggestions.distance("rnu", "run")).isEqualTo(1);
