@@ -152,22 +152,22 @@ static void *receive(void *arg) {
                             }
                         }
                     }
-                    for (size_t off = 0; off < len || (len == 0 && off == 0); off += seg ? seg : 1) {
+                    size_t off = 0;
+                    do { /* one datagram of seg bytes (the last maybe shorter); an empty read is one too */
                         uint64_t seq;
                         size_t n = len - off < seg ? len - off : seg;
                         r.received++;
                         got[f]++;
-                        if (n < sizeof seq) {
-                            if (len == 0) break;
-                            continue;
+                        if (n >= sizeof seq) {
+                            memcpy(&seq, data + off, sizeof seq);
+                            if (seq < next[f]) {
+                                r.reordered++;
+                            } else {
+                                next[f] = seq + 1;
+                            }
                         }
-                        memcpy(&seq, data + off, sizeof seq);
-                        if (seq < next[f]) {
-                            r.reordered++;
-                        } else {
-                            next[f] = seq + 1;
-                        }
-                    }
+                        off += seg;
+                    } while (off < len);
                 }
             }
         }
