@@ -235,6 +235,13 @@ class Lossprobe:
                 "loadBefore": load_before, "loadAfter": load()}
 
     @staticmethod
+    def drops_check(v):
+        """lost == socketDrops + late in words: exact where the sockets counted datagrams, bounds where packets."""
+        if not v["lostEqualsSocketDropsPlusLate"]:
+            return "NO"
+        return "yes" if v["socketDropsCount"] == "datagrams" else "within bounds"
+
+    @staticmethod
     def _summary(result, step, cmd):
         c = step["counts"]
         window_s = step["windowNs"] / 1e9
@@ -246,13 +253,15 @@ class Lossprobe:
             for f in step["flows"])
         # Loss is either a socket drop or still queued when Tmax ended (late): nothing else on loopback. With UDP_GRO
         # (udp.gro=auto turns it on at max and high rates) the sockets count dropped packets of up to 64 messages, so
-        # only the bounds hold: packets <= lost - late <= packets x 64 (the attribution says it is an estimate).
+        # only the bounds hold: packets <= lost - late <= packets x N, N the most messages lossprobe's sender puts in
+        # one GSO send (64, fewer for large messages); the attribution says it is an estimate.
         drops = step.get("socketDrops")
         estimated = (step.get("attribution") or {}).get("receiverSocketEstimated") == 1
         if drops is None:
             drops_match = True
         elif estimated:
-            drops_match = drops <= c["lost"] - c["late"] <= drops * 64
+            per_packet = max(1, min(64, 65507 // (step.get("messageSize") or 64)))
+            drops_match = drops <= c["lost"] - c["late"] <= drops * per_packet
         else:
             drops_match = drops + c["late"] == c["lost"]
         return {
@@ -493,9 +502,8 @@ def main():
         if "identitiesHold" in ours:
             extra = "\n%52s identities %s, sent/s %s, lost %d = socketDrops %s (%s) + late %d: %s, saturated %s" % (
                 "", "ok" if ours["identitiesHold"] else "BROKEN", "{:,}".format(ours["sentPerS"]), ours["lost"],
-                ours["socketDrops"], ours["socketDropsCount"], ours["late"],
-                ("yes" if ours["socketDropsCount"] == "datagrams" else "within bounds")
-                if ours["lostEqualsSocketDropsPlusLate"] else "NO", ours["saturated"])
+                ours["socketDrops"], ours["socketDropsCount"], ours["late"], Lossprobe.drops_check(ours),
+                ours["saturated"])
         log("%-52s lossprobe %s  ref %s  ratio %s (target >= %.2f: %s)%s" % (
             name, fmt(ours.get(ours_key)), fmt(ref.get(ref_key)), r, target,
             "MET" if entry["met"] else "MISSED", extra))
@@ -864,16 +872,27 @@ def udpref_section(lp, args, record):
                     if "error" in v:
                         log("  %2d flow(s) %-4s %s error: %s" % (flows, level, ",".join(var), v["error"]))
                         continue
-                    log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %d (socketDrops %s) sendFailed %d "
-                        "behind %d cpu %.0f%% identities %s lost==drops+late %s load %.2f->%.2f" % (
+                    log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %d (socketDrops %s, %s) sendFailed "
+                        "%d behind %d cpu %.0f%% identities %s lost==drops+late %s load %.2f->%.2f" % (
                             flows, level, ",".join(var) or "defaults", fmt(v["deliveredPerS"]), fmt(v["sentPerS"]),
-                            v["lost"], v["socketDrops"], v["sendFailed"], v["behind"], v["cpuPercent"],
-                            "ok" if v["identitiesHold"] else "BROKEN",
-                            "yes" if v["lostEqualsSocketDropsPlusLate"] else "NO", v["loadBefore"], v["loadAfter"]))
+                            v["lost"], v["socketDrops"], v["socketDropsCount"], v["sendFailed"], v["behind"],
+                            v["cpuPercent"], "ok" if v["identitiesHold"] else "BROKEN", Lossprobe.drops_check(v),
+                            v["loadBefore"], v["loadAfter"]))
     finally:
         if server:
             stop(server)
     record["udpref"] = {"place": place.name(), "runs": runs, "summary": udpref_summary(runs, variants, args.repeat)}
+
+
+def round_ratios(mine, refs_of):
+    """Per round, mine's delivered/s over its reference's in the same round (refs_of(result): the reference's
+    results by round); a round without a reference figure is left out."""
+    out = []
+    for rnd, v in sorted(mine.items()):
+        ref = refs_of(v).get(rnd)
+        if ref and ref.get("deliveredPerS"):
+            out.append(round(v["deliveredPerS"] / ref["deliveredPerS"], 3))
+    return out
 
 
 def udpref_summary(runs, variants, rounds):
@@ -899,17 +918,12 @@ def udpref_summary(runs, variants, rounds):
                 mine = {r["round"]: r["result"] for r in ok if r["side"] == "lossprobe" and r["flows"] == flows
                         and r["level"] == level and r["variant"] == name}
                 per_variant[name] = mine
-                ratios = [round(v["deliveredPerS"] / refs[rnd]["deliveredPerS"], 3) for rnd, v in sorted(mine.items())
-                          if rnd in refs and refs[rnd].get("deliveredPerS")]
+                ratios = round_ratios(mine, lambda v: refs)
                 med = {k: median([v[k] for v in mine.values()]) for k in ("deliveredPerS", "sentPerS", "lost",
                                                                           "cpuPercent")}
                 held = all(v["identitiesHold"] for v in mine.values())
                 # like for like: against udpref with UDP_GRO where this lossprobe step had it on
-                alike = []
-                for rnd, v in sorted(mine.items()):
-                    ref = by_side["udpref-gro" if v.get("receiveGro") == 1 else "udpref"].get(rnd)
-                    if ref and ref.get("deliveredPerS"):
-                        alike.append(round(v["deliveredPerS"] / ref["deliveredPerS"], 3))
+                alike = round_ratios(mine, lambda v: by_side["udpref-gro" if v.get("receiveGro") == 1 else "udpref"])
                 gro = sorted({str(v.get("receiveGro")) for v in mine.values()})
                 summary.append(dict(flows=flows, level=level, variant=name, rounds=len(mine), ratiosToUdpref=ratios,
                                     medianRatioToUdpref=median(ratios), receiveGro=gro,
@@ -923,9 +937,7 @@ def udpref_summary(runs, variants, rounds):
                                        ", ".join(str(x) for x in alike), "held" if held else "BROKEN"))
             if len(variants) == 2:
                 a, b = (",".join(v) for v in variants)
-                ratios = [round(v["deliveredPerS"] / per_variant[b][rnd]["deliveredPerS"], 3)
-                          for rnd, v in sorted(per_variant[a].items())
-                          if rnd in per_variant[b] and per_variant[b][rnd].get("deliveredPerS")]
+                ratios = round_ratios(per_variant[a], lambda v: per_variant[b])
                 summary.append({"flows": flows, "level": level, "ratioOf": [a, b], "ratios": ratios,
                                 "medianRatio": median(ratios)})
                 log("  %2d flow(s) %-4s %s / %s: median %s (rounds: %s)" % (
