@@ -206,7 +206,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         env.put("kernelTimestamps", stamped ? 1L : 0L);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
         return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy,
-            Math.max(1, Math.min(UdpSender.MAX_GSO_SEGMENTS, 65_507 / size)), gro, groAuto ? ports.length : 0,
+            UdpSender.mostMessagesPerGsoSend(size), gro, groAuto ? ports.length : 0,
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
     }
 

@@ -251,6 +251,15 @@ final class UdpSender implements SenderEndpoint {
             }
             return 1;
         }
+        return mostMessagesPerGsoSend(messageSize);
+    }
+
+    /**
+     * The most messages of {@code messageSize} bytes one GSO send of lossprobe's carries: {@value #MAX_GSO_SEGMENTS},
+     * fewer where they would pass a datagram's 65,507 bytes. Also what a receiver with UDP_GRO knows one dropped packet
+     * held at most.
+     */
+    static int mostMessagesPerGsoSend(int messageSize) {
         return Math.max(1, Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / messageSize));
     }
 
