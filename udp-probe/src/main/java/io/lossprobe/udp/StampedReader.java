@@ -198,8 +198,16 @@ final class StampedReader implements Runnable, Executor {
                 errors.record(s.flowIndex, new java.io.IOException(NativeUdp.describeErrno(-length)));
                 continue;
             }
+            // With UDP_GRO a slot holds the datagrams the kernel coalesced, each `segment` bytes but the last, all
+            // with the one stamp of their arrival; else (segment 0) one datagram, an empty one too.
+            int segment = meta.getInt(m + NativeUdp.META_SEGMENT);
+            if (segment <= 0 || segment > length) {
+                segment = length;
+            }
+            int datagrams = segment == 0 ? 1 : (length + segment - 1) / segment;
             if (s.onlyFrom != null && !s.onlyFrom.matches(meta, m)) {
-                s.foreign.lazySet(s.foreign.get() + 1); // the rare case: from someone other than the sender
+                // the rare case: from someone other than the sender; each datagram of a coalesced read counts
+                s.foreign.lazySet(s.foreign.get() + datagrams);
                 continue;
             }
             long kernelNs = meta.getLong(m + NativeUdp.META_KERNEL_NS);
@@ -209,23 +217,15 @@ final class StampedReader implements Runnable, Executor {
             }
             long arrivalNs = kernel ? kernelNs : userNs;
             int at = i * slotBytes;
-            // With UDP_GRO a slot holds the datagrams the kernel coalesced, each `segment` bytes but the last, all
-            // with the one stamp of their arrival; else (segment 0) one datagram, an empty one too.
-            int segment = meta.getInt(m + NativeUdp.META_SEGMENT);
-            if (segment <= 0 || segment > length) {
-                segment = length;
-            }
-            int messages = 0;
             int off = 0;
             do {
                 deliverOne(s, at + off, Math.min(segment, length - off), arrivalNs, kernel, m);
-                messages++;
                 off += segment;
             } while (off < length);
             AtomicLong source = kernel ? stamped : unstamped;
-            source.lazySet(source.get() + messages);
-            if (messages > 1) {
-                coalesced.lazySet(coalesced.get() + messages);
+            source.lazySet(source.get() + datagrams);
+            if (datagrams > 1) {
+                coalesced.lazySet(coalesced.get() + datagrams);
             }
         }
     }

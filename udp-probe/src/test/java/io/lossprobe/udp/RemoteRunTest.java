@@ -203,6 +203,65 @@ class RemoteRunTest {
     }
 
     /**
+     * With UDP_GRO on the server's sockets a stranger's GSO send reaches a reader as one coalesced read of several
+     * datagrams: each of them is foreign, counted one by one (a read counted once would put the count at or below
+     * the stranger's sends), and none is parsed.
+     */
+    @Test
+    @Timeout(120)
+    void aStrangersCoalescedDatagramsAreEachForeign() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeUdp.available()
+            && io.netty.channel.epoll.EpollDatagramChannel.isSegmentedDatagramPacketSupported(), "needs GSO and GRO");
+        int segments = 8;
+        io.netty.channel.EventLoopGroup group = io.lossprobe.netty.NettyIo.EPOLL.newGroup("stranger");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            io.netty.channel.Channel stranger = new io.netty.bootstrap.Bootstrap().group(group)
+                .channel(io.netty.channel.epoll.EpollDatagramChannel.class)
+                .handler(new io.netty.channel.ChannelInboundHandlerAdapter())
+                .bind(new java.net.InetSocketAddress("127.0.0.2", 0)).sync().channel();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
+            java.net.InetSocketAddress target = new java.net.InetSocketAddress("127.0.0.1", 42050);
+            Thread t = new Thread(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!stop.get() && System.nanoTime() < deadline && sends.get() < 5_000) {
+                    io.netty.buffer.ByteBuf b = stranger.alloc().directBuffer(segments * 64);
+                    for (int k = 0; k < segments; k++) {
+                        b.writeLong(io.lossprobe.core.wire.MessageHeader.word0(
+                            io.lossprobe.core.wire.MessageHeader.KIND_DATA, 0)).writeZero(56);
+                    }
+                    if (!stranger.writeAndFlush(new io.netty.channel.unix.SegmentedDatagramPacket(b, 64, target))
+                        .awaitUninterruptibly().isSuccess()) {
+                        return;
+                    }
+                    sends.incrementAndGet();
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            });
+            t.start();
+            RunResult r;
+            try {
+                r = runAgainst(server, 42050, "4k", 200, Map.of("udp.gro", "on"));
+            } finally {
+                stop.set(true);
+                t.join(10_000);
+                stranger.close().sync();
+            }
+            long foreign = 0;
+            for (StepResult s : r.steps()) {
+                assertThat(s.counts().corrupt()).as("never parsed: refused by address first").isZero();
+                assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+                foreign += s.flows().get(0).counts().foreign();
+            }
+            assertThat(foreign).as("datagrams, %d sends of %d", sends.get(), segments)
+                .isGreaterThan(sends.get()).isLessThanOrEqualTo(sends.get() * segments);
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /**
      * -X means the same on both hosts: the receivers' options (once dropped by a fixed allow-list) reach the
      * server's receivers, as their own report of what they were given shows.
      */
