@@ -26,7 +26,9 @@ import java.util.Map;
  *   <li>A trial whose sender fell more than 1 % short of the rate (behind its schedule, or refused by its own host)
  *   is sender-limited: it says nothing about the path unless the path lost too much anyway. The search never goes
  *   above the lowest sender-limited rate, and a criterion that passes within the precision of it is reported as
- *   bounded by the sender, not the path.</li>
+ *   bounded by the sender, not the path. The first trial the sender fell short at so low is repeated once at once
+ *   (a sender starved for a moment by another process says nothing about its speed); only a repeat that falls short
+ *   too makes the rate the sender's ceiling, else the first is kept as an outlier.</li>
  *   <li>Noise: a full-length trial that fails a criterion by little (at most twice the loss it allows; for NDR, at
  *   most 10 messages lost) is repeated once at once; the rate fails only if the repeat fails too, else the first
  *   is kept as an outlier.</li>
@@ -164,6 +166,17 @@ public final class RateSearch {
             if (m == null) {
                 return;
             }
+            if (firstShortfallAt(m) && used < budget) {
+                Measured again = trial(measure, rate, full, phase);
+                used++;
+                if (again == null) {
+                    return;
+                }
+                if (!again.senderLimited()) {
+                    trials.get(trials.size() - 2).setAside(bounds.keySet());
+                }
+                m = again;
+            }
             List<CriterionBounds> marginal = full ? marginalFailures(m) : List.of();
             if (!marginal.isEmpty() && used < budget) {
                 Measured again = trial(measure, rate, true, phase);
@@ -191,6 +204,16 @@ public final class RateSearch {
                 }
             }
         }
+    }
+
+    /**
+     * Whether {@code m} is the first trial the sender fell short at this low: a sender starved for a moment (another
+     * process on its CPU, a cold start) says nothing about its speed, so the rate is tried once more at once, and
+     * only a second shortfall makes it the sender's ceiling. A trial that failed on loss anyway is not repeated.
+     */
+    private boolean firstShortfallAt(Measured m) {
+        return m.rate() > 0 && m.rate() < senderCeiling
+            && bounds.values().stream().anyMatch(b -> b.verdict(m) == Verdict.SENDER_LIMITED);
     }
 
     /** The criteria {@code m} fails by little (see the class's noise rule). */
@@ -394,6 +417,13 @@ public final class RateSearch {
             this.number = number;
             this.measured = measured;
             this.phase = phase;
+        }
+
+        /** A trial its repeat contradicted: kept in the record, judged by the repeat. */
+        void setAside(Iterable<String> criteria) {
+            for (String c : criteria) {
+                outliers.put(c, true);
+            }
         }
     }
 }

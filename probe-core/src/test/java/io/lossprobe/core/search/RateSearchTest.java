@@ -57,6 +57,15 @@ class RateSearchTest {
         }
     }
 
+    /** A trial whose sender got out only a {@code divisor}-th of its schedule, all of it delivered. */
+    private static RateSearch.Measured senderShort(long rate, boolean full, long divisor) {
+        long windowNs = full ? FULL_NS : SHORT_NS;
+        long scheduled = rate * windowNs / 1_000_000_000L;
+        long sent = scheduled / divisor;
+        return new RateSearch.Measured(rate, windowNs, scheduled, sent, sent, 0, scheduled - sent,
+            sent * 1e9 / windowNs, sent * 1e9 / windowNs, Latency.EMPTY);
+    }
+
     private static SearchPlan plan(long maxRate, int maxTrials, double precision) {
         return new SearchPlan(List.of("ndr", "pdr"), 0.005, precision, 100, maxRate, SHORT_NS, maxTrials, List.of());
     }
@@ -202,11 +211,7 @@ class RateSearchTest {
         RateSearch.Trials coldFirst = (rate, full) -> {
             if (model.rates.isEmpty()) {
                 model.rates.add(rate);
-                long windowNs = full ? FULL_NS : SHORT_NS;
-                long scheduled = rate * windowNs / 1_000_000_000L;
-                long sent = scheduled / 10;
-                return new RateSearch.Measured(rate, windowNs, scheduled, sent, sent, 0, scheduled - sent,
-                    sent * 1e9 / windowNs, sent * 1e9 / windowNs, Latency.EMPTY);
+                return senderShort(rate, full, 10);
             }
             return model.measure(rate, full);
         };
@@ -216,6 +221,34 @@ class RateSearchTest {
         assertThat(ndr.boundedBy()).isEqualTo("path");
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
         assertThat(model.rates).hasSizeLessThan(20);
+    }
+
+    /**
+     * A sender starved once (another process took its CPU for one trial) does not bound the search: the trial is
+     * repeated at once, the repeat carries the rate, and the search finds the path's capacity, bounded by the path.
+     * Without the repeat the starved trial's rate would be the sender's ceiling, below the capacity.
+     */
+    @Test
+    void aSenderStarvedForOneTrialIsMeasuredAgainNotTakenForItsSpeed() throws Exception {
+        Model model = new Model(300_000, 2_000_000);
+        int[] calls = {0};
+        RateSearch.Trials starvedOnce = (rate, full) -> {
+            calls[0]++;
+            if (calls[0] == 3) {
+                model.rates.add(rate);
+                return senderShort(rate, full, 2);
+            }
+            return model.measure(rate, full);
+        };
+        List<RateSearch.Finding> found = new RateSearch(plan(1_000_000, 40, 0.02), FULL_NS).run(starvedOnce);
+        RateSearch.Finding ndr = found.get(0);
+        assertThat(ndr.boundedBy()).as("%s", ndr).isEqualTo("path");
+        assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
+        List<SearchTrial> trials = ndr.trials();
+        assertThat(trials.get(2).verdict()).isEqualTo(SearchTrial.SENDER_LIMITED);
+        assertThat(trials.get(2).outlier()).isTrue();
+        assertThat(trials.get(3).rate()).as("the same rate again").isEqualTo(trials.get(2).rate());
+        assertThat(trials.get(3).senderLimited()).isFalse();
     }
 
     /** Without a maximum, no trial goes above twice what the probe at full tilt sent. */
