@@ -67,6 +67,7 @@ public final class ControlClient implements AutoCloseable {
      * side proves anything.
      */
     public static ControlClient connect(String host, int port, Auth auth, int timeoutMs) throws IOException {
+        HandshakeWarmup.run(auth);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         Socket socket = new Socket();
         try {

@@ -64,6 +64,7 @@ public final class ControlServer implements AutoCloseable {
         this.transports = transports;
         this.log = log;
         this.gate = new PreAuthGate(limits.preAuthPerAddress(), limits.preAuthTotal());
+        HandshakeWarmup.run(auth);
         this.serverSocket = new ServerSocket();
         serverSocket.setReuseAddress(true);
         serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bindAddress), port), 64);
