@@ -26,6 +26,7 @@ final class SessionSender {
     private final Plan plan;
     private int lastBegun = -1;
     private boolean started;
+    private boolean windowBegun;
     /** How much of each flow's failure ledger was shipped to the controller. */
     private int[] failuresShipped;
 
@@ -59,6 +60,7 @@ final class SessionSender {
         failuresShipped = new int[plan.ports()];
         lastBegun = step;
         started = false;
+        windowBegun = false;
         return new Reply.SendReady(plan.warmupNs());
     }
 
@@ -71,11 +73,19 @@ final class SessionSender {
         return new Reply.Ok();
     }
 
+    /**
+     * The window's counters, sampled once a step: after the start, or before it when the step has no warm-up (the
+     * controller's engine then samples before the first message, which is the exact case).
+     */
     Reply window() throws IOException {
-        if (!started) {
+        if (windowBegun) {
+            throw new ControlProtocolException("step " + lastBegun + "'s window began already");
+        }
+        if (!started && plan.warmupNs() > 0) {
             throw new ControlProtocolException("step " + lastBegun + " has not started");
         }
         call(() -> side.beginWindow());
+        windowBegun = true;
         return new Reply.Ok();
     }
 

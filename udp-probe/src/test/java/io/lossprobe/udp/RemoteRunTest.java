@@ -117,6 +117,34 @@ class RemoteRunTest {
     }
 
     /**
+     * With no warm-up the controller's engine samples the window's counters before the first message, on both sides:
+     * the server takes that sample before the step's start (it refused it as 'step 0 has not started', every time).
+     */
+    @Test
+    @Timeout(120)
+    void reverseWithoutWarmupRuns() throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            Plan plan = new Plan(List.of("udp"), 2, 41750, List.of(Level.parse("2k"), Level.parse("4k")),
+                TimeUnit.MILLISECONDS.toNanos(500), 0, TimeUnit.MILLISECONDS.toNanos(300), 64, "127.0.0.1");
+            RunResult r;
+            try (ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+                client.negotiate(plan, 78, Map.of());
+                r = new RunEngine(plan, Map.of("udp", new UdpTransport()), Map.of(), new RunListener() {
+                }, StepHooks.NONE, io.lossprobe.core.engine.ReceiveSideFactory.LOCAL, client.sendSides(), 78)
+                    .run();
+            }
+            assertThat(r.status()).isEqualTo("complete");
+            assertThat(r.steps()).hasSize(2);
+            for (StepResult s : r.steps()) {
+                assertThat(s.counts().sent()).isPositive();
+                assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+                assertThat(s.counts().lost()).isEqualTo(s.socketDrops());
+            }
+        }
+    }
+
+    /**
      * Both "hosts" are this machine, so the true clock offset is 0: the estimate must say so within its own
      * uncertainty (a check that fails if the offset's sign or arithmetic is wrong), and the corrected one-way
      * delays are real delays, not clamped to zero.
