@@ -143,13 +143,15 @@ final class MeshRunner {
             String late = lateMs <= slackMs ? null : String.format(Locale.ROOT, "its slot began %s before this host "
                 + "was free (%s)", MeshSchedule.minutes(lateMs), whyLate(free, slotStart, lateMs, previous));
             long leftMs = slotMs - slackMs - lateMs;
+            slot = slot(slotStart, late);
             if (late != null && plannedPairMs > leftMs) {
                 String why = String.format(Locale.ROOT, "%s, and its planned %s no longer fit in the %s left before "
-                    + "the slot's end less the slack; a longer --slot avoids it", late,
-                    MeshSchedule.minutes(plannedPairMs), MeshSchedule.minutes(Math.max(0, leftMs)));
-                return local.stream().map(p -> skipped(p, why)).toList();
+                    + "the slot's end less the slack; a longer --slot avoids it%s", late,
+                    MeshSchedule.minutes(plannedPairMs), MeshSchedule.minutes(Math.max(0, leftMs)),
+                    slot.clockStepMs() == null ? "" : "; " + stepText(slot.clockStepMs()));
+                Long stepMs = slot.clockStepMs();
+                return local.stream().map(p -> skipped(p, why, stepMs)).toList();
             }
-            slot = slot(slotStart, late);
         }
         List<Future<MeshResult.Pair>> running = new ArrayList<>();
         for (MeshResult.Planned p : local) {
@@ -185,20 +187,23 @@ final class MeshRunner {
     private Slot slot(Instant slotStart, String late) {
         long stepMs = clock.wallStepMs();
         boolean stepped = Math.abs(stepMs) >= MeshClock.STEP_REPORTED_MS;
-        String step = !stepped ? null : String.format(Locale.ROOT, "this host's wall clock has stepped %s%s since "
-            + "round 0 began; the rounds keep to the monotonic clock", stepMs > 0 ? "+" : "-",
-            MeshSchedule.minutes(Math.abs(stepMs)));
+        String step = stepped ? stepText(stepMs) : null;
         String note = late == null ? step : step == null ? "started late: " + late : "started late: " + late + "; "
             + step;
         return new Slot(slotStart, slotStart.plusMillis(slotMs - slackMs), stepped ? stepMs : null, note);
     }
 
-    private static List<MeshResult.Pair> stopped(List<MeshResult.Planned> local) {
-        return local.stream().map(p -> skipped(p, "the mesh was stopped before it began")).toList();
+    private static String stepText(long stepMs) {
+        return String.format(Locale.ROOT, "this host's wall clock has stepped %s%s since round 0 began; the rounds "
+            + "keep to the monotonic clock", stepMs > 0 ? "+" : "-", MeshSchedule.minutes(Math.abs(stepMs)));
     }
 
-    private static MeshResult.Pair skipped(MeshResult.Planned p, String why) {
+    private static List<MeshResult.Pair> stopped(List<MeshResult.Planned> local) {
+        return local.stream().map(p -> skipped(p, "the mesh was stopped before it began", null)).toList();
+    }
+
+    private static MeshResult.Pair skipped(MeshResult.Planned p, String why, Long clockStepMs) {
         return new MeshResult.Pair(p.source(), p.target(), p.round(), MeshResult.SKIPPED, why, null, null, null,
-            null, null, null);
+            clockStepMs, null, null);
     }
 }

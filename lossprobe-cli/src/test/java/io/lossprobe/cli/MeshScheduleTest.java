@@ -289,12 +289,15 @@ class MeshScheduleTest {
             + "(it woke 5.0s late from its wait for the slot: the machine stalled)");
         assertThat(run.done().get(1).clockStepMs()).as("both clocks moved: no step").isNull();
 
-        H0Run tighter = runH0(new TwoClocks(T0.minusSeconds(30)).at(37, 0, 8_000), H0_EVERY_ROUND, 4, 3);
+        // The same stall, the wall clock stepping 8 s as well, and a pair planned at 4 s: skipped, saying both.
+        H0Run tighter = runH0(new TwoClocks(T0.minusSeconds(30)).at(37, 8_000, 8_000), H0_EVERY_ROUND, 4, 3);
         assertThat(tighter.started()).containsExactly("0@30.0", "2@50.0");
         assertThat(tighter.done().get(1).status()).isEqualTo(MeshResult.SKIPPED);
+        assertThat(tighter.done().get(1).clockStepMs()).isEqualTo(8_000);
         assertThat(tighter.done().get(1).error()).isEqualTo("its slot began 5.0s before this host was free (it woke "
             + "5.0s late from its wait for the slot: the machine stalled), and its planned 4.0s no longer fit in the "
-            + "3.0s left before the slot's end less the slack; a longer --slot avoids it");
+            + "3.0s left before the slot's end less the slack; a longer --slot avoids it; this host's wall clock has "
+            + "stepped +8.0s since round 0 began; the rounds keep to the monotonic clock");
     }
 
     @Test
