@@ -135,7 +135,7 @@ public final class MeshFiles {
             MeshResult.Pair p = byKey.get(key);
             pairs.add(p != null ? p : new MeshResult.Pair(planned.source(), planned.target(), planned.round(),
                 MeshResult.MISSING, "no result from " + planned.source() + " (its own 'lossprobe mesh' did not run "
-                    + "or its file was not merged)", null, null, null, null));
+                    + "or its file was not merged)", null, null, null, null, null, null));
         }
         byKey.forEach((key, p) -> {
             if (!seen.contains(key)) {

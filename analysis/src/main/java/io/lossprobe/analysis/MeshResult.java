@@ -76,12 +76,15 @@ public record MeshResult(String kind, int meshSchemaVersion, String tool, String
      * @param error      why it failed, was skipped or is missing; null when complete
      * @param startedAt  when it started (ISO-8601), null if it never did
      * @param durationMs how long it took, connect to goodbye
-     * @param lateMs     how long after its slot began it started (slotted meshes)
-     * @param result     the run's result (its steps so far when it failed midway), or null
+     * @param lateMs      how long after its slot began it started (slotted meshes)
+     * @param clockStepMs how far its source's wall clock had stepped, since round 0 began, from the monotonic
+     *                    clock the rounds keep to (ahead when positive); null when it had not
+     * @param note        why it started late, and any step of the clock, in words; null when neither
+     * @param result      the run's result (its steps so far when it failed midway), or null
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Pair(String source, String target, int round, String status, String error, String startedAt,
-                       Long durationMs, Long lateMs, RunResult result) {
+                       Long durationMs, Long lateMs, Long clockStepMs, String note, RunResult result) {
         /** True when the pair produced measurements (complete or interrupted with steps). */
         @JsonIgnore
         public boolean measured() {

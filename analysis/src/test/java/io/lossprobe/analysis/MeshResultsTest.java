@@ -42,7 +42,7 @@ class MeshResultsTest {
 
     private static MeshResult.Pair complete(String s, String t, int round, long lost) throws Exception {
         return new MeshResult.Pair(s, t, round, MeshResult.COMPLETE, null, "2026-12-01T03:05:00Z", 3000L, 10L,
-            run(lost));
+            null, null, run(lost));
     }
 
     private static MeshResult share(List<String> sources, List<MeshResult.Pair> pairs) {
@@ -58,7 +58,7 @@ class MeshResultsTest {
         Path c = dir.resolve("c.json");
         MeshFiles.write(c, share(List.of("c"), List.of(complete("c", "b", 2, 500),
             new MeshResult.Pair("c", "a", 3, MeshResult.FAILED, "cannot reach lossprobe serve at 10.0.0.1:7400: "
-                + "Connection refused", "2026-12-01T03:05:30Z", 12L, 0L, null))));
+                + "Connection refused", "2026-12-01T03:05:30Z", 12L, 0L, null, null, null))));
         return List.of(a, c);
     }
 

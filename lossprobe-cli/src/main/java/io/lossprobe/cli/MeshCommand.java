@@ -58,8 +58,9 @@ import picocli.CommandLine.Option;
         "Schedule: pairs run in rounds in which no host is in two pairs (as sender or receiver), at most --parallel "
             + "at a time. This process runs the pairs whose source is this host (--as-source). When every source is "
             + "here, rounds run back to back. Otherwise run 'lossprobe mesh' on every source host with the same "
-            + "hosts, pairs and plan and the same --start-at: round r then begins at START + r x --slot on each, "
-            + "and 'lossprobe mesh merge' joins their files.",
+            + "hosts, pairs and plan and the same --start-at: round r then begins at START + r x --slot on each "
+            + "(counted from START on the monotonic clock: a later step of the wall clock moves no round), and "
+            + "'lossprobe mesh merge' joins their files.",
         "",
         "Output: one JSON file (-o) with every pair's status (complete, failed, skipped) and run result; a pair "
             + "that fails (host down, refused) is a result, not an abort. One line per pair and step is printed."},
@@ -107,9 +108,10 @@ public final class MeshCommand extends Subcommand {
         + "ms a step) plus twice the slack, rounded up to a second.")
     String slot;
 
-    @Option(names = "--slack", defaultValue = "2s", paramLabel = "TIME", description = "With --start-at: a pair "
-        + "starts at most this long after its round began (the hosts' clocks may differ by less), else it is "
-        + "skipped. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--slack", defaultValue = "2s", paramLabel = "TIME", description = "With --start-at: how far "
+        + "the hosts' clocks may differ at the start. A pair starting later than this in its round runs only if "
+        + "its planned length still ends by the round's end less the slack, else it is skipped. Default: "
+        + "${DEFAULT-VALUE}.")
     String slack;
 
     @Option(names = "--parallel", defaultValue = "0", paramLabel = "N", description = "At most N pairs at once "
@@ -148,6 +150,7 @@ public final class MeshCommand extends Subcommand {
     PlanOptions planOptions;
 
     private final Clock clock = Clock.systemUTC();
+    private final MeshClock meshClock = MeshClock.system();
     private final Set<RunEngine> running = ConcurrentHashMap.newKeySet();
     private volatile boolean interrupted;
 
@@ -239,7 +242,8 @@ public final class MeshCommand extends Subcommand {
             out.printf("%-24s %s%n", "pair", StepTable.header());
             out.flush();
         }
-        MeshRunner runner = new MeshRunner(rounds, local, start, slotMs, slackMs, clock, MeshRunner.SYSTEM_SLEEPER);
+        MeshRunner runner = new MeshRunner(rounds, local, start, slotMs, slackMs, MeshSchedule.estimatePairMs(plan),
+            meshClock);
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             interrupted = true;
@@ -261,8 +265,8 @@ public final class MeshCommand extends Subcommand {
         });
         try {
             RunEngine.prewarm(); // while the first round is still ahead
-            MeshPairRun pairRun = new MeshPairRun(clock, planOptions, byName, auth, options, available,
-                connectTimeoutMs, out, quiet.quiet, flows, slotMs, slackMs, slotEnds, running);
+            MeshPairRun pairRun = new MeshPairRun(meshClock, planOptions, byName, auth, options, available,
+                connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running);
             runner.run(pairRun, round -> {
                     done.addAll(round);
                     writer.write(done);

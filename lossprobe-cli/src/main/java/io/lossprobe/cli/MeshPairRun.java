@@ -13,7 +13,7 @@ import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -25,29 +25,24 @@ import java.util.concurrent.TimeUnit;
  * the engines that run so a Ctrl-C can stop them.
  *
  * @param flows    keep each pair's per-flow results
- * @param slotMs   a round's length ({@code --slot})
- * @param slackMs  how late in its round a pair may start ({@code --slack})
  * @param slotEnds stops a pair that runs past its slot
  * @param running  the engines running now
  */
-record MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byName, Auth auth,
+record MeshPairRun(MeshClock clock, PlanOptions planOptions, Map<String, Host> byName, Auth auth,
                    Map<String, String> options, Map<String, Transport> available, int connectTimeoutMs,
-                   PrintWriter out, boolean quiet, boolean flows, long slotMs, long slackMs,
-                   ScheduledExecutorService slotEnds, Set<RunEngine> running) implements MeshRunner.PairRun {
-    @Override
-    public MeshResult.Pair run(MeshResult.Planned p, Instant slotStart) {
-        return run(p, slotStart, slotStart == null ? null : slotStart.plusMillis(slotMs - slackMs),
-            byName.get(p.target()));
-    }
-
+                   PrintWriter out, boolean quiet, boolean flows, ScheduledExecutorService slotEnds,
+                   Set<RunEngine> running) implements MeshRunner.PairRun {
     /**
-     * Runs one pair from this host to {@code target}: connect, the plan, goodbye. Its failure is its result. A pair
-     * still running at {@code stopAt} (its slot's end less the slack) is asked to stop after its current phase, so
-     * it does not run on into the next round, where its hosts may be in other pairs.
+     * Runs one pair from this host to its target: connect, the plan, goodbye. Its failure is its result. A pair
+     * still running at its slot's {@code stopAt} (the slot's end less the slack) is asked to stop after its current
+     * phase, so it does not run on into the next round, where its hosts may be in other pairs.
      */
-    private MeshResult.Pair run(MeshResult.Planned p, Instant slotStart, Instant stopAt, Host target) {
-        Instant began = clock.instant();
-        Long lateMs = slotStart == null ? null : Math.max(0, began.toEpochMilli() - slotStart.toEpochMilli());
+    @Override
+    public MeshResult.Pair run(MeshResult.Planned p, MeshRunner.Slot slot) {
+        Host target = byName.get(p.target());
+        Instant began = clock.wallNow();
+        long beganNs = clock.nanoTime();
+        Long lateMs = slot == null ? null : Math.max(0, Duration.between(slot.start(), clock.now()).toMillis());
         String label = p.source() + " -> " + p.target();
         PairListener listener = new PairListener(label, out, quiet);
         RunResult result = null;
@@ -60,10 +55,10 @@ record MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byNam
                 options, available, false, listener, connectTimeoutMs)) {
                 RunEngine engine = remote.engine();
                 running.add(engine);
-                java.util.concurrent.ScheduledFuture<?> watchdog = stopAt == null ? null : slotEnds.schedule(() -> {
+                java.util.concurrent.ScheduledFuture<?> watchdog = slot == null ? null : slotEnds.schedule(() -> {
                     overran.set(true);
                     engine.requestStop();
-                }, Math.max(0, stopAt.toEpochMilli() - clock.millis()), TimeUnit.MILLISECONDS);
+                }, Math.max(0, Duration.between(clock.now(), slot.stopAt()).toMillis()), TimeUnit.MILLISECONDS);
                 try {
                     result = engine.run();
                 } finally {
@@ -75,7 +70,7 @@ record MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byNam
             }
             status = "complete".equals(result.status()) ? MeshResult.COMPLETE : MeshResult.INTERRUPTED;
             if (overran.get() && !MeshResult.COMPLETE.equals(status)) {
-                error = "stopped at its slot's end (" + stopAt + "): the pair needs a longer --slot";
+                error = "stopped at its slot's end (" + slot.stopAt() + "): the pair needs a longer --slot";
             }
         } catch (Exception e) {
             result = listener.latest;
@@ -86,9 +81,10 @@ record MeshPairRun(Clock clock, PlanOptions planOptions, Map<String, Host> byNam
                 out.flush();
             }
         }
-        long durationMs = clock.instant().toEpochMilli() - began.toEpochMilli();
+        long durationMs = TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - beganNs);
         return new MeshResult.Pair(p.source(), p.target(), p.round(), status, error, began.toString(), durationMs,
-            lateMs, result == null || flows ? result : withoutFlows(result));
+            lateMs, slot == null ? null : slot.clockStepMs(), slot == null ? null : slot.note(),
+            result == null || flows ? result : withoutFlows(result));
     }
 
     /** The result with each step's per-flow list emptied: a mesh keeps the steps' totals. */

@@ -1,11 +1,11 @@
 package io.lossprobe.cli;
 
 import io.lossprobe.analysis.MeshResult;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,9 +20,11 @@ import java.util.function.Consumer;
  *       previous one has finished.</li>
  *   <li>On the clock: every source host runs its own pairs, and round r begins at {@code start + r * slot} on every
  *       host, so hosts need only agree on the host list, the options and the start (and keep their clocks within
- *       the slack of each other). A pair that cannot start within {@code slackMs} of its slot's beginning (the pair
- *       before it ran long) is skipped, not run late: late, it would overlap the next round, where its hosts may
- *       be busy with other pairs.</li>
+ *       the slack of each other at the start). From the start on, the rounds are counted on the monotonic clock
+ *       ({@link MeshClock}), so a step of the wall clock moves no round. A pair runs when its slot begins; one that
+ *       this host reaches more than {@code slackMs} late (the pair before ran long, or the machine stalled) runs
+ *       only if its planned length still ends before its slot does, less the slack, and is otherwise skipped: late,
+ *       it would overlap the next round, where its hosts may be busy with other pairs.</li>
  * </ul>
  *
  * A pair's failure is its result ({@link PairRun} never throws); {@link #requestStop} skips what has not begun.
@@ -30,12 +32,20 @@ import java.util.function.Consumer;
 final class MeshRunner {
     /** Runs one pair and says how it went; never throws. */
     interface PairRun {
-        MeshResult.Pair run(MeshResult.Planned pair, Instant slotStart);
+        /** @param slot when and how the pair's slot began; null when rounds run back to back */
+        MeshResult.Pair run(MeshResult.Planned pair, Slot slot);
     }
 
-    /** Waits until a time on the runner's clock. */
-    interface Sleeper {
-        void sleepUntil(Instant when) throws InterruptedException;
+    /**
+     * A pair's slot, as this host found it when it was free to start the pair.
+     *
+     * @param start       when the slot began, on the mesh's timeline
+     * @param stopAt      when a pair still running is stopped: the slot's end less the slack
+     * @param clockStepMs how far this host's wall clock had stepped from the timeline since round 0 began, or null
+     *                    when it had not (by {@link MeshClock#STEP_REPORTED_MS} or more)
+     * @param note        why the pair starts late, and any clock step, in words; null when neither
+     */
+    record Slot(Instant start, Instant stopAt, Long clockStepMs, String note) {
     }
 
     private final List<List<MeshPairs.Link>> rounds;
@@ -43,31 +53,21 @@ final class MeshRunner {
     private final Instant start;
     private final long slotMs;
     private final long slackMs;
-    private final Clock clock;
-    private final Sleeper sleeper;
+    private final long plannedPairMs;
+    private final MeshClock clock;
     private volatile boolean stopRequested;
 
+    /** @param plannedPairMs a pair's planned length, set-up included ({@link MeshSchedule#estimatePairMs}) */
     MeshRunner(List<List<MeshPairs.Link>> rounds, Set<String> localSources, Instant start, long slotMs, long slackMs,
-               Clock clock, Sleeper sleeper) {
+               long plannedPairMs, MeshClock clock) {
         this.rounds = rounds;
         this.localSources = localSources;
         this.start = start;
         this.slotMs = slotMs;
         this.slackMs = slackMs;
+        this.plannedPairMs = plannedPairMs;
         this.clock = clock;
-        this.sleeper = sleeper;
     }
-
-    /** Sleeps on the system clock (in steps, so a changed wall clock is noticed). */
-    static final Sleeper SYSTEM_SLEEPER = when -> {
-        while (true) {
-            long ms = Duration.between(Instant.now(), when).toMillis();
-            if (ms <= 0) {
-                return;
-            }
-            Thread.sleep(Math.min(ms, 1_000));
-        }
-    };
 
     void requestStop() {
         stopRequested = true;
@@ -93,6 +93,11 @@ final class MeshRunner {
             return t;
         });
         try {
+            Instant free = clock.now(); // when this host could first start a pair
+            if (start != null) {
+                clock.startAt(start, () -> stopRequested);
+            }
+            Integer previous = null; // the last round this host had pairs in
             for (int r = 0; r < rounds.size(); r++) {
                 List<MeshResult.Planned> local = new ArrayList<>();
                 for (MeshPairs.Link l : rounds.get(r)) {
@@ -103,7 +108,9 @@ final class MeshRunner {
                 if (local.isEmpty()) {
                     continue;
                 }
-                List<MeshResult.Pair> done = runRound(local, slotStart(r), pool, pairRun);
+                List<MeshResult.Pair> done = runRound(local, free, previous, pool, pairRun);
+                free = clock.now();
+                previous = r;
                 all.addAll(done);
                 roundDone.accept(done);
             }
@@ -117,26 +124,39 @@ final class MeshRunner {
         return localSources.contains(l.source());
     }
 
-    private List<MeshResult.Pair> runRound(List<MeshResult.Planned> local, Instant slotStart, ExecutorService pool,
-                                           PairRun pairRun) throws InterruptedException {
-        if (slotStart != null && !stopRequested) {
-            sleeper.sleepUntil(slotStart);
-        }
+    /**
+     * @param free     when this host was free to start the round's pairs
+     * @param previous the last round this host had pairs in, or null
+     */
+    private List<MeshResult.Pair> runRound(List<MeshResult.Planned> local, Instant free, Integer previous,
+                                           ExecutorService pool, PairRun pairRun) throws InterruptedException {
         if (stopRequested) {
-            return local.stream().map(p -> skipped(p, "the mesh was stopped before it began")).toList();
+            return stopped(local);
         }
-        if (slotStart != null) {
-            long lateMs = Duration.between(slotStart, clock.instant()).toMillis();
-            if (lateMs > slackMs) {
-                return local.stream().map(p -> skipped(p, String.format(java.util.Locale.ROOT,
-                    "its slot began %.1fs before this host was free (more than the slack of %.1fs): the pair "
-                        + "before ran long or this host started late; a longer --slot avoids it",
-                    lateMs / 1e3, slackMs / 1e3))).toList();
+        Slot slot = null;
+        if (start != null) {
+            Instant slotStart = slotStart(local.get(0).round());
+            if (!clock.sleepUntil(slotStart, () -> stopRequested)) {
+                return stopped(local);
+            }
+            long lateMs = Duration.between(slotStart, clock.now()).toMillis();
+            String late = lateMs <= slackMs ? null : String.format(Locale.ROOT, "its slot began %s before this host "
+                + "was free (%s)", MeshSchedule.minutes(lateMs), whyLate(free, slotStart, lateMs, previous));
+            long leftMs = slotMs - slackMs - lateMs;
+            slot = slot(slotStart, late);
+            if (late != null && plannedPairMs > leftMs) {
+                String why = String.format(Locale.ROOT, "%s, and its planned %s no longer fit in the %s left before "
+                    + "the slot's end less the slack; a longer --slot avoids it%s", late,
+                    MeshSchedule.minutes(plannedPairMs), MeshSchedule.minutes(Math.max(0, leftMs)),
+                    slot.clockStepMs() == null ? "" : "; " + stepText(slot.clockStepMs()));
+                Long stepMs = slot.clockStepMs();
+                return local.stream().map(p -> skipped(p, why, stepMs)).toList();
             }
         }
         List<Future<MeshResult.Pair>> running = new ArrayList<>();
         for (MeshResult.Planned p : local) {
-            running.add(pool.submit(() -> pairRun.run(p, slotStart)));
+            Slot s = slot;
+            running.add(pool.submit(() -> pairRun.run(p, s)));
         }
         List<MeshResult.Pair> done = new ArrayList<>();
         for (int i = 0; i < running.size(); i++) {
@@ -145,14 +165,45 @@ final class MeshRunner {
             } catch (java.util.concurrent.ExecutionException e) {
                 // PairRun never throws; if it does, the pair failed and the mesh goes on.
                 done.add(new MeshResult.Pair(local.get(i).source(), local.get(i).target(), local.get(i).round(),
-                    MeshResult.FAILED, LossprobeCommand.describe(e.getCause()), null, null, null, null));
+                    MeshResult.FAILED, LossprobeCommand.describe(e.getCause()), null, null, null, null, null, null));
             }
         }
         return done;
     }
 
-    private static MeshResult.Pair skipped(MeshResult.Planned p, String why) {
+    /** Why this host reached a slot late: it was still busy when the slot began, or its wait ended late. */
+    private static String whyLate(Instant free, Instant slotStart, long lateMs, Integer previous) {
+        if (!free.isAfter(slotStart)) {
+            return "it woke " + MeshSchedule.minutes(lateMs) + " late from its wait for the slot: the machine stalled";
+        }
+        long busyMs = Duration.between(slotStart, free).toMillis();
+        return previous == null
+            ? String.format(Locale.ROOT, "this host's mesh began %s after the slot", MeshSchedule.minutes(busyMs))
+            : String.format(Locale.ROOT, "its pairs of round %d ran until %s into this slot", previous,
+                MeshSchedule.minutes(busyMs));
+    }
+
+    /** The slot as found now: its end less the slack, and what the wall clock has done since round 0. */
+    private Slot slot(Instant slotStart, String late) {
+        long stepMs = clock.wallStepMs();
+        boolean stepped = Math.abs(stepMs) >= MeshClock.STEP_REPORTED_MS;
+        String step = stepped ? stepText(stepMs) : null;
+        String note = late == null ? step : step == null ? "started late: " + late : "started late: " + late + "; "
+            + step;
+        return new Slot(slotStart, slotStart.plusMillis(slotMs - slackMs), stepped ? stepMs : null, note);
+    }
+
+    private static String stepText(long stepMs) {
+        return String.format(Locale.ROOT, "this host's wall clock has stepped %s%s since round 0 began; the rounds "
+            + "keep to the monotonic clock", stepMs > 0 ? "+" : "-", MeshSchedule.minutes(Math.abs(stepMs)));
+    }
+
+    private static List<MeshResult.Pair> stopped(List<MeshResult.Planned> local) {
+        return local.stream().map(p -> skipped(p, "the mesh was stopped before it began", null)).toList();
+    }
+
+    private static MeshResult.Pair skipped(MeshResult.Planned p, String why, Long clockStepMs) {
         return new MeshResult.Pair(p.source(), p.target(), p.round(), MeshResult.SKIPPED, why, null, null, null,
-            null);
+            clockStepMs, null, null);
     }
 }

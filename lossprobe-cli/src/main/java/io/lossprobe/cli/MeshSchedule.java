@@ -66,14 +66,19 @@ final class MeshSchedule {
         return rounds;
     }
 
-    /**
-     * The plan's length plus the set-up around it, plus the slack at each end of the round (a pair may start that
-     * late, and the hosts' clocks may disagree by that much), rounded up to a whole second.
-     */
-    static long estimateSlotMs(Plan plan, long slackMs) {
+    /** A pair's planned length: the plan's, plus the set-up around it. */
+    static long estimatePairMs(Plan plan) {
         long stepMs = (plan.warmupNs() + plan.durationNs() + plan.drainNs()) / 1_000_000 + STEP_OVERHEAD_MS;
         long perTransport = TRANSPORT_OVERHEAD_MS + stepMs * plan.levels().size();
-        long ms = PAIR_OVERHEAD_MS + perTransport * plan.transports().size() + 2 * slackMs;
+        return PAIR_OVERHEAD_MS + perTransport * plan.transports().size();
+    }
+
+    /**
+     * A pair's planned length plus the slack at each end of the round (a pair may start that late, and the hosts'
+     * clocks may disagree by that much), rounded up to a whole second.
+     */
+    static long estimateSlotMs(Plan plan, long slackMs) {
+        long ms = estimatePairMs(plan) + 2 * slackMs;
         return (ms + 999) / 1000 * 1000;
     }
 

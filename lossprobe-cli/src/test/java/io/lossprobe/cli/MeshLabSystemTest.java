@@ -158,8 +158,9 @@ class MeshLabSystemTest {
     @Test
     void theMeshLocalisesALossyLinkExactly() throws Exception {
         assertThat(lab("link-loss", LOSSY, "2", "udp").exit()).isZero();
-        // Every host runs its own share of the mesh; round 0 begins at the same instant on all of them.
-        Instant start = Instant.now().plusSeconds(15).truncatedTo(ChronoUnit.SECONDS);
+        // Every host runs its own share of the mesh; round 0 begins at the same instant on all of them. Four mesh JVMs
+        // start at once: with the machine's load average at 19 one of them reached its first round 25.5 s after launch.
+        Instant start = Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.SECONDS);
         List<Process> meshes = new ArrayList<>();
         for (String ns : hosts.keySet()) {
             List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
@@ -202,7 +203,10 @@ class MeshLabSystemTest {
         for (MeshResult.Pair p : mesh.pairs()) {
             assertThat(p.status()).as("%s -> %s: %s", p.source(), p.target(), p.error())
                 .isEqualTo(MeshResult.COMPLETE);
-            assertThat(p.lateMs()).as("started within the slack").isLessThanOrEqualTo(2_000);
+            // A pair may start late (a stalled machine) if it still fits; its note says why.
+            assertThat(p.lateMs() <= 2_000 || p.note() != null).as("late with a reason: %s", p.note()).isTrue();
+            assertThat(p.lateMs() + p.durationMs()).as("%s -> %s ended inside its slot", p.source(), p.target())
+                .isLessThan(mesh.schedule().slotMs());
             maxPairMs = Math.max(maxPairMs, p.durationMs());
             StepResult s = p.result().steps().get(0);
             assertThat(s.counts().scheduled()).isEqualTo(10_000);
@@ -224,14 +228,13 @@ class MeshLabSystemTest {
             // receiving sockets dropped, and what came after Tmax (late: a cold JVM stalls for longer than the drain).
             assertThat(s.counts().lost()).as("%s -> %s", p.source(), p.target())
                 .isEqualTo(dropped + socketDrops(s) + s.counts().late());
-            table.append(String.format("%s -> %s round %d: sent %d lost %d = nft %d + k-drops %d + late %d; %d ms%n",
-                p.source(), p.target(), p.round(), s.counts().sent(), s.counts().lost(), dropped, socketDrops(s),
-                s.counts().late(), p.durationMs()));
+            table.append(String.format("%s -> %s round %d: sent %d lost %d = nft %d + k-drops %d + late %d; %d ms, "
+                    + "%d ms late%s%n", p.source(), p.target(), p.round(), s.counts().sent(), s.counts().lost(),
+                dropped, socketDrops(s), s.counts().late(), p.durationMs(), p.lateMs(),
+                p.note() == null ? "" : ": " + p.note()));
         }
-        long slotMs = mesh.schedule().slotMs();
         System.out.printf("mesh of 4 hosts, 12 pairs, 6 rounds of %d ms: %s from round 0 to the last exit; "
-                + "longest pair %d ms%n%s", slotMs, Duration.between(start, end), maxPairMs, table);
-        assertThat(maxPairMs).as("every pair fits its slot").isLessThan(slotMs);
+                + "longest pair %d ms%n%s", mesh.schedule().slotMs(), Duration.between(start, end), maxPairMs, table);
 
         // The matrix and the check see the same: only pairs through the lossy link fail a zero-loss policy.
         Path policy = Files.writeString(work.resolve("policy.json"), "{\"defaults\": {\"maxLossPercent\": 0}}");

@@ -133,12 +133,44 @@ class MeshScheduleTest {
         assertThatThrownBy(() -> MeshSchedule.parseStart("tonight", now)).hasMessageContaining("--start-at 'tonight'");
     }
 
-    /** A clock that moves only when the runner waits or a pair runs. */
-    private static final class VirtualClock extends Clock {
-        Instant now;
+    /**
+     * A host's two clocks on virtual time: the wall clock and the monotonic one move together when the runner sleeps
+     * or a pair runs, except at one chosen moment of the monotonic clock (in the middle of a wait), where the wall
+     * clock alone steps, or both jump at once (the machine stalled: nothing ran).
+     */
+    private static final class TwoClocks extends Clock {
+        Instant wall;
+        long monoNs;
+        long eventAtNs = Long.MAX_VALUE;
+        long wallStepMs;
+        long stallMs;
 
-        VirtualClock(Instant start) {
-            now = start;
+        TwoClocks(Instant wall) {
+            this.wall = wall;
+        }
+
+        /** Steps the wall clock by {@code ms} (or stalls both clocks) when the monotonic clock reaches {@code atS}. */
+        TwoClocks at(long atS, long wallStepMs, long stallMs) {
+            this.eventAtNs = atS * 1_000_000_000L;
+            this.wallStepMs = wallStepMs;
+            this.stallMs = stallMs;
+            return this;
+        }
+
+        void advanceNs(long ns) {
+            long end = monoNs + ns;
+            if (eventAtNs > monoNs && eventAtNs <= end) {
+                wall = wall.plusMillis(wallStepMs + stallMs);
+                monoNs += stallMs * 1_000_000;
+                end += stallMs * 1_000_000;
+                eventAtNs = Long.MAX_VALUE;
+            }
+            wall = wall.plusNanos(end - monoNs);
+            monoNs = end;
+        }
+
+        MeshClock meshClock() {
+            return new MeshClock(this, () -> monoNs, this::advanceNs);
         }
 
         @Override
@@ -153,55 +185,152 @@ class MeshScheduleTest {
 
         @Override
         public Instant instant() {
-            return now;
+            return wall;
         }
     }
 
-    @Test
-    void onTheClockEachPairStartsAtItsSlotAndOneThatWouldStartLateIsSkipped() throws Exception {
-        Instant t0 = Instant.parse("2026-12-01T03:05:00Z");
-        VirtualClock clock = new VirtualClock(t0.minusSeconds(30));
-        // h0 sends in every round; others' pairs run on their own hosts.
-        List<List<MeshPairs.Link>> rounds = List.of(
-            List.of(new MeshPairs.Link("h0", "h1"), new MeshPairs.Link("h2", "h3")),
-            List.of(new MeshPairs.Link("h0", "h2"), new MeshPairs.Link("h1", "h3")),
-            List.of(new MeshPairs.Link("h0", "h3"), new MeshPairs.Link("h2", "h1")),
-            List.of(new MeshPairs.Link("h2", "h0")),
-            List.of(new MeshPairs.Link("h0", "h1")));
-        MeshRunner runner = new MeshRunner(rounds, Set.of("h0"), t0, 10_000, 2_000, clock, when -> {
-            if (when.isAfter(clock.now)) {
-                clock.now = when;
-            }
-        });
+    private static final Instant T0 = Instant.parse("2026-12-01T03:05:00Z");
+
+    /** h0 sends in every round; the other pairs run on their own hosts. */
+    private static final List<List<MeshPairs.Link>> H0_EVERY_ROUND = List.of(
+        List.of(new MeshPairs.Link("h0", "h1"), new MeshPairs.Link("h2", "h3")),
+        List.of(new MeshPairs.Link("h0", "h2"), new MeshPairs.Link("h1", "h3")),
+        List.of(new MeshPairs.Link("h0", "h3"), new MeshPairs.Link("h2", "h1")));
+
+    /** Each pair's start as "round@monotonic seconds", and the outcomes. */
+    private record H0Run(List<String> started, List<MeshResult.Pair> done) {
+    }
+
+    /**
+     * Runs h0's pairs in 10 s slots with 2 s of slack from T0, each planned at {@code plannedS} seconds and taking
+     * {@code pairsS[round]} (the last for later rounds).
+     */
+    private static H0Run runH0(TwoClocks host, List<List<MeshPairs.Link>> rounds, long plannedS, long... pairsS)
+        throws Exception {
+        MeshRunner runner = new MeshRunner(rounds, Set.of("h0"), T0, 10_000, 2_000, plannedS * 1000,
+            host.meshClock());
         List<String> started = new ArrayList<>();
-        List<MeshResult.Pair> done = runner.run((p, slotStart) -> {
-            started.add(p.round() + "@" + clock.now);
-            assertThat(slotStart).isEqualTo(t0.plusSeconds(10L * p.round()));
-            // The pair in round 1 runs 3 s past its slot; the next one would begin 3 s late and is skipped.
-            clock.now = clock.now.plusSeconds(p.round() == 1 ? 13 : 4);
+        List<MeshResult.Pair> done = runner.run((p, slot) -> {
+            started.add(p.round() + "@" + host.monoNs / 1_000_000_000.0);
+            assertThat(slot.start()).isEqualTo(T0.plusSeconds(10L * p.round()));
+            assertThat(slot.stopAt()).isEqualTo(slot.start().plusSeconds(8));
+            host.advanceNs(pairsS[Math.min(p.round(), pairsS.length - 1)] * 1_000_000_000L);
             return new MeshResult.Pair(p.source(), p.target(), p.round(), MeshResult.COMPLETE, null, null, null,
-                null, null);
+                null, slot.clockStepMs(), slot.note(), null);
         }, round -> { });
-        assertThat(done).extracting(MeshResult.Pair::round).containsExactly(0, 1, 2, 4);
-        assertThat(started).containsExactly("0@2026-12-01T03:05:00Z", "1@2026-12-01T03:05:10Z",
-            "4@2026-12-01T03:05:40Z");
-        MeshResult.Pair skipped = done.get(2);
+        return new H0Run(started, done);
+    }
+
+    @Test
+    void onTheClockEachPairStartsAtItsSlotAndOneThatCannotFitAnyMoreIsSkipped() throws Exception {
+        TwoClocks host = new TwoClocks(T0.minusSeconds(30));
+        List<List<MeshPairs.Link>> rounds = new ArrayList<>(H0_EVERY_ROUND);
+        rounds.add(List.of(new MeshPairs.Link("h2", "h0")));
+        rounds.add(List.of(new MeshPairs.Link("h0", "h1")));
+        // The pair of round 1 runs 13 s, 3 s past its slot; the next, planned at 6 s, no longer fits its slot.
+        H0Run run = runH0(host, rounds, 6, 4, 13, 4);
+        assertThat(run.done()).extracting(MeshResult.Pair::round).containsExactly(0, 1, 2, 4);
+        assertThat(run.started()).containsExactly("0@30.0", "1@40.0", "4@70.0");
+        MeshResult.Pair skipped = run.done().get(2);
         assertThat(skipped.status()).isEqualTo(MeshResult.SKIPPED);
-        assertThat(skipped.error()).contains("its slot began 3.0s before this host was free");
+        assertThat(skipped.error()).isEqualTo("its slot began 3.0s before this host was free (its pairs of round 1 "
+            + "ran until 3.0s into this slot), and its planned 6.0s no longer fit in the 5.0s left before the slot's "
+            + "end less the slack; a longer --slot avoids it");
+        assertThat(run.done()).filteredOn(p -> p.status().equals(MeshResult.COMPLETE))
+            .allSatisfy(p -> assertThat(p.note()).isNull());
+    }
+
+    @Test
+    void aPairThatStartsLateButStillFitsItsSlotRunsAndSaysWhy() throws Exception {
+        TwoClocks host = new TwoClocks(T0.minusSeconds(30));
+        // As above, but the pairs are planned at 4 s: round 2's pair, reached 3 s late, still ends by 48 s + 8 s.
+        H0Run run = runH0(host, H0_EVERY_ROUND, 4, 4, 13, 4);
+        assertThat(run.started()).containsExactly("0@30.0", "1@40.0", "2@53.0");
+        assertThat(run.done()).allSatisfy(p -> assertThat(p.status()).isEqualTo(MeshResult.COMPLETE));
+        assertThat(run.done().get(2).note()).isEqualTo("started late: its slot began 3.0s before this host was free "
+            + "(its pairs of round 1 ran until 3.0s into this slot)");
+    }
+
+    @ParameterizedTest(name = "the wall clock steps {0} ms")
+    @ValueSource(longs = {8_000, -8_000})
+    void aStepOfTheWallClockInTheMiddleOfAWaitMovesNoRound(long stepMs) throws Exception {
+        // Waiting for round 1 (due at 40 s on the monotonic clock), at 37 s the wall clock steps 8 s.
+        TwoClocks host = new TwoClocks(T0.minusSeconds(30)).at(37, stepMs, 0);
+        H0Run run = runH0(host, H0_EVERY_ROUND, 4, 3);
+        assertThat(run.started()).containsExactly("0@30.0", "1@40.0", "2@50.0");
+        assertThat(run.done()).allSatisfy(p -> assertThat(p.status()).isEqualTo(MeshResult.COMPLETE));
+        assertThat(run.done().get(0).clockStepMs()).isNull();
+        assertThat(run.done().get(0).note()).isNull();
+        assertThat(run.done().subList(1, 3)).allSatisfy(p -> {
+            assertThat(p.clockStepMs()).isEqualTo(stepMs);
+            assertThat(p.note()).isEqualTo("this host's wall clock has stepped " + (stepMs > 0 ? "+" : "-")
+                + "8.0s since round 0 began; the rounds keep to the monotonic clock");
+        });
+    }
+
+    @Test
+    void aStepOfTheWallClockBeforeTheStartIsFollowed() throws Exception {
+        // The start is where the hosts agree: before it, this host's wall clock is the one to go by.
+        TwoClocks host = new TwoClocks(T0.minusSeconds(30)).at(10, 8_000, 0);
+        H0Run run = runH0(host, H0_EVERY_ROUND, 4, 3);
+        assertThat(run.started()).containsExactly("0@22.0", "1@32.0", "2@42.0");
+        assertThat(run.done()).allSatisfy(p -> assertThat(p.note()).isNull());
+    }
+
+    @Test
+    void aStallRunsThePairWhenItStillFitsAndSkipsItWhenItCannot() throws Exception {
+        // Waiting for round 1 (40 s), at 37 s the machine stalls for 8 s: h0 wakes at 45 s, 5 s late. A 3 s pair
+        // still ends by 48 s, the slot's end less the slack; a 4 s one cannot.
+        TwoClocks host = new TwoClocks(T0.minusSeconds(30)).at(37, 0, 8_000);
+        H0Run run = runH0(host, H0_EVERY_ROUND, 3, 3);
+        assertThat(run.started()).containsExactly("0@30.0", "1@45.0", "2@50.0");
+        assertThat(run.done()).allSatisfy(p -> assertThat(p.status()).isEqualTo(MeshResult.COMPLETE));
+        assertThat(run.done().get(1).note()).isEqualTo("started late: its slot began 5.0s before this host was free "
+            + "(it woke 5.0s late from its wait for the slot: the machine stalled)");
+        assertThat(run.done().get(1).clockStepMs()).as("both clocks moved: no step").isNull();
+
+        // The same stall, the wall clock stepping 8 s as well, and a pair planned at 4 s: skipped, saying both.
+        H0Run tighter = runH0(new TwoClocks(T0.minusSeconds(30)).at(37, 8_000, 8_000), H0_EVERY_ROUND, 4, 3);
+        assertThat(tighter.started()).containsExactly("0@30.0", "2@50.0");
+        assertThat(tighter.done().get(1).status()).isEqualTo(MeshResult.SKIPPED);
+        assertThat(tighter.done().get(1).clockStepMs()).isEqualTo(8_000);
+        assertThat(tighter.done().get(1).error()).isEqualTo("its slot began 5.0s before this host was free (it woke "
+            + "5.0s late from its wait for the slot: the machine stalled), and its planned 4.0s no longer fit in the "
+            + "3.0s left before the slot's end less the slack; a longer --slot avoids it; this host's wall clock has "
+            + "stepped +8.0s since round 0 began; the rounds keep to the monotonic clock");
     }
 
     @Test
     void aStoppedMeshSkipsWhatHasNotBegun() throws Exception {
-        VirtualClock clock = new VirtualClock(Instant.parse("2026-12-01T03:05:00Z"));
+        TwoClocks host = new TwoClocks(T0);
         List<List<MeshPairs.Link>> rounds = MeshSchedule.rounds(MeshPairs.select(hosts(3), "full", null, 0), 0);
-        MeshRunner runner = new MeshRunner(rounds, Set.of("h0", "h1", "h2"), null, 0, 0, clock, when -> { });
-        List<MeshResult.Pair> done = runner.run((p, slotStart) -> {
+        MeshRunner runner = new MeshRunner(rounds, Set.of("h0", "h1", "h2"), null, 0, 0, 0, host.meshClock());
+        List<MeshResult.Pair> done = runner.run((p, slot) -> {
             runner.requestStop();
             return new MeshResult.Pair(p.source(), p.target(), p.round(), MeshResult.COMPLETE, null, null, null,
-                null, null);
+                null, null, null, null);
         }, round -> { });
         assertThat(done).hasSize(6);
         assertThat(done.get(0).status()).isEqualTo(MeshResult.COMPLETE);
         assertThat(done.subList(1, 6)).allSatisfy(p -> assertThat(p.status()).isEqualTo(MeshResult.SKIPPED));
+    }
+
+    @Test
+    void aStopEndsAWaitForALaterSlotWithinASecond() throws Exception {
+        TwoClocks host = new TwoClocks(T0.minusSeconds(3600));
+        MeshRunner[] runner = new MeshRunner[1];
+        runner[0] = new MeshRunner(H0_EVERY_ROUND, Set.of("h0"), T0, 10_000, 2_000, 4_000,
+            new MeshClock(host, () -> host.monoNs, ns -> {
+                host.advanceNs(ns);
+                if (host.monoNs >= 5_000_000_000L) {
+                    runner[0].requestStop(); // Ctrl-C five seconds into the hour's wait
+                }
+            }));
+        List<MeshResult.Pair> done = runner[0].run((p, slot) -> {
+            throw new AssertionError("no pair runs");
+        }, round -> { });
+        assertThat(host.monoNs).isEqualTo(5_000_000_000L);
+        assertThat(done).hasSize(3).allSatisfy(p -> assertThat(p.error())
+            .isEqualTo("the mesh was stopped before it began"));
     }
 }
