@@ -10,8 +10,9 @@ import io.lossprobe.core.result.SenderLimit.Reason;
  *
  * <ol>
  *   <li>it kept to its schedule (nothing behind, nothing refused, not saturated): {@link Reason#NONE};</li>
- *   <li>nothing behind but sends refused, or writes blocked for at least as long as its thread waited for a CPU:
- *   {@link Reason#HELD_BY_KERNEL};</li>
+ *   <li>nothing behind but sends refused, or writes blocked for as long as its thread waited for a CPU or for a
+ *   tenth of the window (while the transport takes nothing, more CPU would not help): {@link Reason#HELD_BY_KERNEL};
+ *   </li>
  *   <li>its thread waited on a run queue at least as long as the missing messages would have taken it on a CPU
  *   (its CPU time per message sent, times the messages behind): {@link Reason#STARVED_OF_CPU};</li>
  *   <li>its thread ran or waited to run for at least 90 % of the window: {@link Reason#AT_CPU_LIMIT};</li>
@@ -23,6 +24,8 @@ import io.lossprobe.core.result.SenderLimit.Reason;
 final class SenderLimits {
     /** A thread runnable this share of the window wanted the CPU all the time. */
     static final double BUSY_SHARE = 0.9;
+    /** Writes blocked for this share of the window held the sender back, whatever else it lacked. */
+    static final double HELD_SHARE = 0.1;
 
     private SenderLimits() {
     }
@@ -50,7 +53,8 @@ final class SenderLimits {
             return Reason.NONE;
         }
         long wait = load.runQueueWaitNs() == null ? 0 : load.runQueueWaitNs();
-        if (behind == 0 && totals.sendFailed() > 0 || load.blockedSends() > 0 && load.heldNs() >= wait) {
+        if (behind == 0 && totals.sendFailed() > 0
+            || load.blockedSends() > 0 && load.heldNs() >= Math.min(wait, HELD_SHARE * load.windowNs())) {
             return Reason.HELD_BY_KERNEL;
         }
         double busy = BUSY_SHARE * load.windowNs();
