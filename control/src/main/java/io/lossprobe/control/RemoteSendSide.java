@@ -2,12 +2,14 @@ package io.lossprobe.control;
 
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.engine.SenderLoad;
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.TransportReport;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
@@ -125,8 +127,10 @@ final class RemoteSendSide implements SendSide {
         Reply.Lag l = r.lag();
         Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),
             l.maxNs(), null, null);
-        return new Outcome(out, r.windowNs(), lag, new TransportReport(r.counters(), r.flowCounters(), r.notes()),
-            r.failedAfterClose());
+        Map<String, Long> counters = new HashMap<>(r.counters());
+        SenderLoad load = SenderLoadCodec.decode(counters);
+        return new Outcome(out, r.windowNs(), lag, new TransportReport(counters, r.flowCounters(), r.notes()),
+            r.failedAfterClose(), load);
     }
 
     @Override

@@ -116,7 +116,8 @@ final class SessionSender {
         TransportReport report = outcome.report();
         return new Reply.SendOutcome(counts, outcome.windowNs(), outcome.failedAfterClose(), failed,
             new Reply.Lag(lag.count(), lag.meanNs(), lag.minNs(), lag.p50Ns(), lag.p90Ns(), lag.p99Ns(),
-                lag.p999Ns(), lag.maxNs()), report.counters(), report.flows(), report.notes());
+                lag.p999Ns(), lag.maxNs()), SenderLoadCodec.encode(report.counters(), outcome.load()), report.flows(),
+            report.notes());
     }
 
     /** Stops sending and closes the senders. */

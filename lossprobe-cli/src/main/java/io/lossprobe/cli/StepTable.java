@@ -36,6 +36,10 @@ final class StepTable {
     static String row(StepResult r, int planSize, boolean ipv6) {
         Counts c = r.counts();
         String flags = r.saturated() ? "saturated" : "";
+        if (r.senderLimit() != null && r.senderLimit().behind() > 0) {
+            // Why the sender fell behind: starved, kernel-held, cpu-limit or behind-unexplained.
+            flags += (flags.isEmpty() ? "" : ",") + r.senderLimit().reason().flag();
+        }
         if (c.sendFailed() > 0) {
             flags += (flags.isEmpty() ? "" : ",") + "refused=" + c.sendFailed();
         }
@@ -81,7 +85,8 @@ final class StepTable {
         String offered = t.rate() == 0 ? "max (" + rate(t.achievedSendRate()) + "/s sent)" : rate(t.rate()) + "/s";
         return String.format(Locale.ROOT, "  %-5s %6s trial %2d %-5s %6s: %s lost %,d of %,d (%.4f%%)%s -> %s",
             transport, size + "B", t.trial(), t.phase(), nanos(t.windowNs()), offered, t.lost(), t.sent(),
-            100 * t.lossRatio(), t.senderLimited() ? ", sender short by " + (t.behind() + t.sendFailed()) : "", v);
+            100 * t.lossRatio(), t.senderLimited() ? ", sender short by " + (t.behind() + t.sendFailed())
+                + (t.senderLimit() == null ? "" : " (" + t.senderLimit().reason().words() + ")") : "", v);
     }
 
     /** A search's finding for one criterion, in one line. */
@@ -102,7 +107,8 @@ final class StepTable {
         return switch (s.boundedBy()) {
             case "path" -> "the path lost more above it";
             case "sender" -> "bounded by the SENDER, not the path: it could not carry "
-                + (s.upperBound() == null ? "more" : rate(s.upperBound()) + "/s");
+                + (s.upperBound() == null ? "more" : rate(s.upperBound()) + "/s")
+                + (s.senderLimit() == null ? "" : ", " + s.senderLimit().reason().words());
             case "max" -> "passed at --search-max: the path may carry more";
             case "min" -> "failed even at --search-min";
             case "stopped" -> "interrupted";

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.result.StepResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,6 +42,34 @@ class StepTableTest {
         List<String> empty = columns(StepTable.row(step(Latency.EMPTY, null), 64, false));
         assertThat(empty.get(p50)).isEqualTo("-");
         assertThat(empty.get(p99)).isEqualTo("-");
+    }
+
+    /**
+     * The flags say why the sender fell behind; a file from before {@code senderLimit} (the sample) adds nothing,
+     * nor does a sender that kept up.
+     */
+    @Test
+    void theFlagsSayWhyTheSenderFellBehind() throws IOException {
+        StepResult old = step(Latency.EMPTY, null);
+        assertThat(old.senderLimit()).isNull();
+        assertThat(StepTable.row(old, 64, false)).doesNotContain("starved");
+        for (SenderLimit.Reason reason : SenderLimit.Reason.values()) {
+            StepResult s = withLimit(old, new SenderLimit(reason, reason == SenderLimit.Reason.NONE ? 0 : 1234, 0,
+                1_000_000_000L, 412_000_000L, 80_000_000L, 30_000_000L, 0L, 0L));
+            List<String> row = columns(StepTable.row(s, 64, false));
+            int at = columns(StepTable.header()).indexOf("flags");
+            assertThat(row.size() > at ? row.get(at) : "").isEqualTo(reason.flag());
+        }
+    }
+
+    private static StepResult withLimit(StepResult s, SenderLimit limit) {
+        ObjectNode node = ResultFiles.mapper().valueToTree(s);
+        node.set("senderLimit", ResultFiles.mapper().valueToTree(limit));
+        try {
+            return ResultFiles.mapper().treeToValue(node, StepResult.class);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

@@ -90,6 +90,11 @@ public final class FullSendBufferRun extends TransportContractTest {
         assertThat(result.status()).isEqualTo("complete");
         assertIdentities(result);
         assertThat(nativeSend).as("the path asked for ran").isEqualTo(path.equals("native") ? 1L : 0L);
+        System.out.println("sender limit: " + step.senderLimit() + " " + step.warnings());
+        assertThat(step.senderLimit().reason()).as("the full buffer held the sender back")
+            .isEqualTo(io.lossprobe.core.result.SenderLimit.Reason.HELD_BY_KERNEL);
+        assertThat(step.senderLimit().blockedSends()).isPositive();
+        assertThat(step.warnings()).anyMatch(w -> w.contains(": held back by its own kernel ("));
         for (FlowResult flow : step.flows()) {
             Counts f = flow.counts();
             assertThat(f.behind()).as("flow %d fell behind: the full buffer's shortfall", flow.flow())

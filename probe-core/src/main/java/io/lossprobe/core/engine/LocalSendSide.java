@@ -13,11 +13,14 @@ import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.counters.ThreadTimes;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * Senders in this process: the transport's endpoint, paced by a {@link SendLoop} per step that the
@@ -37,7 +40,15 @@ public final class LocalSendSide implements SendSide {
     private final Ledger ledger;
     private final String targetHost;
     private final io.lossprobe.core.wire.MessageAuth auth;
+    /** The sending thread's scheduler times, found once when the side opens. */
+    private final ThreadTimes threadTimes;
     private SendLoop loop;
+    /** The sending thread's times as the window began and as sending ended (null: not yet, or unreadable). */
+    private ThreadTimes.Sample threadsAtWindow;
+    private ThreadTimes.Sample threadsAtEnd;
+    private long threadsAtWindowNs;
+    private long threadsAtEndNs;
+    private boolean endSampled;
     private CompletableFuture<Void> sending;
     /** The open step's writers that note each interval's wire range ({@code --interval}), else null. */
     private IntervalWriter[] intervalWriters;
@@ -45,8 +56,10 @@ public final class LocalSendSide implements SendSide {
     private long stepWindowNs;
 
     private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
-                          Ledger ledger, String targetHost, io.lossprobe.core.wire.MessageAuth auth) {
+                          Ledger ledger, String targetHost, io.lossprobe.core.wire.MessageAuth auth,
+                          ThreadTimes threadTimes) {
         this.auth = auth;
+        this.threadTimes = threadTimes;
         this.endpoint = endpoint;
         this.targetHost = targetHost;
         this.plan = plan;
@@ -61,8 +74,17 @@ public final class LocalSendSide implements SendSide {
         return open(transport, spec, NanoClock.SYSTEM);
     }
 
-    /** As {@link #open(Transport, SenderSpec)}, pacing on {@code clock}. */
+    /**
+     * As {@link #open(Transport, SenderSpec)}, pacing on {@code clock}; the sending thread's times are read from
+     * the kernel on the system clock, not at all on another (they would not be on its time).
+     */
     public static LocalSendSide open(Transport transport, SenderSpec spec, NanoClock clock) throws Exception {
+        return open(transport, spec, clock, clock == NanoClock.SYSTEM ? LocalSendSide::threadOf : e -> ThreadTimes.NONE);
+    }
+
+    /** As {@link #open(Transport, SenderSpec, NanoClock)}, with the sending thread's times from {@code threads}. */
+    public static LocalSendSide open(Transport transport, SenderSpec spec, NanoClock clock,
+                                     Function<ScheduledExecutorService, ThreadTimes> threads) throws Exception {
         Plan plan = spec.plan();
         FlowReceiver[] replies = null;
         if (plan.echo()) {
@@ -75,8 +97,21 @@ public final class LocalSendSide implements SendSide {
         Ledger ledger = new Ledger(plan.ports());
         SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger,
             spec.auth());
-        return new LocalSendSide(transport.openSender(full), plan, spec.runId(), replies, clock, ledger,
-            spec.targetHost(), spec.auth());
+        SenderEndpoint endpoint = transport.openSender(full);
+        return new LocalSendSide(endpoint, plan, spec.runId(), replies, clock, ledger, spec.targetHost(),
+            spec.auth(), threads.apply(endpoint.sendExecutor()));
+    }
+
+    /** The times of the executor's thread, found by one task on it (before any step, never on the send loop). */
+    private static ThreadTimes threadOf(ScheduledExecutorService executor) {
+        try {
+            return executor.submit(ThreadTimes::ofCurrentThread).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return ThreadTimes.NONE;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ThreadTimes.NONE;
+        }
     }
 
     /** Where the senders send to. */
@@ -116,6 +151,9 @@ public final class LocalSendSide implements SendSide {
                 writers[i] = intervalWriters[i];
             }
         }
+        threadsAtWindow = null;
+        threadsAtEnd = null;
+        endSampled = false;
         stepRates = flowRates.clone();
         stepWindowNs = windowNs;
         // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
@@ -157,6 +195,13 @@ public final class LocalSendSide implements SendSide {
 
     @Override
     public void beginWindow() throws Exception {
+        // First, on the engine's thread: the sending thread's times the window's figures start from (once sending
+        // has ended, as when it ended before the window, the window has nothing to show).
+        threadsAtWindowNs = clock.nanoTime();
+        threadsAtWindow = endSampled ? threadsAtEnd : threadTimes.sample();
+        if (endSampled) {
+            threadsAtWindowNs = threadsAtEndNs;
+        }
         endpoint.beginWindow();
     }
 
@@ -170,7 +215,28 @@ public final class LocalSendSide implements SendSide {
         } catch (ExecutionException e) {
             throw new IllegalStateException("sender failed: " + e.getCause(), e.getCause());
         }
+        sampleEnd();
         return true;
+    }
+
+    /** The sending thread's times as sending ended: once per step, on the engine's thread. */
+    private void sampleEnd() {
+        if (!endSampled) {
+            endSampled = true;
+            threadsAtEndNs = clock.nanoTime();
+            threadsAtEnd = threadTimes.sample();
+        }
+    }
+
+    /** What the step's sending cost its thread, over the window. */
+    private SenderLoad load() {
+        sampleEnd();
+        boolean known = threadsAtWindow != null && threadsAtEnd != null;
+        long spanNs = threadsAtWindow == null && threadsAtEnd == null ? loop.windowNs()
+            : Math.max(0, threadsAtEndNs - threadsAtWindowNs);
+        return new SenderLoad(spanNs, known ? threadsAtEnd.runQueueNs() - threadsAtWindow.runQueueNs() : null,
+            known ? threadsAtEnd.cpuNs() - threadsAtWindow.cpuNs() : null, loop.sendCallNs(), loop.heldNs(),
+            loop.blockedSends());
     }
 
     @Override
@@ -220,7 +286,8 @@ public final class LocalSendSide implements SendSide {
             }
             intervals = SentIntervals.sum(perFlow);
         }
-        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep(), failedAfterClose, intervals);
+        return new Outcome(counts, loop.windowNs(), loop.lag(), endpoint.endStep(), failedAfterClose, intervals,
+            load());
     }
 
     @Override

@@ -53,14 +53,15 @@ final class RateSearches {
             }
             Counts c = r.counts();
             return new RateSearch.Measured(rate, r.windowNs(), c.scheduled(), c.sent(), c.received(),
-                c.sendFailed(), c.behind(), r.achievedSendRate(), r.achievedReceiveRate(), r.delay());
+                c.sendFailed(), c.behind(), r.achievedSendRate(), r.achievedReceiveRate(), r.delay(),
+                r.senderLimit());
         });
         long searchNs = clock.nanoTime() - start;
         List<SearchResult> results = new ArrayList<>();
         for (RateSearch.Finding f : findings) {
             results.add(new SearchResult(transport, pass.messageSize(), f.criterion(), f.maxLossRatio(), f.rate(),
                 f.lowerBound(), f.upperBound(), f.lossRatio(), sp.precision(), f.width(), f.converged(),
-                f.boundedBy(), searchNs, f.trials(), null));
+                f.boundedBy(), searchNs, f.trials(), null, f.senderLimit()));
         }
         step[0] = latencySteps(pass, results, steps, step[0]);
         found.accept(results);

@@ -96,12 +96,13 @@ public interface SendSide extends AutoCloseable {
      * @param failedAfterClose   messages of earlier steps whose failure surfaced after their step closed (they
      *                           were counted there as sent and lost)
      * @param intervals          the sending per interval over all flows ({@code --interval}), else null
+     * @param load               what the sending cost its thread, for why it fell short; null when not reported
      */
     record Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
-                   long failedAfterClose, SentIntervals intervals) {
+                   long failedAfterClose, SentIntervals intervals, SenderLoad load) {
         public Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
-                       long failedAfterClose) {
-            this(counts, windowNs, lag, report, failedAfterClose, null);
+                       long failedAfterClose, SenderLoad load) {
+            this(counts, windowNs, lag, report, failedAfterClose, null, load);
         }
 
         /** Each flow's wire end: sent plus the failed ranges, the numbers the receiver finalises. */

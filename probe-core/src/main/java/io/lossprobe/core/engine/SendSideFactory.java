@@ -19,6 +19,14 @@ public interface SendSideFactory {
             new SenderSpec(plan, targetHost, runId, options, auth), clock);
     }
 
+    /** As {@link #local(String, io.lossprobe.core.pacing.NanoClock)}, the sending thread's times from {@code threads}. */
+    static SendSideFactory local(String targetHost, io.lossprobe.core.pacing.NanoClock clock,
+                                 java.util.function.Function<java.util.concurrent.ScheduledExecutorService,
+                                     io.lossprobe.core.counters.ThreadTimes> threads) {
+        return (transport, plan, runId, auth, options) -> LocalSendSide.open(transport,
+            new SenderSpec(plan, targetHost, runId, options, auth), clock, threads);
+    }
+
     /** @param auth the run's message key (a remote side uses its own, derived from the control session) */
     SendSide open(Transport transport, Plan plan, int runId, io.lossprobe.core.wire.MessageAuth auth,
                   Map<String, String> options) throws Exception;

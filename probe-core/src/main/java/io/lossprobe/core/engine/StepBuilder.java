@@ -11,6 +11,7 @@ import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.IntervalResult;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.LossBurst;
+import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Timing;
@@ -88,6 +89,8 @@ final class StepBuilder {
         warnings.add(packets.warning(attribution.get("receiverSocket")));
         warnings.add(senderEgress.warning(attribution.get("senderEgress")));
         warnings.reliability(transport, options, totals);
+        SenderLimit senderLimit = SenderLimits.of(outcome.load(), totals, saturated, outcome.windowNs());
+        warnings.add(senderLimit.warning());
         String source = Timing.sourceOf(flows.kernelStamped, delay.count());
         DelayBaselines baselines = flows.baselines;
         Echo echo = null;
@@ -107,6 +110,6 @@ final class StepBuilder {
             outcome.lag().measuredBy(null, timing), flows.meanJitterNs(),
             Latency.of(flows.ipdv).measuredBy(source, timing), after.cpuSince(before), flows.socketDrops, hostDeltas,
             receipt.hostCounters(), receipt.cpu(), transportCounters, attribution, warnings.list(), echo,
-            flows.flows, plan.messageSize(), intervals);
+            flows.flows, plan.messageSize(), intervals, senderLimit);
     }
 }

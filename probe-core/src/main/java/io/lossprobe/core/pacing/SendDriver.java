@@ -27,11 +27,12 @@ public final class SendDriver {
                 try {
                     long cycleStart = clock.nanoTime();
                     int sent = loop.doWork(cycleStart);
+                    long now = clock.nanoTime();
+                    loop.cycleEnded(now);
                     if (loop.isDone()) {
                         done.complete(null);
                         return;
                     }
-                    long now = clock.nanoTime();
                     long timer = pacing.timerNs(nextCycleNs(loop, sent, fullCycle, cycleStart, now, pacing) - now);
                     if (timer == 0) {
                         executor.execute(this); // due within the spin: look again at once

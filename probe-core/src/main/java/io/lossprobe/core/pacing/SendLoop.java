@@ -51,6 +51,15 @@ public final class SendLoop {
     private final AtomicLong sentProgress = new AtomicLong();
     /** Window messages put on the wire so far, over all flows (what {@link #sentProgress} publishes). */
     private long onWireTotal;
+    /** When the current cycle began (the time {@link #doWork} was given). */
+    private long cycleStartNs;
+    /** Whether a write of the current cycle, and of the one before, answered BLOCKED. */
+    private boolean cycleBlocked;
+    private boolean lastCycleBlocked;
+    /** Window figures: writes answered BLOCKED, time from a blocked cycle to the next, time inside cycles. */
+    private long blockedSends;
+    private long heldNs;
+    private long sendCallNs;
 
     private boolean warming;
     private boolean started;
@@ -167,6 +176,10 @@ public final class SendLoop {
         windowStartNs = startNs;
         resetSchedules(startNs, windowNs);
         Arrays.fill(refused, 0);
+        blockedSends = 0;
+        heldNs = 0;
+        sendCallNs = 0;
+        lastCycleBlocked = false;
         if (concurrency > 0) {
             Arrays.fill(expired, 0);
             Arrays.fill(lastReplies, 0);
@@ -192,6 +205,11 @@ public final class SendLoop {
         if (done) {
             return 0;
         }
+        if (lastCycleBlocked && !warming) {
+            heldNs += nowNs - cycleStartNs; // the transport would not take a message: held until now
+        }
+        cycleStartNs = nowNs;
+        cycleBlocked = false;
         if (abortRequested) {
             finish(nowNs);
             return 0;
@@ -212,6 +230,7 @@ public final class SendLoop {
             }
         }
         firstFlow = firstFlow + 1 < n ? firstFlow + 1 : 0;
+        lastCycleBlocked = cycleBlocked;
         if (allIssued || windowOver) {
             finish(nowNs);
         }
@@ -248,6 +267,10 @@ public final class SendLoop {
             int outcome = counted && filter.refuse(flow, index) ? MessageWriter.REFUSED
                 : writer.write(w0, word1, wire, intended, nowNs, auth.tag(w0, word1, wire, intended, nowNs));
             if (outcome == MessageWriter.BLOCKED) {
+                if (counted) {
+                    blockedSends++;
+                    cycleBlocked = true;
+                }
                 break;
             }
             if (outcome == MessageWriter.ACCEPTED) {
@@ -297,6 +320,16 @@ public final class SendLoop {
         }
         finishedNs = nowNs;
         done = true;
+    }
+
+    /**
+     * The cycle {@link #doWork} began ended at {@code endNs} (the driver's own next clock reading, not an extra one):
+     * in the window its length counts in {@link #sendCallNs}.
+     */
+    public void cycleEnded(long endNs) {
+        if (!warming && started) {
+            sendCallNs += endNs - cycleStartNs;
+        }
     }
 
     /** Asks the loop to stop at its next cycle (Ctrl-C); safe from any thread. */
@@ -372,6 +405,28 @@ public final class SendLoop {
 
     public int flows() {
         return writers.length;
+    }
+
+    /** Writes in the window the transport answered {@link MessageWriter#BLOCKED} (each retried later). */
+    public long blockedSends() {
+        return blockedSends;
+    }
+
+    /**
+     * Time in the window from the start of each cycle in which a write was {@link MessageWriter#BLOCKED} to the
+     * start of the next: how long the transport held the sender back.
+     */
+    public long heldNs() {
+        return heldNs;
+    }
+
+    /**
+     * Time in the window inside the loop's cycles (each message's tag and write, each flow's flush), from the clock
+     * readings that begin and end each cycle. A transport that makes its system call in a task queued behind the
+     * cycle (UDP's native path: one sendmmsg per cycle) spends that outside it.
+     */
+    public long sendCallNs() {
+        return sendCallNs;
     }
 
     /** How late each window message was handed to the transport, against its intended send time. */

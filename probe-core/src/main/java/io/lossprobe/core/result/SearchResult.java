@@ -26,12 +26,14 @@ import java.util.List;
  * @param trials        every trial of the search, judged by this criterion
  * @param latencySteps  the steps measured afterwards at fractions of the PDR (only on the PDR's entry, or the
  *                      NDR's when PDR was not searched), else null
+ * @param senderLimit   with {@code boundedBy: sender}: why the sender fell short at the rate it could not carry
+ *                      ({@code upperBound}), as that trial's {@code senderLimit}; else null
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SearchResult(String transport, int messageSize, String criterion, double maxLossRatio, Long rate,
                            Long lowerBound, Long upperBound, Double lossRatio, double precision, Double width,
                            boolean converged, String boundedBy, long searchNs, List<SearchTrial> trials,
-                           List<LatencyStep> latencySteps) {
+                           List<LatencyStep> latencySteps, SenderLimit senderLimit) {
     public SearchResult {
         trials = List.copyOf(trials);
         latencySteps = latencySteps == null ? null : List.copyOf(latencySteps);
@@ -40,7 +42,7 @@ public record SearchResult(String transport, int messageSize, String criterion, 
     /** The same entry with the steps measured at fractions of its rate. */
     public SearchResult withLatencySteps(List<LatencyStep> steps) {
         return new SearchResult(transport, messageSize, criterion, maxLossRatio, rate, lowerBound, upperBound,
-            lossRatio, precision, width, converged, boundedBy, searchNs, trials, steps);
+            lossRatio, precision, width, converged, boundedBy, searchNs, trials, steps, senderLimit);
     }
 
     /** A step measured at {@code fraction} of the search's rate: its index among the transport's steps. */

@@ -22,11 +22,14 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param outlier             a failure the repeat right after it did not reproduce (taken for noise)
  * @param delayP50Ns          the trial's one-way delay p50 (absent when nothing arrived)
  * @param delayP99Ns          its p99
+ * @param senderLimit         why the sender fell short of the trial's schedule, with the figures, as a step's
+ *                            {@code senderLimit} (reason {@code none} when it kept to it); absent in older files
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SearchTrial(int trial, long rate, long windowNs, String phase, long sent, long lost, long sendFailed,
                           long behind, double lossRatio, double achievedSendRate, double achievedReceiveRate,
-                          boolean senderLimited, String verdict, Boolean outlier, Long delayP50Ns, Long delayP99Ns) {
+                          boolean senderLimited, String verdict, Boolean outlier, Long delayP50Ns, Long delayP99Ns,
+                          SenderLimit senderLimit) {
     public static final String PASS = "pass";
     public static final String FAIL = "fail";
     public static final String SENDER_LIMITED = "sender-limited";

@@ -34,6 +34,8 @@ import java.util.Map;
  * @param echo                request/response totals in echo mode (TPS, round trip, loss by direction), else null
  * @param messageSize         bytes per message of this step, header included (absent in older files: the plan's)
  * @param intervals           the step cut into intervals ({@code --interval}), else null
+ * @param senderLimit         why the sender fell short of its schedule, with the figures (reason {@code none} when
+ *                            it kept to it); absent in files written before it existed
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -46,7 +48,8 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
                          Echo echo, List<FlowResult> flows, Integer messageSize,
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
-                             using = LenientList.Intervals.class) List<IntervalResult> intervals) {
+                             using = LenientList.Intervals.class) List<IntervalResult> intervals,
+                         SenderLimit senderLimit) {
     public StepResult {
         intervals = intervals == null ? null : List.copyOf(intervals);
         hostCounters = Maps.sorted(hostCounters);
@@ -69,7 +72,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
         this(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent, lossBurst,
             achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
-            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, null, null);
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, null, null, null);
     }
 
     /** The same step with its size and intervals. */
@@ -78,7 +81,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals);
+            newIntervals, senderLimit);
     }
 
     /**
@@ -101,6 +104,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals);
+            echo, updated, messageSize, intervals, senderLimit);
     }
 }

@@ -3,6 +3,7 @@ package io.lossprobe.core.search;
 import io.lossprobe.core.plan.SearchPlan;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.SearchTrial;
+import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.search.CriterionBounds.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,9 +48,21 @@ public final class RateSearch {
         Measured measure(long rate, boolean full) throws Exception;
     }
 
-    /** What one trial measured. */
+    /**
+     * What one trial measured.
+     *
+     * @param senderLimit why the sender fell short, with its figures (null: not known)
+     */
     public record Measured(long rate, long windowNs, long scheduled, long sent, long received, long sendFailed,
-                           long behind, double achievedSendRate, double achievedReceiveRate, Latency delay) {
+                           long behind, double achievedSendRate, double achievedReceiveRate, Latency delay,
+                           SenderLimit senderLimit) {
+        /** A trial without the sender's reasons. */
+        public Measured(long rate, long windowNs, long scheduled, long sent, long received, long sendFailed,
+                        long behind, double achievedSendRate, double achievedReceiveRate, Latency delay) {
+            this(rate, windowNs, scheduled, sent, received, sendFailed, behind, achievedSendRate,
+                achievedReceiveRate, delay, null);
+        }
+
         public long lost() {
             return sent - received;
         }
@@ -64,10 +77,15 @@ public final class RateSearch {
         }
     }
 
-    /** One criterion's finding. */
+    /**
+     * One criterion's finding.
+     *
+     * @param senderLimit when bounded by the sender: why it fell short at the rate it could not carry (null
+     *                    otherwise, or not known)
+     */
     public record Finding(String criterion, double maxLossRatio, Long rate, Long lowerBound, Long upperBound,
                           Double lossRatio, Double width, boolean converged, String boundedBy,
-                          List<SearchTrial> trials) {
+                          List<SearchTrial> trials, SenderLimit senderLimit) {
     }
 
     static final String PROBE = "probe";
@@ -90,6 +108,8 @@ public final class RateSearch {
     private long senderCeiling = Long.MAX_VALUE;
     /** What the sender achieved at {@link #senderCeiling}: the next try goes just under it. */
     private double senderSpeed = Double.MAX_VALUE;
+    /** Why the sender fell short at {@link #senderCeiling}. */
+    private SenderLimit senderCeilingLimit;
     private boolean stopped;
     private java.util.function.BiConsumer<SearchTrial, Map<String, String>> onTrial = (t, v) -> { };
 
@@ -241,6 +261,7 @@ public final class RateSearch {
             if (m.rate() < senderCeiling) {
                 senderCeiling = m.rate();
                 senderSpeed = m.achievedSendRate();
+                senderCeilingLimit = m.senderLimit();
             }
         } else if (v == Verdict.PASS) {
             if (b.upper == null || m.rate() < b.upper) {
@@ -372,7 +393,7 @@ public final class RateSearch {
                 v == Verdict.PASS ? SearchTrial.PASS : v == Verdict.FAIL ? SearchTrial.FAIL
                     : SearchTrial.SENDER_LIMITED,
                 t.outliers.containsKey(criterion) ? Boolean.TRUE : null, hasDelay ? d.p50Ns() : null,
-                hasDelay ? d.p99Ns() : null));
+                hasDelay ? d.p99Ns() : null, m.senderLimit()));
         }
         return out;
     }
@@ -402,7 +423,8 @@ public final class RateSearch {
             }
             Double width = b.lower != null && upper != null ? (double) upper / b.lower - 1 : null;
             out.add(new Finding(b.criterion, b.allowed, b.lower, b.lower, upper,
-                b.atLower == null ? null : b.atLower.lossRatio(), width, b.done, boundedBy, trials(b.criterion)));
+                b.atLower == null ? null : b.atLower.lossRatio(), width, b.done, boundedBy, trials(b.criterion),
+                "sender".equals(boundedBy) ? senderCeilingLimit : null));
         }
         return out;
     }

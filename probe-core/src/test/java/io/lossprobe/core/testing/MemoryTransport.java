@@ -1,6 +1,7 @@
 package io.lossprobe.core.testing;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.counters.ThreadTimes;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
@@ -67,6 +68,9 @@ public final class MemoryTransport implements Transport {
     private long blockedAttempts;
     private long dataDelivered;
     private long undeliverable;
+    /** The sending thread's scheduler model: virtual time spent in writes (on a CPU), and starved stretches. */
+    private long writingNs;
+    private final List<long[]> starved = new ArrayList<>();
 
     public MemoryTransport(VirtualTime time) {
         this.time = time;
@@ -87,6 +91,32 @@ public final class MemoryTransport implements Transport {
     public MemoryTransport writeCostNs(long ns) {
         this.writeCostNs = requireNonNegative(ns);
         return this;
+    }
+
+    /**
+     * From virtual time {@code atNs} the sending thread is kept off the CPU for {@code forNs} (another thread runs on
+     * it): nothing else of the virtual thread runs meanwhile, and {@link #threadTimes()} counts the stretch as time
+     * on a run queue.
+     */
+    public MemoryTransport starve(long atNs, long forNs) {
+        starved.add(new long[] {atNs, requireNonNegative(forNs)});
+        time.at(atNs, () -> time.spend(forNs));
+        return this;
+    }
+
+    /**
+     * The sending thread's scheduler times on virtual time: on a CPU while it writes ({@link #writeCostNs}), on a
+     * run queue while {@link #starve starved}, asleep otherwise.
+     */
+    public ThreadTimes threadTimes() {
+        return () -> {
+            long now = time.nanoTime();
+            long waited = 0;
+            for (long[] s : starved) {
+                waited += Math.max(0, Math.min(now, s[0] + s[1]) - s[0]);
+            }
+            return new ThreadTimes.Sample(writingNs, waited);
+        };
     }
 
     /** The pacing the sender asks for (default {@link #PACING}). */
@@ -385,6 +415,7 @@ public final class MemoryTransport implements Transport {
                 throw new IllegalStateException("write on a closed memory sender");
             }
             time.spend(writeCostNs);
+            writingNs += writeCostNs;
             int step = MessageHeader.step(word1);
             int kind = MessageHeader.kind(word0);
             boolean data = kind == MessageHeader.KIND_DATA;
