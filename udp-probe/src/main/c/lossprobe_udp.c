@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +40,11 @@
 #define SCM_TIMESTAMPNS SO_TIMESTAMPNS
 #endif
 
-/* The meta buffer: MAX_BATCH records, one a datagram, then the read's two clock samples; mirrored by NativeUdp. */
+/*
+ * The meta buffer: MAX_BATCH records, one a datagram, then the read's two clock samples. Every name and value here
+ * is mirrored by NativeUdp in Java, and layout0 lists them for the test that holds the two together
+ * (NativeLayoutTest): change both, or that test fails.
+ */
 #define META_BYTES 48
 #define META_TOKEN 0        /* int: the socket's token given to epollAdd0 */
 #define META_LENGTH 4       /* int: bytes received (a slot's size when the datagram was longer) */
@@ -381,3 +386,21 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_replyTo0(JNIEnv *env, jcl
     return sent >= 0 ? (jint) sent : -errno;
 }
 
+/* Every constant Java mirrors (NativeUdp), by name. */
+#define MIRRORED(X) X(META_BYTES) X(META_TOKEN) X(META_LENGTH) X(META_REALTIME_NS) X(META_FAMILY) X(META_PORT) \
+    X(META_ADDR) X(META_SEGMENT) X(NO_STAMP) X(MAX_BATCH) X(META_SAMPLE_BEFORE) X(META_SAMPLE_AFTER) \
+    X(META_BUFFER_BYTES) X(SAMPLE_BYTES) X(SAMPLE_OFFSET_NS) X(SAMPLE_WINDOW_NS) X(SAMPLE_AT_NS) \
+    X(ERRQUEUE_DRAINED) X(WAKE_TOKEN)
+#define APPEND_MIRRORED(name) \
+    used += snprintf(text + used, sizeof(text) - used, "%s%s=%lld", used > 0 ? "," : "", #name, (long long) (name));
+
+/*
+ * The constants NativeUdp mirrors, as this library was compiled with them: "NAME=value" joined by commas. Only the
+ * test that holds the two together calls it (NativeLayoutTest).
+ */
+JNIEXPORT jstring JNICALL Java_io_lossprobe_udp_NativeUdp_layout0(JNIEnv *env, jclass c) {
+    char text[1024];
+    int used = 0;
+    MIRRORED(APPEND_MIRRORED)
+    return (*env)->NewStringUTF(env, text);
+}

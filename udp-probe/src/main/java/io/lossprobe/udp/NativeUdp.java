@@ -19,8 +19,8 @@ import java.util.Locale;
  * <p>Every call returns a value at least 0, or minus an errno.
  */
 final class NativeUdp {
-    // The meta buffer {@link #readStamped} fills, as lossprobe_udp.c declares it: MAX_BATCH records of META_BYTES,
-    // one a datagram, then the read's two clock samples.
+    // The meta buffer {@link #readStamped} fills, as lossprobe_udp.c declares it (NativeLayoutTest holds the two
+    // together): MAX_BATCH records of META_BYTES, one a datagram, then the read's two clock samples.
     /** Bytes of one datagram's record. */
     static final int META_BYTES = 48;
     static final int META_TOKEN = 0;
@@ -142,6 +142,9 @@ final class NativeUdp {
                                    ByteBuffer meta);
 
     static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
+
+    /** The constants above as the library was compiled with them, "NAME=value,..."; for NativeLayoutTest. */
+    static native String layout0();
 
     static native int udpSocket0(int family, int sndbuf, int recverr);
 
