@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * CLOCK_MONOTONIC. The two differ by an offset that stays put until someone steps the realtime clock (NTP, chrony,
  * a VM's clock sync, an administrator: frequency corrections move both clocks alike). Every read samples that offset
  * ({@link NativeUdp#META_SAMPLE_BEFORE}, {@link NativeUdp#META_SAMPLE_AFTER}), each sample within half its window of
- * the truth. Two consecutive samples that disagree by more than that bracket a step: it came after the last sample
- * that agreed with the old offset and by the first that did not. Each offset holds for an epoch, and a datagram was
+ * the truth. Two samples that disagree by more than that bracket a step: it came after the last sample that agreed
+ * with the old offset (a preempted, wide one aside) and by the first that did not. Each offset holds for an epoch, and a datagram was
  * stamped with the offset of the epoch it arrived in, which is the epoch its stamp falls in when converted with that
  * epoch's offset (and it arrived before it was read). Where one epoch fits, the conversion is exact to the samples'
  * windows (tens of nanoseconds). Where two fit (a datagram that may have arrived on either side of a step: one that
@@ -29,6 +29,11 @@ final class RealtimeToMonotonic {
     static final int EPOCHS = 8;
     /** Added to a sample's half window: the clocks' own rounding, a nanosecond or two. */
     private static final long ROUNDING_NS = 2;
+    /**
+     * A sample this uncertain (a thread preempted while it sampled) agrees with almost any offset: it does not move
+     * a later step's bracket, which starts at the last sample that would have seen the step.
+     */
+    private static final long TIGHT_SLACK_NS = 1_000;
 
     // Epoch k of count (0 the oldest remembered) sits at (first + k) % EPOCHS.
     private final long[] offsetNs = new long[EPOCHS];
@@ -41,6 +46,8 @@ final class RealtimeToMonotonic {
     private int first;
     private int count;
     private long lastSampleAtNs = Long.MIN_VALUE;
+    /** The last sample that agreed with the newest offset within {@link #TIGHT_SLACK_NS} (or its epoch's own). */
+    private long agreedAtNs;
     /** No datagram read so far arrived after this: the last sample's time, and its slack. */
     private long readLimitNs = Long.MIN_VALUE;
     private long newestOffsetNs;
@@ -86,16 +93,21 @@ final class RealtimeToMonotonic {
         long slack = windowNs / 2 + 1 + ROUNDING_NS;
         if (count == 0) {
             startEpoch(offsetNs, slack, Long.MIN_VALUE, Long.MIN_VALUE);
+            agreedAtNs = atNs;
         } else {
             int n = index(count - 1);
             long moved = offsetNs - this.offsetNs[n];
             if (Math.abs(moved) <= slack + slackNs[n]) {
+                if (slack <= Math.max(TIGHT_SLACK_NS, slackNs[n])) {
+                    agreedAtNs = atNs;
+                }
                 if (slack < slackNs[n]) { // the same offset, known better
                     this.offsetNs[n] = offsetNs;
                     slackNs[n] = slack;
                 }
             } else {
-                startEpoch(offsetNs, slack, lastSampleAtNs, atNs);
+                startEpoch(offsetNs, slack, agreedAtNs, atNs);
+                agreedAtNs = atNs;
                 stepsPending.accumulateAndGet(moved, RealtimeToMonotonic::withStep);
             }
         }

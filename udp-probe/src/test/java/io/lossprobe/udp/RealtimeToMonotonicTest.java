@@ -162,6 +162,20 @@ class RealtimeToMonotonicTest {
     }
 
     @Test
+    void aWideSampleThatAgreesDoesNotNarrowTheNextStepsBracket() {
+        RealtimeToMonotonic clock = new RealtimeToMonotonic();
+        clock.sample(BOOT_OFFSET_NS, 60, 1 * MS);
+        // Stepped +0.5 ms at 1.5 ms; a sample at 2 ms was preempted (a 2 ms window) and cannot tell.
+        clock.sample(BOOT_OFFSET_NS + 600 * US, 2 * MS, 2 * MS);
+        clock.sample(BOOT_OFFSET_NS + 500 * US, 60, 3 * MS);
+        assertThat(clock.takeReport().steps()).isEqualTo(1);
+        // Arrived at 1.6 ms, after the step, read at 3 ms: either side fits the bracket (1 ms, 3 ms].
+        assertThat(clock.toMonotonic(1_600 * US + BOOT_OFFSET_NS + 500 * US)).as("the later side")
+            .isEqualTo(2_100 * US);
+        assertThat(clock.doubtful()).as("counted, not taken for certain").isEqualTo(1);
+    }
+
+    @Test
     void aStampBeforeAnySampleIsGivenTheTimeItIsReadAndCounted() {
         RealtimeToMonotonic clock = new RealtimeToMonotonic();
         long before = System.nanoTime();
