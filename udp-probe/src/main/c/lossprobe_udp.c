@@ -4,7 +4,9 @@
  *
  *  - kernel receive timestamps: Netty's recvmmsg passes no control buffer, so SO_TIMESTAMPNS stamps never reach
  *    Java. readStamped0 reads the sockets of one epoll set with recvmmsg and returns, per datagram, the kernel's
- *    stamp converted to CLOCK_MONOTONIC (System.nanoTime's clock on Linux);
+ *    stamp as the kernel took it (CLOCK_REALTIME), and with them two samples of CLOCK_REALTIME - CLOCK_MONOTONIC
+ *    (System.nanoTime's clock on Linux), one before the wait and one after the reads: Java converts the stamps
+ *    (RealtimeToMonotonic), across any step of the realtime clock the samples reveal;
  *  - per-thread settings: prctl(PR_SET_TIMERSLACK), sched_setaffinity and sched_setattr act on the calling thread
  *    only;
  *  - the batched send path: lossprobe_udp_send.c, built into the same library.
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,16 +40,31 @@
 #define SCM_TIMESTAMPNS SO_TIMESTAMPNS
 #endif
 
-/* One datagram's record in the meta buffer; offsets mirror NativeUdp.META_* in Java. */
+/*
+ * The meta buffer: MAX_BATCH records, one a datagram, then the read's two clock samples. Every name and value here
+ * is mirrored by NativeUdp in Java, and layout0 lists them for the test that holds the two together
+ * (NativeLayoutTest): change both, or that test fails.
+ */
 #define META_BYTES 48
-#define META_TOKEN 0      /* int: the socket's token given to epollAdd0 */
-#define META_LENGTH 4     /* int: bytes received (a slot's size when the datagram was longer) */
-#define META_KERNEL_NS 8  /* long: kernel stamp on CLOCK_MONOTONIC, or INT64_MIN when the kernel gave none */
+#define META_TOKEN 0        /* int: the socket's token given to epollAdd0 */
+#define META_LENGTH 4       /* int: bytes received (a slot's size when the datagram was longer) */
+#define META_REALTIME_NS 8  /* long: the kernel's stamp, CLOCK_REALTIME, or NO_STAMP when the kernel gave none */
 #define META_FAMILY 16    /* short: AF_INET or AF_INET6 */
 #define META_PORT 18      /* unsigned short, host order */
 #define META_ADDR 24      /* 4 or 16 bytes, network order */
 #define META_SEGMENT 40   /* int: with UDP_GRO, the size of the coalesced datagrams it holds (the last may be
                              shorter); 0 for one datagram */
+#define NO_STAMP INT64_MIN
+#define MAX_BATCH 128
+/* Where the read's samples of CLOCK_REALTIME - CLOCK_MONOTONIC sit: after the records, one sample each. */
+#define META_SAMPLE_BEFORE (MAX_BATCH * META_BYTES) /* taken before the wait */
+#define META_SAMPLE_AFTER (META_SAMPLE_BEFORE + SAMPLE_BYTES) /* after the last read: absent when nothing was read */
+#define META_BUFFER_BYTES (META_SAMPLE_AFTER + SAMPLE_BYTES)
+#define SAMPLE_BYTES 24
+#define SAMPLE_OFFSET_NS 0  /* long: CLOCK_REALTIME - CLOCK_MONOTONIC, the midpoint of the tightest try */
+#define SAMPLE_WINDOW_NS 8  /* long: that try's two realtime reads apart (the offset is within half of it); -1: no
+                               sample */
+#define SAMPLE_AT_NS 16     /* long: CLOCK_MONOTONIC when the sample was taken */
 
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -55,10 +73,9 @@
 #define UDP_GRO 104
 #endif
 
-#define MAX_BATCH 128
 #define MAX_EVENTS 64
-#define EVENT_TOKEN (-1)
-/* META_LENGTH of a record that says a socket's error queue was emptied; META_KERNEL_NS holds how many it held. */
+#define WAKE_TOKEN (-1)
+/* META_LENGTH of a record that says a socket's error queue was emptied; META_REALTIME_NS holds how many it held. */
 #define ERRQUEUE_DRAINED (-100000)
 
 static inline int64_t ns_of(const struct timespec *t) {
@@ -66,29 +83,39 @@ static inline int64_t ns_of(const struct timespec *t) {
 }
 
 /*
- * CLOCK_REALTIME minus CLOCK_MONOTONIC now: a monotonic read between two realtime reads, the midpoint taken, best
- * of up to four tries. A thread preempted (or a VM exit) between the reads makes one try wrong by up to half its
- * window, and the kernel stamps of a whole batch with it: once measured here as 256 datagrams "arriving" 0.8 us
- * before they were sent (one flow at max). The tightest window bounds the error.
+ * Writes a sample of CLOCK_REALTIME minus CLOCK_MONOTONIC at m (SAMPLE_*): a monotonic read between two realtime
+ * reads, the midpoint taken, the tightest of up to four tries. The offset is within half the window of the truth: a
+ * thread preempted (or a VM exit) between the reads widens its try's window, so the tightest try bounds the error.
+ * A try whose realtime reads go backwards saw the realtime clock stepped back between them: no bound, skipped. A
+ * step forward inside a try only widens it.
  */
-static int64_t realtime_minus_monotonic(void) {
-    int64_t best = 0, best_window = INT64_MAX;
+static void sample_offset(char *m) {
+    int64_t best = 0, best_window = -1, at = 0;
     int i;
-    for (i = 0; i < 4; i++) {
-        struct timespec r1, m, r2;
+    for (i = 0; i < 4 || (best_window < 0 && i < 16); i++) {
+        struct timespec r1, mono, r2;
         clock_gettime(CLOCK_REALTIME, &r1);
-        clock_gettime(CLOCK_MONOTONIC, &m);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
         clock_gettime(CLOCK_REALTIME, &r2);
         int64_t window = ns_of(&r2) - ns_of(&r1);
-        if (window < best_window) {
+        if (window >= 0 && (best_window < 0 || window < best_window)) {
             best_window = window;
-            best = (ns_of(&r1) + ns_of(&r2)) / 2 - ns_of(&m);
+            best = ns_of(&r1) + window / 2 - ns_of(&mono);
+            at = ns_of(&mono);
         }
-        if (best_window <= 100) {
+        if (best_window >= 0 && best_window <= 100) {
             break; /* as good as these clocks get: tens of nanoseconds per read */
         }
     }
-    return best;
+    memcpy(m + SAMPLE_OFFSET_NS, &best, 8);
+    memcpy(m + SAMPLE_WINDOW_NS, &best_window, 8);
+    memcpy(m + SAMPLE_AT_NS, &at, 8);
+}
+
+static void no_sample(char *m) {
+    int64_t none = -1;
+    memset(m, 0, SAMPLE_BYTES);
+    memcpy(m + SAMPLE_WINDOW_NS, &none, 8);
 }
 
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_setTimerSlack0(JNIEnv *env, jclass c, jlong ns) {
@@ -194,14 +221,14 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_close0(JNIEnv *env, jclas
 }
 
 
-static void put_meta(char *m, int token, int length, int64_t kernel_ns, int segment,
+static void put_meta(char *m, int token, int length, int64_t realtime_ns, int segment,
                      const struct sockaddr_in6 *from) {
     int16_t family = (int16_t) from->sin6_family;
     uint16_t port;
     memset(m, 0, META_BYTES);
     memcpy(m + META_TOKEN, &token, 4);
     memcpy(m + META_LENGTH, &length, 4);
-    memcpy(m + META_KERNEL_NS, &kernel_ns, 8);
+    memcpy(m + META_REALTIME_NS, &realtime_ns, 8);
     memcpy(m + META_SEGMENT, &segment, 4);
     memcpy(m + META_FAMILY, &family, 2);
     if (from->sin6_family == AF_INET) {
@@ -219,7 +246,10 @@ static void put_meta(char *m, int token, int length, int64_t kernel_ns, int segm
  * Waits up to timeoutMs (0: just looks) for any socket of epfd, then reads each ready socket with one recvmmsg
  * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams (with UDP_GRO on the socket a slot may
  * hold several coalesced datagrams: META_SEGMENT says their size). Returns the datagrams read (their records
- * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. A socket whose read fails with
+ * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. Every call samples the clocks'
+ * offset before its wait (META_SAMPLE_BEFORE), and after its reads when it read anything (META_SAMPLE_AFTER): the
+ * datagrams' stamps stay the kernel's realtime ones, converted in Java, where consecutive samples bracket any step
+ * of the realtime clock. A socket whose read fails with
  * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
  * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
  * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
@@ -236,15 +266,18 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     struct sockaddr_in6 from[MAX_BATCH];
     char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int))];
     int ready, i, total = 0;
-    int64_t offset = 0;
-    int have_offset = 0;
 
-    if (slots == NULL || records == NULL) {
+    if (slots == NULL || records == NULL || (*env)->GetDirectBufferCapacity(env, meta) < META_BUFFER_BYTES) {
         return -EINVAL;
     }
     if (maxDatagrams > MAX_BATCH) {
         maxDatagrams = MAX_BATCH;
     }
+    if ((*env)->GetDirectBufferCapacity(env, buffer) < (jlong) maxDatagrams * slotBytes) {
+        return -EINVAL;
+    }
+    sample_offset(records + META_SAMPLE_BEFORE);
+    no_sample(records + META_SAMPLE_AFTER);
     do {
         ready = epoll_wait(epfd, events, MAX_EVENTS, timeoutMs);
     } while (ready < 0 && errno == EINTR && timeoutMs == 0);
@@ -255,7 +288,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
         int token = (int) (uint32_t) events[i].data.u64;
         int fd = (int) (events[i].data.u64 >> 32);
         int got, k, room = maxDatagrams - total;
-        if (token == EVENT_TOKEN) {
+        if (token == WAKE_TOKEN) {
             uint64_t count;
             ssize_t drained = read(fd, &count, sizeof(count)); /* a wake-up: nothing to deliver */
             (void) drained;
@@ -290,32 +323,31 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));
-                put_meta(records + (size_t) total * META_BYTES, token, -errno, INT64_MIN, 0, &none);
+                put_meta(records + (size_t) total * META_BYTES, token, -errno, NO_STAMP, 0, &none);
                 total++;
             }
             continue;
         }
-        if (!have_offset) {
-            offset = realtime_minus_monotonic();
-            have_offset = 1;
-        }
         for (k = 0; k < got; k++) {
-            int64_t kernel_ns = INT64_MIN;
+            int64_t realtime_ns = NO_STAMP;
             int segment = 0;
             struct cmsghdr *cm;
             for (cm = CMSG_FIRSTHDR(&msgs[k].msg_hdr); cm != NULL; cm = CMSG_NXTHDR(&msgs[k].msg_hdr, cm)) {
                 if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
                     struct timespec ts;
                     memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-                    kernel_ns = ns_of(&ts) - offset;
+                    realtime_ns = ns_of(&ts);
                 } else if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
                     memcpy(&segment, CMSG_DATA(cm), sizeof(segment));
                 }
             }
-            put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, kernel_ns, segment,
+            put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, realtime_ns, segment,
                      &from[k]);
         }
         total += got;
+    }
+    if (total > 0) {
+        sample_offset(records + META_SAMPLE_AFTER);
     }
     return total;
 }
@@ -352,4 +384,23 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_replyTo0(JNIEnv *env, jcl
     }
     sent = sendto(fd, data + offset, (size_t) len, MSG_DONTWAIT, (struct sockaddr *) &to, to_len);
     return sent >= 0 ? (jint) sent : -errno;
+}
+
+/* Every constant Java mirrors (NativeUdp), by name. */
+#define MIRRORED(X) X(META_BYTES) X(META_TOKEN) X(META_LENGTH) X(META_REALTIME_NS) X(META_FAMILY) X(META_PORT) \
+    X(META_ADDR) X(META_SEGMENT) X(NO_STAMP) X(MAX_BATCH) X(META_SAMPLE_BEFORE) X(META_SAMPLE_AFTER) \
+    X(META_BUFFER_BYTES) X(SAMPLE_BYTES) X(SAMPLE_OFFSET_NS) X(SAMPLE_WINDOW_NS) X(SAMPLE_AT_NS) \
+    X(ERRQUEUE_DRAINED) X(WAKE_TOKEN)
+#define APPEND_MIRRORED(name) \
+    used += snprintf(text + used, sizeof(text) - used, "%s%s=%lld", used > 0 ? "," : "", #name, (long long) (name));
+
+/*
+ * The constants NativeUdp mirrors, as this library was compiled with them: "NAME=value" joined by commas. Only the
+ * test that holds the two together calls it (NativeLayoutTest).
+ */
+JNIEXPORT jstring JNICALL Java_io_lossprobe_udp_NativeUdp_layout0(JNIEnv *env, jclass c) {
+    char text[1024];
+    int used = 0;
+    MIRRORED(APPEND_MIRRORED)
+    return (*env)->NewStringUTF(env, text);
 }

@@ -19,11 +19,14 @@ import java.util.Locale;
  * <p>Every call returns a value at least 0, or minus an errno.
  */
 final class NativeUdp {
-    /** Bytes of one datagram's record in the meta buffer {@link #readStamped} fills. */
+    // The meta buffer {@link #readStamped} fills, as lossprobe_udp.c declares it (NativeLayoutTest holds the two
+    // together): MAX_BATCH records of META_BYTES, one a datagram, then the read's two clock samples.
+    /** Bytes of one datagram's record. */
     static final int META_BYTES = 48;
     static final int META_TOKEN = 0;
     static final int META_LENGTH = 4;
-    static final int META_KERNEL_NS = 8;
+    /** The kernel's receive stamp, on CLOCK_REALTIME as the kernel takes it ({@link RealtimeToMonotonic}). */
+    static final int META_REALTIME_NS = 8;
     static final int META_FAMILY = 16;
     static final int META_PORT = 18;
     static final int META_ADDR = 24;
@@ -31,9 +34,23 @@ final class NativeUdp {
     static final int META_SEGMENT = 40;
     /** Most datagrams one {@link #readStamped} returns. */
     static final int MAX_BATCH = 128;
-    /** {@link #META_KERNEL_NS} when the kernel gave no stamp for a datagram. */
+    /** Bytes of one sample of CLOCK_REALTIME - CLOCK_MONOTONIC. */
+    static final int SAMPLE_BYTES = 24;
+    /** Within a sample: CLOCK_REALTIME minus CLOCK_MONOTONIC, ns. */
+    static final int SAMPLE_OFFSET_NS = 0;
+    /** Within a sample: how far apart its two realtime reads were (the offset is within half of it); -1: none. */
+    static final int SAMPLE_WINDOW_NS = 8;
+    /** Within a sample: CLOCK_MONOTONIC ({@link System#nanoTime()}) when it was taken. */
+    static final int SAMPLE_AT_NS = 16;
+    /** The sample every read takes before it waits. */
+    static final int META_SAMPLE_BEFORE = MAX_BATCH * META_BYTES;
+    /** The sample a read takes after its last recvmmsg, when it read anything (else no sample). */
+    static final int META_SAMPLE_AFTER = META_SAMPLE_BEFORE + SAMPLE_BYTES;
+    /** The meta buffer's size: the records and the two samples. */
+    static final int META_BUFFER_BYTES = META_SAMPLE_AFTER + SAMPLE_BYTES;
+    /** {@link #META_REALTIME_NS} when the kernel gave no stamp for a datagram. */
     static final long NO_STAMP = Long.MIN_VALUE;
-    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_KERNEL_NS}: how many). */
+    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_REALTIME_NS}: how many). */
     static final int ERRQUEUE_DRAINED = -100_000;
     /** The token {@link #epollAdd} takes for an eventfd: a wake-up, drained and never delivered. */
     static final int WAKE_TOKEN = -1;
@@ -126,6 +143,9 @@ final class NativeUdp {
 
     static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
 
+    /** The constants above as the library was compiled with them, "NAME=value,..."; for NativeLayoutTest. */
+    static native String layout0();
+
     static native int udpSocket0(int family, int sndbuf, int recverr);
 
     static native int intOption0(int fd, int level, int name);
@@ -215,8 +235,11 @@ final class NativeUdp {
      * Waits up to {@code timeoutMs} (0: does not wait) for the sockets of {@code epfd}, then reads what is there: at
      * most {@code maxDatagrams} datagrams, datagram i in bytes {@code [i * slotBytes, (i + 1) * slotBytes)} of
      * {@code slots} and its record at {@code i * META_BYTES} of {@code meta} (native byte order): token, length (or
-     * minus the errno a socket's read failed with, or {@link #ERRQUEUE_DRAINED}), kernel receive time on {@link System#nanoTime()}'s clock
-     * ({@link #NO_STAMP} without one), source family, port and address. Both buffers must be direct.
+     * minus the errno a socket's read failed with, or {@link #ERRQUEUE_DRAINED}), the kernel's receive stamp on
+     * CLOCK_REALTIME ({@link #NO_STAMP} without one), source family, port and address. Every call also leaves its
+     * samples of the clocks' offset at {@link #META_SAMPLE_BEFORE} and {@link #META_SAMPLE_AFTER}, from which a
+     * {@link RealtimeToMonotonic} converts the stamps. Both buffers must be direct; {@code meta} holds
+     * {@link #META_BUFFER_BYTES} (else -EINVAL).
      *
      * @return datagrams read, or minus the errno of a failed wait
      */

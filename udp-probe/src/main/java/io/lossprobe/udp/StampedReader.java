@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One receiving thread that reads its flows' sockets itself, through lossprobe's native piece: recvmmsg with
  * SO_TIMESTAMPNS, so each datagram's arrival time is the kernel's (taken as the packet entered the receiving
- * host's stack, before any queueing or wake-up of this thread), converted to {@link System#nanoTime()}'s clock.
+ * host's stack, before any queueing or wake-up of this thread), converted from the realtime clock the kernel stamps
+ * on to {@link System#nanoTime()}'s by a {@link RealtimeToMonotonic} fed with every read's clock samples.
  * The sockets are Netty's (bound, sized, closed by it) with Netty's reading off ({@code autoRead} false): Netty's
  * epoll loop would read them without the control messages that carry the stamps.
  *
@@ -54,6 +55,7 @@ final class StampedReader implements Runnable, Executor {
     private int batch;
     private final ByteBuffer slots;
     private final ByteBuffer meta;
+    private final RealtimeToMonotonic clock = new RealtimeToMonotonic();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final LoopErrors errors;
     private final ThreadTuning tuning;
@@ -84,8 +86,7 @@ final class StampedReader implements Runnable, Executor {
         this.batch = batchOf(slotBytes);
         int groBytes = groLater ? batchOf(UdpReceiver.GRO_SLOT_BYTES) * UdpReceiver.GRO_SLOT_BYTES : 0;
         this.slots = ByteBuffer.allocateDirect(Math.max(batch * slotBytes, groBytes)); // big-endian: the header's order
-        this.meta = ByteBuffer.allocateDirect(NativeUdp.MAX_BATCH * NativeUdp.META_BYTES)
-            .order(ByteOrder.nativeOrder());
+        this.meta = ByteBuffer.allocateDirect(NativeUdp.META_BUFFER_BYTES).order(ByteOrder.nativeOrder());
         this.epfd = check(NativeUdp.epollCreate(), "epoll_create");
         int wake = -1;
         try {
@@ -164,6 +165,11 @@ final class StampedReader implements Runnable, Executor {
         return errorQueuePurges.get();
     }
 
+    /** This reader's conversion of kernel stamps: the realtime steps it saw ({@link RealtimeToMonotonic#takeReport}). */
+    RealtimeToMonotonic clock() {
+        return clock;
+    }
+
     @Override
     public void run() {
         tuning.applyToCurrentThread();
@@ -177,6 +183,7 @@ final class StampedReader implements Runnable, Executor {
             }
             int timeoutMs = busy != null && busy.on() ? 0 : WAIT_MS;
             int n = NativeUdp.readStamped(epfd, timeoutMs, slots, slotBytes, batch, meta);
+            clock.readTaken(meta); // every call's samples, an empty one's too: they bracket any realtime step
             if (n > 0) {
                 deliver(n);
             }
@@ -210,12 +217,12 @@ final class StampedReader implements Runnable, Executor {
                 s.foreign.lazySet(s.foreign.get() + datagrams);
                 continue;
             }
-            long kernelNs = meta.getLong(m + NativeUdp.META_KERNEL_NS);
-            boolean kernel = kernelNs != NativeUdp.NO_STAMP;
+            long realtimeNs = meta.getLong(m + NativeUdp.META_REALTIME_NS);
+            boolean kernel = realtimeNs != NativeUdp.NO_STAMP;
             if (!kernel && userNs == 0) {
                 userNs = System.nanoTime();
             }
-            long arrivalNs = kernel ? kernelNs : userNs;
+            long arrivalNs = kernel ? clock.toMonotonic(realtimeNs) : userNs;
             int at = i * slotBytes;
             int off = 0;
             do {

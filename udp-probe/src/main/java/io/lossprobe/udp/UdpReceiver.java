@@ -398,7 +398,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         Map<Integer, Long> now = ProcFiles.readUdpDrops();
         Map<Integer, Map<String, Long>> flows = new HashMap<>();
         long total = 0;
-        List<String> notes = errors.notes();
+        List<String> notes = new ArrayList<>(errors.notes());
         for (int i = 0; i < ports.length; i++) {
             long delta = now.getOrDefault(ports[i], 0L) - dropsAtWindowStart.getOrDefault(ports[i], 0L);
             long foreignInStep = foreign[i].get() - foreignAtStepStart[i];
@@ -413,6 +413,11 @@ final class UdpReceiver implements ReceiverEndpoint {
         Map<String, Long> counters = new HashMap<>();
         counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
         counters.put(UdpCounters.RECEIVE_GRO, groOn ? 1L : 0L);
+        RealtimeToMonotonic.Report clockSteps = RealtimeToMonotonic.Report.NONE;
+        for (StampedReader r : readers) {
+            clockSteps = clockSteps.and(r.clock().takeReport());
+        }
+        UdpCounters.ClockSteps.RECEIVE.report(clockSteps, counters, notes);
         if (replies != null) {
             replies.report(counters, flows);
         }

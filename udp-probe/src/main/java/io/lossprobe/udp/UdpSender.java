@@ -299,6 +299,9 @@ final class UdpSender implements SenderEndpoint {
             counters.put(UdpCounters.SENDER_SOCKET_ERRORS, socketErrors);
         }
         java.util.List<String> notes = new java.util.ArrayList<>(errors.notes());
+        if (replyReader != null) {
+            UdpCounters.ClockSteps.REPLIES.report(replyReader.clock().takeReport(), counters, notes);
+        }
         int cpus = Runtime.getRuntime().availableProcessors();
         if (precision && cpus <= FEW_CPUS) {
             notes.add("precision timing spins its threads on a host with " + cpus + " CPU(s) (the receivers, and "
