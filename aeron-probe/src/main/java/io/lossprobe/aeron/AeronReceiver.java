@@ -29,7 +29,8 @@ import org.agrona.concurrent.AgentRunner;
 
 /**
  * One subscription per flow on {@code bind:basePort+i}, all polled by one {@link ReceivePoller} thread.
- * Reports the receiving driver's counters, the per-stream NAK counter and the loss-report entries per step.
+ * Reports the receiving driver's counters, the per-stream NAK counter and the loss-report entries per step, each
+ * over the whole step (warm-up, window and drain): sampled where no repair is in motion, so they agree exactly.
  *
  * <p>Echo mode: one exclusive publication per flow back to the requester, {@code echoHost:basePort+ports+i}
  * (the plan's bind address when the spec has no echo host: requester and responder in one process) on stream
@@ -183,15 +184,16 @@ final class AeronReceiver implements ReceiverEndpoint {
         for (int i = 0; i < ports.length; i++) {
             refusedAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().refused(ports[i]);
         }
-        beginWindow();
+        markCounters();
     }
 
     /**
-     * The window begins: the repair and loss counters start here, read on the engine's thread (shared-memory
-     * counters; the receive thread is not asked).
+     * The driver's, the streams' and the loss report's counters start here, before the step's first message, read
+     * on the engine's thread (shared-memory counters; the receive thread is not asked). Not at the window: after a
+     * warm-up NAKs are in motion there, and no two reads (the system counter and the streams', this driver's and
+     * the sender's) see the same NAKs (docs/aeron.md, "Why the NAK counts agree").
      */
-    @Override
-    public void beginWindow() {
+    private void markCounters() {
         counters.mark();
         naksAtStart = driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
             this::ours);
@@ -227,7 +229,10 @@ final class AeronReceiver implements ReceiverEndpoint {
         return out;
     }
 
-    /** After the NAKs settled: a repair requested at the window's end may still be on its way when data is in. */
+    /**
+     * The step's counters, from before its first message to after the NAKs settled: a repair requested at the
+     * window's end may still be on its way when the data is in.
+     */
     @Override
     public TransportReport endStep() throws Exception {
         AeronDriver.awaitSettled(() -> {

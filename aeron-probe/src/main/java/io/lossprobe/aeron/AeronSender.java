@@ -216,10 +216,13 @@ final class AeronSender implements SenderEndpoint {
         return thread;
     }
 
-    /** The step's whole span for messages against datagrams; the repair counters start at the window. */
+    /**
+     * Every counter starts here, before the step's first message: messages against datagrams, and the repair
+     * counters, which at the window would be read while a warm-up's NAKs are in motion (see the receiver's).
+     */
     @Override
     public void beginStep(int step) {
-        beginWindow();
+        markCounters();
         episodesAtStart = new long[writers.length];
         adminAtStart = new long[writers.length];
         notConnectedAtStart = new long[writers.length];
@@ -236,17 +239,17 @@ final class AeronSender implements SenderEndpoint {
     }
 
     /**
-     * The window begins: the driver's and the streams' repair counters start here, read on the engine's thread
-     * (they are shared-memory counters; nothing touches the sending thread).
+     * The driver's counters and the streams' repair counters, read on the engine's thread (shared-memory counters;
+     * nothing touches the sending thread).
      */
-    @Override
-    public void beginWindow() {
+    private void markCounters() {
         counters.mark();
         nakAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_NAKS_RECEIVED_TYPE_ID, writers.length, this::ours);
         bpeAtStart = driver.perFlow(AeronCounters.DRIVER_SENDER_BPE_TYPE_ID, writers.length, this::ours);
         if (replySubscriptions != null) {
-            // Window-only, as every repair counter: the responder answers warm-ups too, and their repairs are
-            // not the window's (taken at the step's start, reply NAKs once outnumbered the driver's own total).
+            // Over the same span as the driver's own NAK total and the requests' (the responder answers the
+            // warm-up too): a reply baseline taken at another moment than the driver's once gave more reply NAKs
+            // than the driver's total.
             replyNaksAtStart = replyNaks();
             replyLossBytesAtStart = replyLossBytes();
         }

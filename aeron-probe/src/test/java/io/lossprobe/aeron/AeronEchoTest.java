@@ -63,9 +63,9 @@ class AeronEchoTest {
         assertThat(counters.get("aeron.naksSent")).isPositive();
         // Replies lost on the wire were repaired by the requester's driver: its NAKs on the reply streams.
         assertThat(counters.get(AeronProbeCounter.REPLY_NAKS_SENT.key)).isPositive();
-        // One driver serves both sides here, so its own NAK total over the window is exactly the two directions'
-        // per-stream counts (a reply-NAK baseline taken at the step's start, before the answered warm-up, once
-        // gave 871 reply NAKs against the driver's 867 in all).
+        // One driver serves both sides here, so its own NAK total over the step is exactly the two directions'
+        // per-stream counts, every baseline taken before the step's first message (a reply-NAK baseline taken at
+        // another moment than the driver's once gave 871 reply NAKs against the driver's 867 in all).
         assertThat(counters.get("aeron.naksSent")).isEqualTo(
             counters.get(AeronProbeCounter.RCV_NAKS_SENT.key) + counters.get(AeronProbeCounter.REPLY_NAKS_SENT.key));
         assertThat(counters.get(EchoReplies.SENT)).isEqualTo(s.echo().requestsReceived());
