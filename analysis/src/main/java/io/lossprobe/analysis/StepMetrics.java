@@ -68,7 +68,9 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             s.cpu() == null ? Double.NaN : s.cpu().processPercent(),
             s.cpu() == null ? Double.NaN : s.cpu().hostPercent(),
             nic.name, nic.rxBytes * 8 / 1e6 / windowS, nic.txBytes * 8 / 1e6 / windowS, nic.rxPackets / windowS,
-            nic.txPackets / windowS, retrans, per1k(retrans, sent), naks, per1k(naks, sent), s.saturated(),
+            nic.txPackets / windowS, retrans, per1k(retrans, repairSpan(s, sent)), naks,
+            per1k(naks, repairSpan(s, sent)),
+            s.saturated(),
             s.socketDrops() == null ? Double.NaN : s.socketDrops(),
             s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
             s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size(),
@@ -96,6 +98,16 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
     /** Loss as a fraction (0..1). */
     public double lossRatio() {
         return lossPercent / 100.0;
+    }
+
+    /**
+     * The messages a step's repair counters (NAKs, retransmits) are counted over: Aeron reads its driver's counters
+     * over the whole step (warm-up, window and drain: the only moments when no NAK is in flight), and counts the messages its
+     * publications accepted over the same span; other transports' repair counters cover the window.
+     */
+    private static long repairSpan(StepResult s, long windowSent) {
+        Long accepted = s.transportCounters().get("aeron.messagesAccepted");
+        return accepted != null && accepted > 0 ? accepted : windowSent;
     }
 
     private static double per1k(double count, long sent) {
