@@ -2,18 +2,31 @@ package io.lossprobe.core.counters;
 
 import io.lossprobe.core.result.Cpu;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Samples the host's network counters and CPU time so a step can report their deltas: /proc/net/snmp (Udp, Tcp),
- * /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/net/softnet_stat (the per-CPU receive
+ * /proc/net/snmp6 (Udp6, Ip6), /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/net/softnet_stat (the per-CPU receive
  * backlog's drops), /proc/stat, and this process's CPU time.
  */
 public final class HostCounters {
     private static final Set<String> SNMP_SECTIONS = Set.of("Udp", "Tcp", "Ip");
     private static final Set<String> NETSTAT_SECTIONS = Set.of("TcpExt");
+    private static final Set<String> SNMP6_SECTIONS = Set.of("Udp6", "Ip6");
+    /**
+     * The words of a counter's name that say it counts packets dropped, refused, in error or repaired (Udp.InErrors,
+     * Udp6.RcvbufErrors, Ip.OutDiscards, Tcp.RetransSegs, TcpExt.TCPBacklogDrop, dev.eth0.txDrops,
+     * Softnet.dropped, qdisc.eth0.drops ...), as opposed to volume counters (datagrams, segments, bytes, packets).
+     */
+    private static final Pattern LOSS_NAME = Pattern.compile(
+        "(?i).*(err|drop|discard|retrans|overflow|fail|lost|loss|noroute|fifo|frame|carrier|collision|prune).*");
 
     private HostCounters() {
     }
@@ -23,10 +36,16 @@ public final class HostCounters {
         Map<String, Long> counters = new HashMap<>();
         counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/snmp"), SNMP_SECTIONS));
         counters.putAll(ProcFiles.parseSnmp(ProcFiles.read("/proc/net/netstat"), NETSTAT_SECTIONS));
+        counters.putAll(ProcFiles.parseSnmp6(ProcFiles.read("/proc/net/snmp6"), SNMP6_SECTIONS));
         counters.putAll(ProcFiles.parseNetDev(ProcFiles.read("/proc/net/dev")));
         counters.putAll(ProcFiles.parseSoftnet(ProcFiles.read("/proc/net/softnet_stat")));
         long[] cpu = ProcFiles.parseCpuLine(ProcFiles.read("/proc/stat"));
         return new Sample(counters, cpu[0], cpu[1], processCpuNs(), System.nanoTime());
+    }
+
+    /** Whether {@code key} counts packets dropped, refused, in error or repaired (see {@link #LOSS_NAME}). */
+    public static boolean countsLoss(String key) {
+        return LOSS_NAME.matcher(key.substring(key.lastIndexOf('.') + 1)).matches();
     }
 
     static long processCpuNs() {
@@ -58,6 +77,22 @@ public final class HostCounters {
                 }
             });
             return out;
+        }
+
+        /**
+         * The loss counters ({@link #countsLoss}) whose values differ between {@code before} and this sample, sorted;
+         * a counter present in only one of them counts as moved.
+         */
+        public List<String> lossMovedSince(Sample before) {
+            Set<String> keys = new TreeSet<>(counters.keySet());
+            keys.addAll(before.counters.keySet());
+            List<String> moved = new ArrayList<>();
+            for (String key : keys) {
+                if (countsLoss(key) && !Objects.equals(counters.get(key), before.counters.get(key))) {
+                    moved.add(key);
+                }
+            }
+            return moved;
         }
 
         public Cpu cpuSince(Sample before) {

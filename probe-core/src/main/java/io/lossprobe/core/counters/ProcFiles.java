@@ -52,6 +52,31 @@ public final class ProcFiles {
         return out;
     }
 
+    /**
+     * Parses /proc/net/snmp6's name/value lines ({@code "Udp6InErrors   0"}) into {@code "Udp6.InErrors"} style keys,
+     * keeping only the sections (name prefixes) given; empty when the file is absent (IPv6 disabled).
+     */
+    public static Map<String, Long> parseSnmp6(String text, Set<String> sections) {
+        Map<String, Long> out = new HashMap<>();
+        for (String line : text.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length != 2) {
+                continue;
+            }
+            for (String section : sections) {
+                if (f[0].startsWith(section) && f[0].length() > section.length()
+                    && Character.isUpperCase(f[0].charAt(section.length()))) {
+                    try {
+                        out.put(section + "." + f[0].substring(section.length()), Long.parseLong(f[1]));
+                    } catch (NumberFormatException e) {
+                        // not a counter; skip rather than fail the run
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /** Parses /proc/net/dev into {@code "dev.lo.rxPackets"} style keys. */
     public static Map<String, Long> parseNetDev(String text) {
         String[] fields = {"rxBytes", "rxPackets", "rxErrors", "rxDrops", "rxFifo", "rxFrame", "rxCompressed",

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Runs a plan in one process: for each transport, receivers and senders on the same host, every level as a step
@@ -40,6 +41,7 @@ public final class RunEngine {
     private final RunRecord record;
     private volatile boolean stopRequested;
     private NanoClock clock = NanoClock.SYSTEM;
+    private Supplier<HostCounters.Sample> hostCounters = HostCounters::sample;
     /** The run's message key: random in one process, derived from the control session between hosts. */
     private MessageAuth auth;
     /** The current transport's senders' egress queue, when they run on this host. */
@@ -90,6 +92,12 @@ public final class RunEngine {
     /** Runs on {@code clock} (a virtual clock in tests; its senders must pace on it too). */
     public RunEngine withClock(NanoClock clock) {
         this.clock = clock;
+        return this;
+    }
+
+    /** Samples this host's counters with {@code sampler} (a test's scripted counters) instead of /proc. */
+    public RunEngine withHostCounters(Supplier<HostCounters.Sample> sampler) {
+        this.hostCounters = sampler;
         return this;
     }
 
@@ -247,8 +255,12 @@ public final class RunEngine {
         // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
         long warmupNs = plan.concurrency() > 0 ? 0 : timing.warmupNs();
         boolean noWarmup = warmupNs == 0;
-        WindowSample windowSample = noWarmup ? WindowSample.take(receiver, sender, egress, clock, Long.MIN_VALUE)
-            : null;
+        WindowSample windowSample = noWarmup
+            ? WindowSample.take(receiver, sender, egress, clock, hostCounters, Long.MIN_VALUE, null) : null;
+        // With a warm-up, this host's loss counters before the first message: if none has moved by the window's
+        // sample, however late it comes, the window's loss deltas are exact. Both sides must be here to know.
+        WindowSample.Start stepStart = noWarmup || receiver.localEndpoint() == null
+            || !(sender instanceof LocalSendSide) ? null : WindowSample.Start.take(hostCounters, egress);
         long t0 = clock.nanoTime();
         long windowStart;
         int intervals = plan.intervals(timing.windowNs());
@@ -266,7 +278,8 @@ public final class RunEngine {
         while (!done && !stopRequested) {
             long now = clock.nanoTime();
             if (windowSample == null && now >= windowStart) {
-                windowSample = WindowSample.take(receiver, sender, egress, clock, windowStart);
+                windowSample = WindowSample.take(receiver, sender, egress, clock, hostCounters, windowStart,
+                    stepStart);
                 now = clock.nanoTime();
             }
             if (now < windowStart) {
@@ -289,7 +302,7 @@ public final class RunEngine {
         }
         if (windowSample == null) {
             // sending ended before the window
-            windowSample = WindowSample.take(receiver, sender, egress, clock, windowStart);
+            windowSample = WindowSample.take(receiver, sender, egress, clock, hostCounters, windowStart, stepStart);
         }
         drain(name, step, receiver, sender, timing.drainNs());
         if (stopRequested) {
@@ -299,7 +312,7 @@ public final class RunEngine {
         long[] wireEnd = outcome.wireEnds(failures);
         ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
         FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
-        HostCounters.Sample after = HostCounters.sample();
+        HostCounters.Sample after = hostCounters.get();
         long egressAfter = egress.drops();
         long egressBefore = windowSample.egressDrops();
         long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;

@@ -73,7 +73,7 @@ final class StepBuilder {
         transportCounters.putAll(rxReport.counters());
 
         StepWarnings warnings = new StepWarnings(txReport, rxReport, flows.checks);
-        warnings.counts(totals, failures, outcome.failedAfterClose(), windowSample.skewNs());
+        warnings.counts(totals, failures, outcome.failedAfterClose(), windowSample);
         warnings.addAll(clocks.warnings(delay, flows.baselines));
         List<IntervalResult> intervals = null;
         if (outcome.intervals() != null && receipt.intervals() != null) {

@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  * then what the counts and the counters' timing say about the step's figures.
  */
 final class StepWarnings {
-    /** A window-start counter sample finishing later than this after the window began is worth a warning. */
+    /**
+     * A window-start counter sample finishing later than this after the window began is worth a warning, unless
+     * no loss counter moved across it ({@link WindowSample#skewMatters()}).
+     */
     static final long WINDOW_SKEW_WARN_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final List<String> lines = new ArrayList<>();
@@ -28,7 +31,7 @@ final class StepWarnings {
     }
 
     /** What the step's counts say about who sent and what could not be recorded or sampled in time. */
-    void counts(Counts totals, FailedRanges[] failures, long failedAfterClose, long counterSkewNs) {
+    void counts(Counts totals, FailedRanges[] failures, long failedAfterClose, WindowSample window) {
         if (totals.foreign() > 0) {
             lines.add(totals.foreign() + " arrival(s) were not this run's sender's (a tag that does not verify "
                 + "under the run's key, or another source address): counted as foreign, never as received; someone "
@@ -46,9 +49,11 @@ final class StepWarnings {
             lines.add(failedAfterClose + " message(s) of an earlier step failed to send after that "
                 + "step closed; they were counted there as sent and lost");
         }
-        if (counterSkewNs > WINDOW_SKEW_WARN_NS) {
-            lines.add(String.format(Locale.ROOT, "counters were sampled %.1f ms after the window "
-                + "began; their deltas miss the window's first moments", counterSkewNs / 1e6));
+        if (window.skewMatters()) {
+            String moved = window.movedAcross() == null ? ""
+                : ", and " + String.join(", ", window.movedAcross()) + " moved since the step's first message";
+            lines.add(String.format(Locale.ROOT, "counters were sampled %.1f ms after the window began%s: their "
+                + "deltas may miss the window's first moments", window.skewNs() / 1e6, moved));
         }
     }
 

@@ -233,6 +233,12 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             mode, concurrency, transportOptions, sizes, search, intervalNs);
     }
 
+    /** The same plan with another warm-up ({@code 0}: the counters are sampled before the first message). */
+    public Plan withWarmup(long newWarmupNs) {
+        return new Plan(transports, ports, basePort, levels, durationNs, newWarmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs);
+    }
+
     /** The same plan with another search (a controller fills in the server's rate limit for a search to max). */
     public Plan withSearch(SearchPlan newSearch) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,

@@ -3,9 +3,13 @@ package io.lossprobe.core.counters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -120,5 +124,47 @@ class ProcFilesTest {
         HostCounters.Sample a = HostCounters.sample();
         assertThat(a.counters()).containsKey("Udp.InDatagrams").containsKey("dev.lo.rxPackets");
         assertThat(a.cpuTotalJiffies()).isPositive();
+    }
+
+    /**
+     * The kernel's own counters name their loss: datagrams sent to a socket nobody reads, over IPv4 and IPv6
+     * loopback, move Udp(6).RcvbufErrors and InErrors, which {@link HostCounters#countsLoss} calls loss, while the
+     * datagram counts that moved with them are volume.
+     */
+    @Test
+    void realReceiveBufferDropsMoveCountersThatCountLossAndVolumeCountersDoNot() throws Exception {
+        for (String address : List.of("127.0.0.1", "::1")) {
+            String udp = address.contains(":") ? "Udp6." : "Udp.";
+            try (DatagramSocket unread = new DatagramSocket(new InetSocketAddress(address, 0));
+                 DatagramSocket sender = new DatagramSocket(new InetSocketAddress(address, 0))) {
+                unread.setReceiveBufferSize(4096);
+                HostCounters.Sample before = HostCounters.sample();
+                byte[] payload = new byte[1000];
+                for (int i = 0; i < 200; i++) { // 200 kB into a 4 KiB buffer (8 KiB as the kernel doubles it)
+                    sender.send(new DatagramPacket(payload, payload.length, unread.getLocalSocketAddress()));
+                }
+                HostCounters.Sample after = HostCounters.sample();
+                List<String> moved = after.lossMovedSince(before);
+                assertThat(moved).as(address).contains(udp + "RcvbufErrors", udp + "InErrors")
+                    .doesNotContain(udp + "InDatagrams", udp + "OutDatagrams");
+                assertThat(after.deltaSince(before).get(udp + "OutDatagrams")).as(address).isGreaterThanOrEqualTo(200);
+            }
+        }
+        assertThat(HostCounters.countsLoss("dev.eth0.txDrops")).isTrue();
+        assertThat(HostCounters.countsLoss("qdisc.eth0.drops")).isTrue();
+        assertThat(HostCounters.countsLoss("Tcp.RetransSegs")).isTrue();
+        assertThat(HostCounters.countsLoss("dev.eth0.rxBytes")).isFalse();
+        assertThat(HostCounters.countsLoss("Softnet.processed")).isFalse();
+    }
+
+    @Test
+    void snmp6LinesBecomeSectionDotNameKeys() {
+        Map<String, Long> m = ProcFiles.parseSnmp6("""
+            Ip6InReceives                   \t12
+            Udp6InErrors                    \t3
+            UdpLite6InErrors                \t9
+            Icmp6InMsgs                     \t1
+            """, Set.of("Udp6", "Ip6"));
+        assertThat(m).containsOnly(Map.entry("Ip6.InReceives", 12L), Map.entry("Udp6.InErrors", 3L));
     }
 }

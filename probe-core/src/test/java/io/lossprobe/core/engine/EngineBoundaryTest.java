@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.lossprobe.core.accounting.SendFilter;
+import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Counts;
@@ -47,6 +48,8 @@ class EngineBoundaryTest {
     private final List<StepResult> finished = new ArrayList<>();
     private final List<RunResult> updates = new ArrayList<>();
     private RunEngine engine;
+    /** The host's counters the engine samples, when a test scripts them (null: the real /proc). */
+    private java.util.function.Supplier<HostCounters.Sample> hostCounters;
     /** Called from the engine's thread on every progress report. */
     private RunListener progress = new RunListener() {
     };
@@ -80,6 +83,9 @@ class EngineBoundaryTest {
         };
         engine = new RunEngine(plan, Map.of(MemoryTransport.NAME, transport), Map.of(), listener, hooks,
             ReceiveSideFactory.LOCAL, SendSideFactory.local("127.0.0.1", time), RUN_ID).withClock(time);
+        if (hostCounters != null) {
+            engine.withHostCounters(hostCounters);
+        }
         return engine.run();
     }
 
@@ -567,6 +573,44 @@ class EngineBoundaryTest {
             assertThat(s.dataAcceptedBefore()).isEqualTo(2);
         }
         assertThat(result.steps().get(0).counterSkewNs()).isZero();
+        assertChecksHold(result);
+    }
+
+    /**
+     * A host under load: each sample of the host's counters takes 30 ms, so the window's sample finishes 30 ms after
+     * the window began. Its deltas are exact all the same when no loss counter moved from the step's first message
+     * to the sample (a volume counter moving says nothing of loss); when one moved, the step says so and names it.
+     * The counters are scripted per sample: before the first message, at the window, after the drain.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"quiet", "volume", "loss"})
+    void aLateWindowSampleWarnsOnlyWhenALossCounterMovedAcrossIt(String moving) throws Exception {
+        long[][] script = {
+            {0, 1000, 0}, // Udp.InErrors, Udp.InDatagrams, dev.lo.txDrops: before the first message
+            {moving.equals("loss") ? 3 : 0, moving.equals("quiet") ? 1000 : 1100, 0}, // at the window
+            {7, 3000, 0}, // after the drain
+        };
+        int[] taken = {0};
+        hostCounters = () -> {
+            long[] v = script[Math.min(taken[0]++, script.length - 1)];
+            time.spend(30 * MS);
+            return new HostCounters.Sample(Map.of("Udp.InErrors", v[0], "Udp.InDatagrams", v[1], "dev.lo.txDrops",
+                v[2]), 0, 0, 0, time.nanoTime());
+        };
+        RunResult result = run(plan(2, 2000, 100, 50, 200, 1));
+        StepResult step = result.steps().get(0);
+        assertThat(taken[0]).as("samples taken").isEqualTo(3);
+        assertThat(step.counterSkewNs()).isGreaterThanOrEqualTo(30 * MS);
+        List<String> skewWarnings = step.warnings().stream().filter(w -> w.startsWith("counters were sampled"))
+            .toList();
+        if (moving.equals("loss")) {
+            assertThat(skewWarnings).singleElement().asString().contains("Udp.InErrors moved since the step's first "
+                + "message").doesNotContain("InDatagrams").doesNotContain("txDrops");
+            assertThat(step.hostCounters()).containsEntry("Udp.InErrors", 4L);
+        } else {
+            assertThat(skewWarnings).isEmpty();
+            assertThat(step.hostCounters()).containsEntry("Udp.InErrors", 7L);
+        }
         assertChecksHold(result);
     }
 
