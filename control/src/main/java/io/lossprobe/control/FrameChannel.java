@@ -147,8 +147,8 @@ final class FrameChannel implements AutoCloseable {
         while (off < b.length) {
             long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
             if (leftMs <= 0) {
-                throw new ControlProtocolException(off == 0 && frameStart ? "no message in time"
-                    : "message not complete in time");
+                throw off == 0 && frameStart ? new Silent()
+                    : new ControlProtocolException("message not complete in time");
             }
             int n;
             try {
@@ -164,6 +164,15 @@ final class FrameChannel implements AutoCloseable {
                     : "peer closed the control connection mid-message");
             }
             off += n;
+        }
+    }
+
+    /** No frame began before the deadline: the peer was silent (gone, cut off, or only slow). */
+    static final class Silent extends ControlProtocolException {
+        private static final long serialVersionUID = 1L;
+
+        Silent() {
+            super("no message in time");
         }
     }
 

@@ -42,6 +42,13 @@ final class ServerSession {
         }
     }
 
+    /**
+     * While this server sends (a reverse step), the longest its controller may be silent: the controller polls the
+     * sending every few milliseconds, so silence this long means it is gone or cut off, and this host's traffic
+     * stops with the session rather than run on to the window's end or the idle timeout.
+     */
+    static final long SENDING_SILENCE_NS = TimeUnit.SECONDS.toNanos(2);
+
     /** Slack on top of twice the plan's own duration before a session is ended as overdue. */
     static final long SESSION_SLACK_NS = TimeUnit.MINUTES.toNanos(2);
 
@@ -119,8 +126,7 @@ final class ServerSession {
     void run() {
         try {
             while (state != State.DONE) {
-                Request request = Codec.request(channel.receive(ControlServer.MAX_REQUEST_BYTES,
-                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.limits().idleTimeoutMs())));
+                Request request = Codec.request(receiveNext());
                 if (System.nanoTime() - deadlineNs > 0) {
                     throw new ControlProtocolException("the session ran past twice its plan's duration");
                 }
@@ -147,6 +153,24 @@ final class ServerSession {
         } finally {
             closeSide();
             closeSender();
+        }
+    }
+
+    /** The next request, within the idle timeout, or within {@link #SENDING_SILENCE_NS} while sending. */
+    private byte[] receiveNext() throws IOException {
+        long waitNs = TimeUnit.MILLISECONDS.toNanos(server.limits().idleTimeoutMs());
+        boolean sending = state == State.TX_STEP;
+        if (sending) {
+            waitNs = Math.min(waitNs, SENDING_SILENCE_NS);
+        }
+        try {
+            return channel.receive(ControlServer.MAX_REQUEST_BYTES, System.nanoTime() + waitNs);
+        } catch (FrameChannel.Silent e) {
+            if (!sending) {
+                throw e;
+            }
+            throw new ControlProtocolException("the controller was silent for "
+                + TimeUnit.NANOSECONDS.toMillis(waitNs) + " ms during a send step: sending stopped");
         }
     }
 

@@ -1,0 +1,95 @@
+package io.lossprobe.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
+import io.lossprobe.core.accounting.SendFilter;
+import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A controller that falls silent in the middle of a reverse step (gone without closing, or its control connection
+ * cut off: no FIN, no RST) must not leave the server sending to it: the server stops within
+ * {@code ServerSession.SENDING_SILENCE_NS} (2 s) of the last request, long before the 20 s window or its 30 s idle
+ * timeout would end it. The datagrams are counted where they arrive, on a plain socket. Port 44900.
+ */
+@Tag("system")
+class ControllerSilenceTest {
+    private static final Auth AUTH = Auth.ofSecret("a silent controller");
+    private static final int PORT = 44900;
+    private static final long BOUND_MS = 2_000;
+    /** Scheduling on a busy host, and the send loop's last cycle. */
+    private static final long SLACK_MS = 750;
+
+    @Test
+    @Timeout(60)
+    void aServerSendingToASilentControllerStopsWithinTheBound() throws Exception {
+        Plan plan = new Plan(List.of("udp"), 1, PORT, List.of(Level.parse("2k")), TimeUnit.SECONDS.toNanos(20), 0,
+            TimeUnit.SECONDS.toNanos(1), 64, "127.0.0.1");
+        AtomicLong arrivals = new AtomicLong();
+        AtomicLong lastArrivalNs = new AtomicLong();
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null);
+             DatagramSocket receiver = new DatagramSocket(new InetSocketAddress("127.0.0.1", PORT))) {
+            receiver.setSoTimeout(100);
+            Thread reader = new Thread(() -> {
+                byte[] buf = new byte[2048];
+                while (!receiver.isClosed()) {
+                    try {
+                        receiver.receive(new DatagramPacket(buf, buf.length));
+                        lastArrivalNs.set(System.nanoTime());
+                        arrivals.incrementAndGet();
+                    } catch (SocketTimeoutException e) {
+                        // look again
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            }, "silence-test-reader");
+            reader.start();
+            ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
+            client.negotiate(plan, 99, Map.of());
+            SendSide sender = client.sendSides().open(new UdpTransport(), plan, 99, client.dataKey(99), Map.of());
+            sender.beginStep(0, new long[] {2_000}, new int[] {4096}, SendFilter.NONE);
+            sender.start();
+            sender.beginWindow();
+            // A controller at work: it polls the sending, as the engine does, until 300 datagrams have arrived.
+            long pollUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (arrivals.get() < 300 && System.nanoTime() < pollUntil) {
+                sender.awaitDone(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+            assertThat(arrivals.get()).as("the server sends while polled").isGreaterThanOrEqualTo(300);
+            long silentFromNs = System.nanoTime(); // no request from here on; the connection stays open
+
+            long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline
+                && (server.activeSessions() > 0 || System.nanoTime() - lastArrivalNs.get() < 500_000_000L)) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+            long stoppedAfterMs = TimeUnit.NANOSECONDS.toMillis(lastArrivalNs.get() - silentFromNs);
+            System.out.println("silent controller: last datagram " + stoppedAfterMs + " ms into the silence, "
+                + arrivals.get() + " in all");
+            assertThat(server.activeSessions()).as("the server ended the session").isZero();
+            assertThat(stoppedAfterMs).as("ms from the last request to the last datagram")
+                .isLessThanOrEqualTo(BOUND_MS + SLACK_MS);
+            client.abort();
+            receiver.close();
+            reader.join(5_000);
+        }
+    }
+}
