@@ -156,10 +156,13 @@ final class ServerSession {
         }
     }
 
-    /** The next request, within the idle timeout, or within {@link #SENDING_SILENCE_NS} while sending. */
+    /**
+     * The next request, within the idle timeout, or within {@link #SENDING_SILENCE_NS} while this server's senders
+     * are sending (once they are done, the controller drains its receivers without a word, for up to Tmax).
+     */
     private byte[] receiveNext() throws IOException {
         long waitNs = TimeUnit.MILLISECONDS.toNanos(server.limits().idleTimeoutMs());
-        boolean sending = state == State.TX_STEP;
+        boolean sending = state == State.TX_STEP && sender.sending(); // not in the drain after: silent by design
         if (sending) {
             waitNs = Math.min(waitNs, SENDING_SILENCE_NS);
         }

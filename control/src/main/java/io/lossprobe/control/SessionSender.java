@@ -96,6 +96,11 @@ final class SessionSender {
         return new Reply.Sent(done, sent, perFlow, FailedRangesCodec.encodeNew(side.failures(), failuresShipped));
     }
 
+    /** Whether the step's sending is under way: started and not yet done. */
+    boolean sending() throws IOException {
+        return started && !call(() -> side.awaitDone(1));
+    }
+
     Reply abort() throws IOException {
         call(() -> side.abort());
         return new Reply.Ok();

@@ -92,4 +92,27 @@ class ControllerSilenceTest {
             reader.join(5_000);
         }
     }
+
+    /** Once the sending is done the controller drains without a word, for up to Tmax: that silence is expected. */
+    @Test
+    @Timeout(60)
+    void aControllerSilentInItsDrainAfterTheSendingEndedKeepsItsSession() throws Exception {
+        Plan plan = new Plan(List.of("udp"), 1, PORT + 10, List.of(Level.parse("2k")),
+            TimeUnit.MILLISECONDS.toNanos(300), 0, TimeUnit.SECONDS.toNanos(5), 64, "127.0.0.1");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null);
+             DatagramSocket receiver = new DatagramSocket(new InetSocketAddress("127.0.0.1", PORT + 10));
+             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
+            client.negotiate(plan, 98, Map.of());
+            SendSide sender = client.sendSides().open(new UdpTransport(), plan, 98, client.dataKey(98), Map.of());
+            sender.beginStep(0, new long[] {2_000}, new int[] {4096}, SendFilter.NONE);
+            sender.beginWindow();
+            sender.start();
+            assertThat(sender.awaitDone(TimeUnit.SECONDS.toNanos(10))).as("the 300 ms step's sending ended").isTrue();
+            // The stimulus, not a wait for a condition: a drain of 3 s with nothing to say, longer than the bound.
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(BOUND_MS + 1_000));
+            assertThat(sender.finish().counts()[0].sent()).isEqualTo(600);
+            assertThat(server.activeSessions()).isEqualTo(1);
+        }
+    }
 }
