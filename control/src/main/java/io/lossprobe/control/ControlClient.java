@@ -210,10 +210,24 @@ public final class ControlClient implements AutoCloseable {
     }
 
     /** One request and its reply, which must be of type {@code expected}; the server's error is an exception. */
-    synchronized <R extends Reply> R request(Request msg, Class<R> expected) throws IOException {
+    <R extends Reply> R request(Request msg, Class<R> expected) throws IOException {
+        return request(msg, expected, timeoutMs);
+    }
+
+    /**
+     * {@link #request(Request, Class)} with its own bound on the server's silence: a poll during a step, where a
+     * server that does not answer within {@code silenceMs} is gone or cut off, and this host's sending must stop.
+     */
+    synchronized <R extends Reply> R request(Request msg, Class<R> expected, int silenceMs) throws IOException {
         channel.send(Codec.encode(msg));
-        return expect(Codec.reply(channel.receive(MAX_REPLY_BYTES,
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs))), expected);
+        byte[] reply;
+        try {
+            reply = channel.receive(MAX_REPLY_BYTES, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(silenceMs));
+        } catch (FrameChannel.Silent e) {
+            throw new ControlProtocolException("the server did not answer '" + Codec.typeOf(msg) + "' within "
+                + silenceMs + " ms");
+        }
+        return expect(Codec.reply(reply), expected);
     }
 
     private static <R extends Reply> R expect(Reply reply, Class<R> expected) throws ControlProtocolException {

@@ -13,6 +13,9 @@ import java.util.Map;
 
 /** One transport's receivers on the server, for one message size. */
 final class RemoteReceiveSide implements ReceiveSide {
+    /** The longest a server may take to answer a poll during a step before this host stops sending to it. */
+    static final int STEP_SILENCE_MS = 2_000;
+
     private final ControlClient client;
     private final int flows;
     private final Map<String, Long> environment;
@@ -73,11 +76,15 @@ final class RemoteReceiveSide implements ReceiveSide {
         return client.clockOffset();
     }
 
-    /** Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. */
+    /**
+     * Also ships the failed ranges recorded since the last call, so the server's trackers skip them in time. Polled
+     * while this host sends to the server: a server silent for {@link #STEP_SILENCE_MS} ends the step, and with it
+     * the sending.
+     */
     @Override
     public long[] progress() throws IOException {
         Reply.Received r = client.request(new Request.Progress(FailedRangesCodec.encodeNew(failures, shipped)),
-            Reply.Received.class);
+            Reply.Received.class, STEP_SILENCE_MS);
         return ControlClient.ofLength(r.received(), flows, "progress");
     }
 

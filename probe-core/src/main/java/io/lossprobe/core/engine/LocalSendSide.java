@@ -318,6 +318,7 @@ public final class LocalSendSide implements SendSide {
 
     @Override
     public void close() throws Exception {
+        abort(); // a step ended by a failure stops sending before its transport closes
         endpoint.close();
     }
 

@@ -1,0 +1,146 @@
+package io.lossprobe.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.control.ControlServer;
+import io.lossprobe.control.ServerLimits;
+import io.lossprobe.core.engine.RunEngine;
+import io.lossprobe.core.engine.RunListener;
+import io.lossprobe.core.engine.StepHooks;
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.result.RunResult;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A server that falls silent in the middle of a step (its process stopped with SIGSTOP: the control connection
+ * stays open, nothing answers, no FIN or RST) must not leave the controller sending to it: the controller's poll
+ * gives up after {@code RemoteReceiveSide.STEP_SILENCE_MS} (2 s) and its senders stop. The datagrams are counted by
+ * the kernel, where they arrive: the stopped server's socket's queue and drops in /proc/net/udp. Port 44920.
+ */
+@Tag("system")
+class ServerSilenceTest {
+    private static final String SECRET = "a server that stops answering";
+    private static final int PORT = 44920;
+    private static final long BOUND_MS = 2_000;
+    private static final long SLACK_MS = 750;
+
+    @Test
+    @Timeout(90)
+    void aControllerSendingToASilentServerStopsWithinTheBound() throws Exception {
+        Process server = new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath(),
+            "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            Serve.class.getName()).redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(),
+                StandardCharsets.UTF_8));
+            String line = out.readLine();
+            assertThat(line).as("the server's first line").startsWith("port ");
+            int controlPort = Integer.parseInt(line.substring(5).trim());
+            Plan plan = new Plan(List.of("udp"), 1, PORT, List.of(Level.parse("2k")), TimeUnit.SECONDS.toNanos(30), 0,
+                TimeUnit.SECONDS.toNanos(1), 64, "127.0.0.1");
+            Auth auth = Auth.ofSecret(SECRET);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+            try (ControlClient client = ControlClient.connect("127.0.0.1", controlPort, auth, 5_000)) {
+                client.negotiate(plan, 55, Map.of());
+                UdpTransport udp = new UdpTransport();
+                CompletableFuture<RunResult> run = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return new RunEngine(plan, Map.of("udp", udp), Map.of(), new RunListener() {
+                            @Override
+                            public void progress(String t, int step, Phase phase, long elapsedNs, long totalNs,
+                                                 long sent, long receivedSoFar) {
+                                received.set(receivedSoFar);
+                            }
+                        }, StepHooks.NONE, client.receiveSides(), "127.0.0.1", 55).run();
+                    } catch (Exception e) {
+                        failure.set(e);
+                        throw new IllegalStateException(e);
+                    }
+                });
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                while (received.get() < 300) { // the server counts them: the step is under way
+                    assertThat(System.nanoTime()).as("300 received within 15 s").isLessThan(until);
+                    LockSupport.parkNanos(5_000_000L);
+                }
+                new ProcessBuilder("kill", "-STOP", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                long silentFromNs = System.nanoTime();
+                // The kernel keeps taking datagrams for the stopped process (into its queue, then as drops): the
+                // moment they stop moving is the moment this host stopped sending.
+                long lastMoveNs = silentFromNs;
+                long last = arrivals();
+                long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(12);
+                while (System.nanoTime() < deadline && System.nanoTime() - lastMoveNs < 1_000_000_000L) {
+                    long now = arrivals();
+                    if (now != last) {
+                        last = now;
+                        lastMoveNs = System.nanoTime();
+                    }
+                    LockSupport.parkNanos(5_000_000L);
+                }
+                long stoppedAfterMs = TimeUnit.NANOSECONDS.toMillis(lastMoveNs - silentFromNs);
+                System.out.println("silent server: last datagram in " + stoppedAfterMs + " ms into the silence");
+                assertThat(stoppedAfterMs).as("ms from the server's silence to the last datagram")
+                    .isLessThanOrEqualTo(BOUND_MS + SLACK_MS);
+                new ProcessBuilder("kill", "-CONT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                assertThatThrownBy(() -> run.get(30, TimeUnit.SECONDS)).hasMessageContaining("did not answer");
+                assertThat(failure.get()).hasMessageContaining("within 2000 ms");
+            }
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
+            server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * What the kernel has taken for the stopped server's data socket and not handed over, plus what it dropped there
+     * (bytes of queue, and drops weighted far above any queue): a figure that moves exactly while datagrams arrive.
+     */
+    private static long arrivals() {
+        try {
+            String hexPort = String.format("%04X", PORT);
+            for (String file : List.of("/proc/net/udp", "/proc/net/udp6")) { // the server's socket is dual-stack
+                for (String l : Files.readAllLines(Path.of(file))) {
+                    String[] f = l.trim().split("\\s+");
+                    if (f.length > 12 && f[1].endsWith(":" + hexPort)) {
+                        long rxQueue = Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16);
+                        long drops = Long.parseLong(f[12]);
+                        return rxQueue + drops * 1_000_000L;
+                    }
+                }
+            }
+            throw new AssertionError("no socket on port " + PORT);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The child process: a server on an ephemeral control port, which it prints first. */
+    static final class Serve {
+        public static void main(String[] args) throws Exception {
+            ControlServer server = new ControlServer("127.0.0.1", 0, Auth.ofSecret(SECRET), ServerLimits.DEFAULTS,
+                () -> Map.of("udp", new UdpTransport()), null);
+            System.out.println("port " + server.port());
+            System.out.flush();
+            Thread.currentThread().join(); // until killed
+        }
+    }
+}
