@@ -323,7 +323,7 @@ class RemoteRunTest {
                 long expected = level.equals("160k") ? 1L : 0L;
                 for (StepResult s : r.steps()) {
                     assertThat(s.transportCounters()).as("%s step %d", level, s.step())
-                        .containsEntry(UdpCounters.RECEIVE_GRO, expected);
+                        .containsEntry(UdpCounter.RECEIVE_GRO.key, expected);
                     assertThat(s.counts().corrupt()).isZero();
                     assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
                     assertThat(s.counts().received()).isPositive();
