@@ -390,12 +390,13 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_replyTo0(JNIEnv *env, jcl
 #define MIRRORED(X) X(META_BYTES) X(META_TOKEN) X(META_LENGTH) X(META_REALTIME_NS) X(META_FAMILY) X(META_PORT) \
     X(META_ADDR) X(META_SEGMENT) X(NO_STAMP) X(MAX_BATCH) X(META_SAMPLE_BEFORE) X(META_SAMPLE_AFTER) \
     X(META_BUFFER_BYTES) X(SAMPLE_BYTES) X(SAMPLE_OFFSET_NS) X(SAMPLE_WINDOW_NS) X(SAMPLE_AT_NS) \
-    X(ERRQUEUE_DRAINED) X(WAKE_TOKEN)
+    X(ERRQUEUE_DRAINED) X(WAKE_TOKEN) X(ENTRY_BYTES) X(ENTRY_PORT) X(ENTRY_OFFSET) X(ENTRY_LENGTH) X(ENTRY_SEGMENT) \
+    X(ENTRY_RESULT)
 #define APPEND_MIRRORED(name) \
     used += snprintf(text + used, sizeof(text) - used, "%s%s=%lld", used > 0 ? "," : "", #name, (long long) (name));
 
 /*
- * The constants NativeUdp mirrors, as this library was compiled with them: "NAME=value" joined by commas. Only the
+ * The constants NativeUdp (and NativeBatchSender, the send table's ENTRY_*) mirrors, as this library was compiled with them: "NAME=value" joined by commas. Only the
  * test that holds the two together calls it (NativeLayoutTest).
  */
 JNIEXPORT jstring JNICALL Java_io_lossprobe_udp_NativeUdp_layout0(JNIEnv *env, jclass c) {

@@ -20,13 +20,6 @@
 #ifndef SOL_UDP
 #define SOL_UDP 17
 #endif
-/* One entry of the send table; offsets mirror NativeBatchSender.ENTRY_* in Java (ints, native order). */
-#define ENTRY_BYTES 32
-#define ENTRY_PORT 0      /* destination port */
-#define ENTRY_OFFSET 4    /* first byte in the data buffer */
-#define ENTRY_LENGTH 8    /* bytes: one datagram, or segments * segment size */
-#define ENTRY_SEGMENT 12  /* UDP_SEGMENT size, or 0 for one plain datagram */
-#define ENTRY_RESULT 16   /* written here: bytes sent, or -errno */
 #define SEND_CHUNK 256    /* entries per sendmmsg (the kernel takes up to UIO_MAXIOV = 1024) */
 #define DEST_DRAINED 20   /* int in dest: error-queue entries emptied, added to by sendBatch0 */
 

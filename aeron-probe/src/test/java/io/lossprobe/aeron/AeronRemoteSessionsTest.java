@@ -55,7 +55,7 @@ class AeronRemoteSessionsTest {
             RunResult a = reliable.get(90, TimeUnit.SECONDS);
             RunResult b = unreliable.get(90, TimeUnit.SECONDS);
             for (RunResult r : List.of(a, b)) {
-                assertThat(r.status()).isEqualTo("complete");
+                assertThat(r.status()).hasToString("complete");
                 StepResult s = r.steps().get(0);
                 assertThat(s.counts().received()).as("nothing lost on loopback").isEqualTo(s.counts().sent());
             }

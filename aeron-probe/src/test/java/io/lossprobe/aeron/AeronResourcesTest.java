@@ -52,7 +52,7 @@ class AeronResourcesTest {
             RunResult result = AeronRuns.run(new AeronTransport(),
                 AeronRuns.plan(4, 43400, List.of("2k", "4k"), 500), Map.of(), census);
 
-            assertThat(result.status()).isEqualTo("complete");
+            assertThat(result.status()).hasToString("complete");
             assertThat(result.steps()).allSatisfy(s -> assertThat(s.counts().lost()).isZero());
             System.out.println("run " + run + ": mappings by step " + mappingsByStep + ", threads " + threadsByStep);
             assertThat(dirsByStep).containsEntry(0, 1).containsEntry(1, 1);

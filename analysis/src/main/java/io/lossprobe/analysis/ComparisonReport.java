@@ -207,7 +207,8 @@ public final class ComparisonReport {
     private static ObjectNode run(LoadedResult r) {
         ObjectNode n = ResultFiles.mapper().createObjectNode();
         RunLabels l = RunLabels.of(r.run());
-        n.put("file", r.file().toString()).put("startedAt", r.run().startedAt()).put("status", r.run().status())
+        n.put("file", r.file().toString()).put("startedAt", r.run().startedAt())
+            .put("status", r.run().status() == null ? null : r.run().status().json())
             .put("target", l.target()).put("direction", l.direction()).put("mode", l.mode())
             .put("sizeBytes", l.sizeBytes());
         if (r.run().environment() != null) {

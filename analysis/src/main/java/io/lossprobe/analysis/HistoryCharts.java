@@ -1,5 +1,6 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import java.awt.Color;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ final class HistoryCharts {
             double t = r.startedAt().toEpochMilli();
             String target = RunLabels.of(r.run()).target();
             CheckReport check = checks.get(r);
-            if (!"complete".equals(r.run().status())) {
+            if (r.run().status() != RunStatus.COMPLETE) {
                 ValueMarker m = new ValueMarker(t, Palette.FAIL, Palette.dash(2, 1.2f));
                 m.setLabel(String.valueOf(r.run().status()));
                 m.setLabelFont(ChartParts.NOTE);

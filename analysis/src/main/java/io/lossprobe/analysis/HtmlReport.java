@@ -1,6 +1,7 @@
 package io.lossprobe.analysis;
 
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -156,7 +157,7 @@ public final class HtmlReport {
                 .append(RunLabels.LOCAL.equals(labels.target()) ? "on one host"
                     : "between this host and <b>" + Fmt.html(labels.target()) + "</b> (" + labels.direction() + ")")
                 .append(", ").append(Fmt.html(labels.mode())).append(" mode.</p>\n");
-            if (!"complete".equals(run.status())) {
+            if (run.status() != RunStatus.COMPLETE) {
                 sb.append("<div class=\"banner\" id=\"failure\"><b>The run did not complete: status ")
                     .append(Fmt.html(String.valueOf(run.status()))).append(".</b>");
                 if (run.error() != null) {

@@ -1,5 +1,6 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +21,9 @@ public final class PolicyCheck {
 
     public CheckReport check(LoadedResult run, Optional<LoadedResult> baseline) {
         List<CheckReport.Evaluation> out = new ArrayList<>();
-        String status = run.run().status();
+        RunStatus status = run.run().status();
         if (policy.completeRequired()) {
-            boolean complete = "complete".equals(status);
+            boolean complete = status == RunStatus.COMPLETE;
             out.add(new CheckReport.Evaluation("*", "*", "status", complete ? 1 : 0, 1, complete,
                 "run status is " + status + (complete ? "" : " (policy requires complete)")
                     + (run.run().error() == null ? "" : ": " + run.run().error())));

@@ -3,6 +3,7 @@ package io.lossprobe.analysis;
 import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The last run (and its check, when a policy was applied) as a Prometheus text file for node_exporter's textfile
@@ -37,7 +39,8 @@ public final class PrometheusTextfile {
     /** Significant digits kept: the measurements carry fewer, and more only prints floating-point noise. */
     private static final MathContext DIGITS = new MathContext(10);
     /** Every state {@code lossprobe_last_run_status} has a series for (1 for the run's, 0 for the others). */
-    static final List<String> STATUSES = List.of("complete", "interrupted", "failed", "running");
+    static final List<String> STATUSES = Stream.of(RunStatus.COMPLETE, RunStatus.INTERRUPTED, RunStatus.FAILED,
+        RunStatus.RUNNING).map(RunStatus::json).toList();
 
     private PrometheusTextfile() {
     }

@@ -1,6 +1,7 @@
 package io.lossprobe.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.result.SearchBound;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,10 +59,10 @@ public record RunExtras(Map<Integer, List<Interval>> intervals, List<Search> sea
      * @param trials       measurements the search took, 0 when not given
      * @param messageSize  the message size searched at, 0 when not given
      * @param boundedBy    what bounds the answer from above ({@code path}, {@code sender}, {@code max}, {@code min},
-     *                     {@code trials}, {@code stopped}), null when not given
+     *                     {@code trials}, {@code stopped}), null when not given or not known to this version
      */
     public record Search(String transport, String criterion, double maxLossRatio, double rate, double lowerBound,
-                  double upperBound, double lossRatio, int trials, int messageSize, String boundedBy) {
+                  double upperBound, double lossRatio, int trials, int messageSize, SearchBound boundedBy) {
         public Search(String transport, String criterion, double maxLossRatio, double rate, double lowerBound,
                       double upperBound, double lossRatio, int trials) {
             this(transport, criterion, maxLossRatio, rate, lowerBound, upperBound, lossRatio, trials, 0, null);
@@ -95,7 +96,7 @@ public record RunExtras(Map<Integer, List<Interval>> intervals, List<Search> sea
                     number(s, "maxLossRatio"), number(s, "rate"), number(s, "lowerBound"),
                     number(s, "upperBound"), number(s, "lossRatio"),
                     trials.isArray() ? trials.size() : trials.asInt(0), s.path("messageSize").asInt(0),
-                    s.path("boundedBy").isTextual() ? s.get("boundedBy").asText() : null));
+                    s.path("boundedBy").isTextual() ? SearchBound.of(s.get("boundedBy").asText()) : null));
             }
         }
         return intervals.isEmpty() && searches.isEmpty() ? NONE : new RunExtras(intervals, searches);

@@ -1,5 +1,6 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.SearchBound;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -132,12 +133,12 @@ public final class Verdict {
         if (s.trials() > 0) {
             sb.append(", ").append(s.trials()).append(" trials");
         }
-        if ("sender".equals(s.boundedBy())) {
+        if (s.boundedBy() == SearchBound.SENDER) {
             sb.append("; bounded by the sender, not the path: it could not carry more");
-        } else if ("max".equals(s.boundedBy())) {
+        } else if (s.boundedBy() == SearchBound.MAX) {
             sb.append("; passed at the search's highest rate: the path may carry more");
-        } else if ("trials".equals(s.boundedBy()) || "stopped".equals(s.boundedBy())) {
-            sb.append("; unfinished (").append("trials".equals(s.boundedBy()) ? "trial budget" : "interrupted")
+        } else if (s.boundedBy() == SearchBound.TRIALS || s.boundedBy() == SearchBound.STOPPED) {
+            sb.append("; unfinished (").append(s.boundedBy() == SearchBound.TRIALS ? "trial budget" : "interrupted")
                 .append(")");
         }
         return sb.toString();

@@ -9,6 +9,7 @@ import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import java.io.IOException;
@@ -68,7 +69,7 @@ record MeshPairRun(MeshClock clock, PlanOptions planOptions, Map<String, Host> b
                     }
                 }
             }
-            status = "complete".equals(result.status()) ? MeshResult.COMPLETE : MeshResult.INTERRUPTED;
+            status = result.status() == RunStatus.COMPLETE ? MeshResult.COMPLETE : MeshResult.INTERRUPTED;
             if (overran.get() && !MeshResult.COMPLETE.equals(status)) {
                 error = "stopped at its slot's end (" + slot.stopAt() + "): the pair needs a longer --slot";
             }

@@ -6,6 +6,7 @@ import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.OutputFiles;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
@@ -170,7 +171,7 @@ public final class RunCommand extends Subcommand {
         }
         sink.onWriteFailure(engine::requestStop);
         try {
-            sink.writeInitial(engine.snapshot("running", null));
+            sink.writeInitial(engine.snapshot(RunStatus.RUNNING, null));
         } catch (RuntimeException e) {
             if (remote != null) {
                 remote.close();
@@ -211,7 +212,7 @@ public final class RunCommand extends Subcommand {
                 textfileOfFailedRun(out, stderr);
                 return 1;
             }
-            if ("interrupted".equals(result.status())) {
+            if (result.status() == RunStatus.INTERRUPTED) {
                 stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
                     + out);
                 textfileOfFailedRun(out, stderr);

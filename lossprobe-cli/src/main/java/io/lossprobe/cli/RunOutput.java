@@ -4,6 +4,7 @@ import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.result.OutputFiles;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import java.io.IOException;
@@ -46,7 +47,7 @@ final class RunOutput implements RunListener {
     /** Whether {@code file} now holds the run as it stands (false after a write failed). */
     private boolean upToDate;
     /** The status the results file now says, null before the first write. */
-    private String fileStatus;
+    private RunStatus fileStatus;
 
     RunOutput(Path file, PrintWriter out, PrintWriter err, boolean progress, boolean hlog) {
         this.logs = hlog ? new HistogramLogs(file, this::failed) : null;
@@ -78,7 +79,7 @@ final class RunOutput implements RunListener {
             return;
         }
         try {
-            lines.end(fileStatus == null ? "unknown" : fileStatus);
+            lines.end(fileStatus == null ? "unknown" : fileStatus.json());
             linesOut.close();
         } catch (IOException e) {
             err.println("lossprobe: cannot write --stream: " + reason(e));
@@ -117,7 +118,7 @@ final class RunOutput implements RunListener {
     }
 
     /** The status the results file now says (null when nothing was written: a stream, or the first write). */
-    String fileStatus() {
+    RunStatus fileStatus() {
         return fileStatus;
     }
 
@@ -223,10 +224,10 @@ final class RunOutput implements RunListener {
 
     @Override
     public void resultsUpdated(RunResult partial) {
-        if (stream && "running".equals(partial.status())) {
+        if (stream && partial.status() == RunStatus.RUNNING) {
             return; // a stream cannot be rewritten: it gets the final result
         }
-        RunResult result = writeFailure == null ? partial : partial.withStatus("failed", writeFailure);
+        RunResult result = writeFailure == null ? partial : partial.withStatus(RunStatus.FAILED, writeFailure);
         try {
             write(result);
         } catch (IOException e) {
@@ -269,7 +270,7 @@ final class RunOutput implements RunListener {
         try {
             if (ResultFiles.markFailedInPlace(file, lastWritten)) {
                 lastWritten = null;
-                fileStatus = "failed";
+                fileStatus = RunStatus.FAILED;
             }
         } catch (IOException e) {
             err.println("lossprobe: cannot mark " + file + " failed: " + reason(e));

@@ -105,14 +105,14 @@ final class StepTable {
 
     private static String boundedBy(SearchResult s) {
         return switch (s.boundedBy()) {
-            case "path" -> "the path lost more above it";
-            case "sender" -> "bounded by the SENDER, not the path: it could not carry "
+            case PATH -> "the path lost more above it";
+            case SENDER -> "bounded by the SENDER, not the path: it could not carry "
                 + (s.upperBound() == null ? "more" : rate(s.upperBound()) + "/s")
                 + (s.senderLimit() == null ? "" : ", " + s.senderLimit().reason().words());
-            case "max" -> "passed at --search-max: the path may carry more";
-            case "min" -> "failed even at --search-min";
-            case "stopped" -> "interrupted";
-            default -> "unfinished: the trial budget ran out";
+            case MAX -> "passed at --search-max: the path may carry more";
+            case MIN -> "failed even at --search-min";
+            case STOPPED -> "interrupted";
+            case TRIALS -> "unfinished: the trial budget ran out";
         };
     }
 

@@ -507,7 +507,7 @@ class LabSystemTest {
         double capacity = shapedCapacity();
         io.lossprobe.core.result.SearchResult ndr = r.search().get(0);
         assertThat(ndr.criterion()).isEqualTo("ndr");
-        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.boundedBy()).hasToString("path");
         assertThat(ndr.converged()).isTrue();
         assertThat((double) ndr.rate()).as("NDR %s against a capacity of %.0f/s", ndr, capacity)
             .isBetween(0.97 * capacity, 1.03 * capacity);

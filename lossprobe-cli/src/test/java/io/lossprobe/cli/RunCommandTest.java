@@ -6,6 +6,7 @@ import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.testing.Scratch;
 import java.io.PrintWriter;
@@ -240,7 +241,7 @@ class RunCommandTest {
             ? "verdict: udp: no loss at any level (3k to 6k)" : "verdict: udp: loss";
         assertThat(o.out()).contains(verdict);
         assertThat(o.out().indexOf("verdict: ")).isLessThan(o.out().indexOf("results written to"));
-        assertThat(r.status()).isEqualTo("complete");
+        assertThat(r.status()).hasToString("complete");
         assertThat(r.schemaVersion()).isEqualTo(RunResult.SCHEMA_VERSION);
         assertThat(r.environment().cores()).isPositive();
         assertThat(r.plan().transportOptions()).containsExactly(Map.entry("sndbuf", "1048576"),
@@ -322,7 +323,7 @@ class RunCommandTest {
                 .contains("1 step(s) measured").doesNotContain("Exception");
             assertThat(o.out()).doesNotContain("results written");
             RunResult r = ResultFiles.read(file);
-            assertThat(r.status()).isEqualTo("failed");
+            assertThat(r.status()).hasToString("failed");
             try (var listing = Files.list(fs.dir())) {
                 assertThat(listing.map(p -> p.getFileName().toString()).toList())
                     .containsExactlyInAnyOrder("r.json", "filler");
@@ -354,7 +355,7 @@ class RunCommandTest {
              "steps": []}
             """, RunResult.class);
         RunResult complete = new RunResult(running.schemaVersion(), running.tool(), running.startedAt(),
-            "2026-11-30T23:00:05Z", "complete", null, null, running.plan(), null, running.steps());
+            "2026-11-30T23:00:05Z", RunStatus.COMPLETE, null, null, running.plan(), null, running.steps());
         try (Scratch.Tmpfs fs = Scratch.tmpfs(dir, 64 * 1024)) {
             Path file = fs.dir().resolve("r.json");
             StringWriter err = new StringWriter();
@@ -370,13 +371,13 @@ class RunCommandTest {
             assertThat(output.writeFailure()).isEqualTo("cannot write results to " + file
                 + ": No space left on device");
             assertThat(err.toString().strip().lines()).containsExactly("lossprobe: " + output.writeFailure());
-            assertThat(ResultFiles.read(file).status()).isEqualTo("failed");
+            assertThat(ResultFiles.read(file).status()).hasToString("failed");
             assertThat(ResultFiles.read(file).error()).isNull(); // no room for it: the status alone, in place
 
             fs.drain();
             output.resultsUpdated(complete);
             RunResult last = ResultFiles.read(file);
-            assertThat(last.status()).isEqualTo("failed");
+            assertThat(last.status()).hasToString("failed");
             assertThat(last.error()).isEqualTo(output.writeFailure());
             assertThat(last.finishedAt()).isEqualTo(complete.finishedAt());
             assertThat(output.resultsWritten()).isTrue();
@@ -401,7 +402,7 @@ class RunCommandTest {
         assertThat(out.substring(0, json)).contains("proto", "udp ");
         String document = out.substring(json, out.lastIndexOf('}') + 1);
         RunResult r = ResultFiles.mapper().readValue(document, RunResult.class);
-        assertThat(r.status()).isEqualTo("complete");
+        assertThat(r.status()).hasToString("complete");
         assertThat(r.steps()).hasSize(2);
         assertThat(out.split("\"schemaVersion\"", -1)).as("written once").hasSize(2);
     }

@@ -48,7 +48,7 @@ class TcpConnectionResetTest {
         });
 
         assertThat(reset).isTrue();
-        assertThat(result.status()).isEqualTo("complete");
+        assertThat(result.status()).hasToString("complete");
         TcpRuns.assertIdentities(result);
 
         StepResult first = result.steps().get(0);

@@ -31,6 +31,10 @@ import java.util.concurrent.TimeUnit;
  * instead. All of it runs on the send executor's one thread.
  */
 final class NativeBatchSender {
+    /*
+     * One entry of the send table (ints, native order): the names and values of lossprobe_udp.h, which the library
+     * lists (NativeUdp.layout0) for NativeLayoutTest.
+     */
     static final int ENTRY_BYTES = 32;
     static final int ENTRY_PORT = 0;
     static final int ENTRY_OFFSET = 4;
@@ -187,12 +191,12 @@ final class NativeBatchSender {
             table.putInt(at + ENTRY_OFFSET, flow * regionBytes + regionUsed[flow]);
         }
         int offset = flow * regionBytes + regionUsed[flow];
-        data.putLong(offset, word0);
-        data.putLong(offset + 8, word1);
-        data.putLong(offset + 16, sequence);
-        data.putLong(offset + 24, intendedNs);
-        data.putLong(offset + 32, actualNs);
-        data.putLong(offset + 40, tag);
+        data.putLong(offset + MessageHeader.WORD0_OFFSET, word0);
+        data.putLong(offset + MessageHeader.WORD1_OFFSET, word1);
+        data.putLong(offset + MessageHeader.SEQUENCE_OFFSET, sequence);
+        data.putLong(offset + MessageHeader.SEND_TIME_OFFSET, intendedNs);
+        data.putLong(offset + MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs);
+        data.putLong(offset + MessageHeader.TAG_OFFSET, tag);
         regionUsed[flow] += size;
         int count = ++rowCount[row];
         int at = row * ENTRY_BYTES;

@@ -411,13 +411,13 @@ final class UdpReceiver implements ReceiverEndpoint {
             total += delta;
         }
         Map<String, Long> counters = new HashMap<>();
-        counters.put(UdpCounters.RECEIVER_SOCKET_DROPS, total);
-        counters.put(UdpCounters.RECEIVE_GRO, groOn ? 1L : 0L);
+        counters.put(UdpCounter.RECEIVER_SOCKET_DROPS.key, total);
+        counters.put(UdpCounter.RECEIVE_GRO.key, groOn ? 1L : 0L);
         RealtimeToMonotonic.Report clockSteps = RealtimeToMonotonic.Report.NONE;
         for (StampedReader r : readers) {
             clockSteps = clockSteps.and(r.clock().takeReport());
         }
-        UdpCounters.ClockSteps.RECEIVE.report(clockSteps, counters, notes);
+        UdpCounter.ClockSteps.RECEIVE.report(clockSteps, counters, notes);
         if (replies != null) {
             replies.report(counters, flows);
         }

@@ -292,15 +292,15 @@ final class UdpSender implements SenderEndpoint {
         purgesAtLastStep = purges;
         Map<String, Long> counters = new HashMap<>();
         if (delta > 0) {
-            counters.put(UdpCounters.SENDER_ERROR_QUEUE_PURGES, delta);
+            counters.put(UdpCounter.SENDER_ERROR_QUEUE_PURGES.key, delta);
         }
         long socketErrors = errors.sinceStepStart();
         if (socketErrors > 0) {
-            counters.put(UdpCounters.SENDER_SOCKET_ERRORS, socketErrors);
+            counters.put(UdpCounter.SENDER_SOCKET_ERRORS.key, socketErrors);
         }
         java.util.List<String> notes = new java.util.ArrayList<>(errors.notes());
         if (replyReader != null) {
-            UdpCounters.ClockSteps.REPLIES.report(replyReader.clock().takeReport(), counters, notes);
+            UdpCounter.ClockSteps.REPLIES.report(replyReader.clock().takeReport(), counters, notes);
         }
         int cpus = Runtime.getRuntime().availableProcessors();
         if (precision && cpus <= FEW_CPUS) {

@@ -25,7 +25,7 @@ public final class UdpTransport extends DeclaredTransport {
     static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;
 
     public UdpTransport() {
-        super("udp", false, UdpOptions.ALL, UdpCounters.ALL);
+        super("udp", false, UdpOptions.ALL, UdpCounter.ALL);
     }
 
     @Override

@@ -87,7 +87,7 @@ public final class FullSendBufferRun extends TransportContractTest {
             nativeSend, c.scheduled(), c.sent(), c.behind(),
             c.sendFailed(), c.received(), c.lost(), step.transportCounters().get("udp.socketDrops"),
             mostDirect.get());
-        assertThat(result.status()).isEqualTo("complete");
+        assertThat(result.status()).hasToString("complete");
         assertIdentities(result);
         assertThat(nativeSend).as("the path asked for ran").isEqualTo(path.equals("native") ? 1L : 0L);
         System.out.println("sender limit: " + step.senderLimit() + " " + step.warnings());

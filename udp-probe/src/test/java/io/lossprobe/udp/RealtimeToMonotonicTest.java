@@ -209,23 +209,23 @@ class RealtimeToMonotonicTest {
     void whatAReaderSawBecomesTheStepsCountersAndAWarningInWords() {
         Map<String, Long> counters = new HashMap<>();
         List<String> notes = new ArrayList<>();
-        UdpCounters.ClockSteps.RECEIVE.report(RealtimeToMonotonic.Report.NONE, counters, notes);
+        UdpCounter.ClockSteps.RECEIVE.report(RealtimeToMonotonic.Report.NONE, counters, notes);
         assertThat(counters).as("nothing seen, nothing said").isEmpty();
         assertThat(notes).isEmpty();
 
         RealtimeToMonotonic.Report one = new RealtimeToMonotonic.Report(1, 489_000, 0, 0, 0);
         RealtimeToMonotonic.Report other = new RealtimeToMonotonic.Report(1, -2 * MS, 12, 0, 2 * MS);
-        UdpCounters.ClockSteps.RECEIVE.report(one.and(other), counters, notes);
+        UdpCounter.ClockSteps.RECEIVE.report(one.and(other), counters, notes);
         assertThat(counters).containsExactlyInAnyOrderEntriesOf(Map.of("udp.clockSteps", 1L,
             "udp.clockStepStamps", 12L, "udp.clockStepMaxNs", -2 * MS));
         assertThat(notes).singleElement().asString().contains("CLOCK_REALTIME was stepped", "-2.000 ms",
             "12 stamp(s) could have been taken on either side", "delays may be long by up to 2.000 ms, never short");
 
         notes.clear();
-        UdpCounters.ClockSteps.REPLIES.report(one, counters, notes);
+        UdpCounter.ClockSteps.REPLIES.report(one, counters, notes);
         assertThat(counters).containsEntry("udp.replyClockSteps", 1L).containsEntry("udp.replyClockStepMaxNs", 489_000L);
         assertThat(notes).singleElement().asString().contains("+0.489 ms", "no round trips are affected");
-        assertThat(UdpCounters.ALL).extracting(d -> d.key()).contains("udp.clockSteps", "udp.clockStepStamps",
+        assertThat(UdpCounter.ALL).extracting(d -> d.key()).contains("udp.clockSteps", "udp.clockStepStamps",
             "udp.clockStepMaxNs", "udp.replyClockSteps", "udp.replyClockStepStamps", "udp.replyClockStepMaxNs");
     }
 

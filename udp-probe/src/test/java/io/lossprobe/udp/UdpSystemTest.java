@@ -151,7 +151,7 @@ class UdpSystemTest extends TransportContractTest {
         assertThat(result.environment().transportSettings()).containsEntry("udp.groAuto", 1L)
             .doesNotContainKey("udp.gro");
         List<StepResult> steps = result.steps();
-        assertThat(steps).extracting(s -> s.transportCounters().get(UdpCounters.RECEIVE_GRO))
+        assertThat(steps).extracting(s -> s.transportCounters().get(UdpCounter.RECEIVE_GRO.key))
             .containsExactly(0L, 1L, 1L);
         assertThat(coalescedByStep[0]).as("no UDP_GRO at 2k/s a flow").isZero();
         assertThat(coalescedByStep[1]).as("the kernel coalesced at 100k/s a flow").isPositive();

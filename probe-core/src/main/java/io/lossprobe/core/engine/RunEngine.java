@@ -10,6 +10,7 @@ import io.lossprobe.core.pacing.NanoClock;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.SearchResult;
 import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
@@ -125,11 +126,11 @@ public final class RunEngine {
                 runTransport(transport);
             }
         } catch (Exception e) {
-            RunResult failed = snapshot("failed", e.toString());
+            RunResult failed = snapshot(RunStatus.FAILED, e.toString());
             listener.resultsUpdated(failed);
             throw e;
         }
-        RunResult result = snapshot(stopRequested ? "interrupted" : "complete", null);
+        RunResult result = snapshot(stopRequested ? RunStatus.INTERRUPTED : RunStatus.COMPLETE, null);
         listener.resultsUpdated(result);
         return result;
     }
@@ -185,7 +186,7 @@ public final class RunEngine {
 
     private synchronized void searchFinished(List<SearchResult> found) {
         record.addSearches(found);
-        listener.resultsUpdated(snapshot("running", null));
+        listener.resultsUpdated(snapshot(RunStatus.RUNNING, null));
     }
 
     /** Measures steps of one pass: a level's, a search trial's (not kept as a step) or a search's latency step. */
@@ -213,7 +214,7 @@ public final class RunEngine {
                     record.add(new CompletedStep(result, receiver));
                 }
                 listener.stepFinished(result);
-                listener.resultsUpdated(snapshot("running", null));
+                listener.resultsUpdated(snapshot(RunStatus.RUNNING, null));
             }
             return result;
         }
@@ -379,7 +380,7 @@ public final class RunEngine {
     }
 
     /** The run as it stands: completed steps, each with the late arrivals counted since it closed. */
-    public synchronized RunResult snapshot(String status, String error) {
+    public synchronized RunResult snapshot(RunStatus status, String error) {
         return record.snapshot(status, error);
     }
 }

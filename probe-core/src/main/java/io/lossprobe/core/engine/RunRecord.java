@@ -3,6 +3,7 @@ package io.lossprobe.core.engine;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Environment;
 import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.SearchResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.CounterDescriptor;
@@ -57,7 +58,7 @@ final class RunRecord {
     }
 
     /** The run as it stands: completed steps, each with the late arrivals counted since it closed. */
-    RunResult snapshot(String status, String error) {
+    RunResult snapshot(RunStatus status, String error) {
         List<StepResult> steps = new ArrayList<>();
         for (CompletedStep c : completed) {
             steps.add(c.withLateSoFar());

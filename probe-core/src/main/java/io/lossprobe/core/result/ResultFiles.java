@@ -21,10 +21,15 @@ public final class ResultFiles {
         .enable(SerializationFeature.INDENT_OUTPUT)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     /** A running file's status as the mapper writes it, and the same length saying failed (JSON allows the space). */
-    private static final byte[] RUNNING = "\"status\" : \"running\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] FAILED = "\"status\" : \"failed\" ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RUNNING = statusAsWritten(RunStatus.RUNNING, "");
+    private static final byte[] FAILED = statusAsWritten(RunStatus.FAILED,
+        " ".repeat(RunStatus.RUNNING.json().length() - RunStatus.FAILED.json().length()));
 
     private ResultFiles() {
+    }
+
+    private static byte[] statusAsWritten(RunStatus status, String padding) {
+        return ("\"status\" : \"" + status.json() + "\"" + padding).getBytes(StandardCharsets.US_ASCII);
     }
 
     public static ObjectMapper mapper() {

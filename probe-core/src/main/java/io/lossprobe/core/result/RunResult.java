@@ -11,13 +11,15 @@ import java.util.Map;
  * or is removed; readers refuse newer major versions.
  *
  * @param status   {@code complete}, {@code interrupted} (Ctrl-C: the steps done so far) or {@code failed}
+ *                 ({@link RunStatus}; {@code running} while it is written); null when the file has none or one
+ *                 this version does not know
  * @param counters by transport: what each key of its {@code transportCounters} means (absent in files written
  *                 before transports declared their counters)
  * @param search   the rate searches' findings ({@code run --search}), one per criterion, transport and size;
  *                 absent without a search
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
+public record RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, RunStatus status,
                         String error, Environment environment, Plan plan,
                         Map<String, List<CounterDescriptor>> counters, List<StepResult> steps,
                         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
@@ -35,14 +37,14 @@ public record RunResult(int schemaVersion, String tool, String startedAt, String
     }
 
     /** A run without a search. */
-    public RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, String status,
+    public RunResult(int schemaVersion, String tool, String startedAt, String finishedAt, RunStatus status,
                      String error, Environment environment, Plan plan,
                      Map<String, List<CounterDescriptor>> counters, List<StepResult> steps) {
         this(schemaVersion, tool, startedAt, finishedAt, status, error, environment, plan, counters, steps, null);
     }
 
     /** The same run with another status and error (a write failure marks it failed). */
-    public RunResult withStatus(String newStatus, String newError) {
+    public RunResult withStatus(RunStatus newStatus, String newError) {
         return new RunResult(schemaVersion, tool, startedAt, finishedAt, newStatus, newError, environment, plan,
             counters, steps, search);
     }

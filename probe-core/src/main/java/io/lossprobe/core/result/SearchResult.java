@@ -21,7 +21,7 @@ import java.util.List;
  * @param boundedBy     what the upper end is: {@code path} (loss above the criterion), {@code sender} (the sender
  *                      could not carry more, so the path was never tested beyond), {@code max} (passed at the
  *                      search's highest rate), {@code min} (failed at its lowest), {@code trials} (the trial
- *                      budget ran out first)
+ *                      budget ran out first), {@code stopped} (interrupted first): {@link SearchBound}
  * @param searchNs      wall time the search took, trials and their warm-ups and drains included
  * @param trials        every trial of the search, judged by this criterion
  * @param latencySteps  the steps measured afterwards at fractions of the PDR (only on the PDR's entry, or the
@@ -32,7 +32,7 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SearchResult(String transport, int messageSize, String criterion, double maxLossRatio, Long rate,
                            Long lowerBound, Long upperBound, Double lossRatio, double precision, Double width,
-                           boolean converged, String boundedBy, long searchNs, List<SearchTrial> trials,
+                           boolean converged, SearchBound boundedBy, long searchNs, List<SearchTrial> trials,
                            List<LatencyStep> latencySteps, SenderLimit senderLimit) {
     public SearchResult {
         trials = List.copyOf(trials);

@@ -1,5 +1,7 @@
 package io.lossprobe.core.search;
 
+import io.lossprobe.core.result.SearchBound;
+
 /** One criterion's state: this phase's bounds, the previous phase's as hints, and whether it is done. */
 final class CriterionBounds {
     final String criterion;
@@ -18,7 +20,7 @@ final class CriterionBounds {
     double upWidth;
     double downWidth;
     boolean done;
-    String boundedBy;
+    SearchBound boundedBy;
 
     CriterionBounds(String criterion, double allowed) {
         this.criterion = criterion;
@@ -35,7 +37,7 @@ final class CriterionBounds {
         return m.senderLimited() ? Verdict.SENDER_LIMITED : Verdict.PASS;
     }
 
-    Long finish(boolean converged, String by) {
+    Long finish(boolean converged, SearchBound by) {
         done = converged;
         boundedBy = by;
         return null;

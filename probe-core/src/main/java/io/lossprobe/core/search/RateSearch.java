@@ -2,6 +2,7 @@ package io.lossprobe.core.search;
 
 import io.lossprobe.core.plan.SearchPlan;
 import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.SearchBound;
 import io.lossprobe.core.result.SearchTrial;
 import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.search.CriterionBounds.Verdict;
@@ -84,7 +85,7 @@ public final class RateSearch {
      *                    otherwise, or not known)
      */
     public record Finding(String criterion, double maxLossRatio, Long rate, Long lowerBound, Long upperBound,
-                          Double lossRatio, Double width, boolean converged, String boundedBy,
+                          Double lossRatio, Double width, boolean converged, SearchBound boundedBy,
                           List<SearchTrial> trials, SenderLimit senderLimit) {
     }
 
@@ -283,15 +284,16 @@ public final class RateSearch {
     /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
     private Long next(CriterionBounds b, long maxCap) {
         long cap = Math.min(maxCap, senderCeiling);
-        String capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? "sender" : "max";
+        SearchBound capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? SearchBound.SENDER
+            : SearchBound.MAX;
         Long lower = b.lower;
         Long upper = b.upper;
         if (upper != null && upper <= plan.minRate()) {
-            return b.finish(true, "min");
+            return b.finish(true, SearchBound.MIN);
         }
         if (lower != null && upper != null) {
             if ((double) upper / lower - 1 <= plan.precision()) {
-                return b.finish(true, "path");
+                return b.finish(true, SearchBound.PATH);
             }
             if (upper > cap && (double) cap / lower - 1 <= plan.precision()) {
                 return b.finish(true, capKind);
@@ -306,7 +308,7 @@ public final class RateSearch {
             if (b.hintUpper != null && b.hintUpper > lower && b.hintUpper < cap && !b.triedHintUpper) {
                 b.triedHintUpper = true;
                 r = b.hintUpper;
-            } else if ("sender".equals(capKind)) {
+            } else if (capKind == SearchBound.SENDER) {
                 // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
                 // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
                 return RateSteps.inside(lower, cap);
@@ -317,9 +319,9 @@ public final class RateSearch {
             if (r >= cap) {
                 // The cap itself when it is the search's maximum (never tried), else just under the sender's limit
                 // (or, when the sender managed far less there, just under what it managed).
-                r = "sender".equals(capKind) ? Math.max(underSpeed(lower), (long) Math.floor(cap
+                r = capKind == SearchBound.SENDER ? Math.max(underSpeed(lower), (long) Math.floor(cap
                     / (1 + plan.precision() / 2))) : cap;
-                if ("sender".equals(capKind) && underSpeed(lower) > lower) {
+                if (capKind == SearchBound.SENDER && underSpeed(lower) > lower) {
                     r = underSpeed(lower);
                 }
             }
@@ -339,7 +341,7 @@ public final class RateSearch {
                 r = (long) Math.floor(upper * (1 - b.downWidth));
             }
             r = Math.max(plan.minRate(), Math.min(r, cap));
-            return r < upper ? RateSteps.round(r, plan.minRate() - 1, upper) : b.finish(true, "min");
+            return r < upper ? RateSteps.round(r, plan.minRate() - 1, upper) : b.finish(true, SearchBound.MIN);
         }
         // Neither bound yet in this phase: start at the previous phase's lower bound, or the hint, or the cap.
         long r = b.hintLower != null ? b.hintLower : b.hint != null ? b.hint : cap;
@@ -412,19 +414,19 @@ public final class RateSearch {
         List<Finding> out = new ArrayList<>();
         for (CriterionBounds b : bounds.values()) {
             Long upper = b.upper;
-            String boundedBy = b.boundedBy;
+            SearchBound boundedBy = b.boundedBy;
             if (!b.done) {
-                boundedBy = stopped ? "stopped" : "trials";
+                boundedBy = stopped ? SearchBound.STOPPED : SearchBound.TRIALS;
             }
-            if ("sender".equals(boundedBy)) {
+            if (boundedBy == SearchBound.SENDER) {
                 upper = senderCeiling == Long.MAX_VALUE ? upper : Long.valueOf(senderCeiling);
-            } else if ("max".equals(boundedBy)) {
+            } else if (boundedBy == SearchBound.MAX) {
                 upper = null;
             }
             Double width = b.lower != null && upper != null ? (double) upper / b.lower - 1 : null;
             out.add(new Finding(b.criterion, b.allowed, b.lower, b.lower, upper,
                 b.atLower == null ? null : b.atLower.lossRatio(), width, b.done, boundedBy, trials(b.criterion),
-                "sender".equals(boundedBy) ? senderCeilingLimit : null));
+                boundedBy == SearchBound.SENDER ? senderCeilingLimit : null));
         }
         return out;
     }

@@ -458,10 +458,10 @@ class EngineBoundaryTest {
             }
         };
         RunResult result = run(plan(2, 2000, 100, 0, 200, 3), hooks);
-        assertThat(result.status()).isEqualTo("interrupted");
+        assertThat(result.status()).hasToString("interrupted");
         assertThat(result.steps()).extracting(StepResult::step).containsExactly(0);
         assertThat(finished).hasSize(1);
-        assertThat(updates.get(updates.size() - 1).status()).isEqualTo("interrupted");
+        assertThat(updates.get(updates.size() - 1).status()).hasToString("interrupted");
         assertThat(result.steps().get(0).counts().received()).isEqualTo(200);
         for (int f = 0; f < 2; f++) {
             List<Write> step1 = dataWrites(1, f);
@@ -485,7 +485,7 @@ class EngineBoundaryTest {
         };
         transport.deliverLate(1, 0, 99, 150 * MS); // keeps step 1 draining
         RunResult result = run(plan(1, 1000, 100, 0, 200, 3));
-        assertThat(result.status()).isEqualTo("interrupted");
+        assertThat(result.status()).hasToString("interrupted");
         assertThat(result.steps()).extracting(StepResult::step).containsExactly(0);
         assertThat(dataWrites(1, 0)).hasSize(100);
         assertChecksHold(result);

@@ -119,7 +119,7 @@ class OutputFilesTest {
 
             assertThat(ResultFiles.markFailedInPlace(file, first)).isTrue();
             RunResult read = ResultFiles.read(file);
-            assertThat(read.status()).isEqualTo("failed");
+            assertThat(read.status()).hasToString("failed");
             assertThat(read.startedAt()).isEqualTo(running.startedAt());
             assertThat(Files.size(file)).isEqualTo(first.length);
             // Only over the bytes it wrote: a file someone else rewrote meanwhile is left alone.

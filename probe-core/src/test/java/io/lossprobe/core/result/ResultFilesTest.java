@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +34,7 @@ class ResultFilesTest {
     /** A small result (no steps) with the given status. */
     static RunResult minimal(String status) throws java.io.IOException {
         RunResult r = ResultFiles.mapper().readValue(OLD_FILE, RunResult.class);
-        return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), status, null,
+        return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), RunStatus.of(status), null,
             r.environment(), r.plan(), r.counters(), r.steps());
     }
 
@@ -75,5 +76,41 @@ class ResultFilesTest {
         assertThat(ndr.rate()).isEqualTo(812_000);
         assertThat(ndr.upperBound()).isEqualTo(825_000);
         assertThat(ndr.trials()).isEmpty();
+    }
+
+    /** Each status and bound is written as the string files have always held, and reads back as itself. */
+    @Test
+    void statusesAndSearchBoundsAreTheirStringsInTheFile(@TempDir Path dir) throws Exception {
+        for (String status : List.of("running", "complete", "interrupted", "failed")) {
+            RunResult r = minimal(status);
+            assertThat(ResultFiles.mapper().writeValueAsString(r)).contains("\"status\" : \"" + status + "\"");
+            assertThat(ResultFiles.read(Files.writeString(dir.resolve(status + ".json"),
+                ResultFiles.mapper().writeValueAsString(r))).status()).isSameAs(r.status()).hasToString(status);
+        }
+        for (String bound : List.of("path", "sender", "max", "min", "trials", "stopped")) {
+            RunResult r = ResultFiles.read(Files.writeString(dir.resolve(bound + ".json"), withSearch(bound)));
+            assertThat(r.search()).singleElement().extracting(SearchResult::boundedBy).hasToString(bound);
+            assertThat(ResultFiles.mapper().writeValueAsString(r)).contains("\"boundedBy\" : \"" + bound + "\"");
+        }
+    }
+
+    /** A status or bound this version does not know (a newer writer's) reads as absent, not as a broken file. */
+    @Test
+    void anUnknownStatusOrSearchBoundReadsAsAbsent(@TempDir Path dir) throws Exception {
+        RunResult r = ResultFiles.read(Files.writeString(dir.resolve("newer.json"),
+            withSearch("budget").replace("\"status\" : \"complete\"", "\"status\" : \"paused\"")));
+        assertThat(r.status()).isNull();
+        assertThat(r.search()).singleElement().satisfies(s -> {
+            assertThat(s.boundedBy()).isNull();
+            assertThat(s.rate()).isEqualTo(812_000);
+        });
+    }
+
+    private static String withSearch(String boundedBy) {
+        return OLD_FILE.replace("\"steps\" : [ ]", """
+            "steps" : [ ],
+            "search" : [ { "transport" : "udp", "criterion" : "ndr", "maxLossRatio" : 0, "rate" : 812000,
+                           "lowerBound" : 812000, "precision" : 0.02, "converged" : true,
+                           "boundedBy" : "%s", "searchNs" : 1, "trials" : [ ] } ]""".formatted(boundedBy));
     }
 }

@@ -84,7 +84,7 @@ class RateSearchTest {
         Map<String, RateSearch.Finding> found = run(plan(0, 40, 0.02), model);
         RateSearch.Finding ndr = found.get("ndr");
         assertThat(ndr.converged()).isTrue();
-        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.boundedBy()).hasToString("path");
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000);
         assertThat(ndr.upperBound()).isGreaterThan(300_000);
         assertThat(ndr.width()).isLessThanOrEqualTo(0.02);
@@ -92,7 +92,7 @@ class RateSearchTest {
         assertThat(ndr.lossRatio()).isZero();
         // PDR allows 0.5 %: the excess may be 0.5 % of what is sent, so it lies at capacity / 0.995.
         RateSearch.Finding pdr = found.get("pdr");
-        assertThat(pdr.boundedBy()).isEqualTo("path");
+        assertThat(pdr.boundedBy()).hasToString("path");
         assertThat(pdr.lowerBound()).isLessThanOrEqualTo(301_508);
         assertThat(pdr.upperBound()).isGreaterThan(301_507);
         assertThat(pdr.lossRatio()).isLessThanOrEqualTo(0.005);
@@ -110,7 +110,7 @@ class RateSearchTest {
         Model model = new Model(5_000_000, 400_000);
         Map<String, RateSearch.Finding> found = run(plan(1_000_000, 40, 0.02), model);
         for (RateSearch.Finding f : found.values()) {
-            assertThat(f.boundedBy()).as(f.criterion()).isEqualTo("sender");
+            assertThat(f.boundedBy()).as(f.criterion()).hasToString("sender");
             assertThat(f.converged()).isTrue();
             // Within 1 % of its speed the sender counts as carrying the rate: 400,000 / 0.99 at most.
             assertThat(f.lowerBound()).isLessThanOrEqualTo(404_040).isGreaterThanOrEqualTo((long) (400_000 / 1.02));
@@ -126,7 +126,7 @@ class RateSearchTest {
         Model model = new Model(5_000_000, 9_000_000);
         Map<String, RateSearch.Finding> found = run(plan(200_000, 40, 0.02), model);
         for (RateSearch.Finding f : found.values()) {
-            assertThat(f.boundedBy()).isEqualTo("max");
+            assertThat(f.boundedBy()).hasToString("max");
             assertThat(f.rate()).isEqualTo(200_000);
             assertThat(f.upperBound()).isNull();
         }
@@ -139,7 +139,7 @@ class RateSearchTest {
         model.randomLoss = 0.01;
         Map<String, RateSearch.Finding> found = run(plan(1_000_000, 60, 0.02), model);
         for (RateSearch.Finding f : found.values()) {
-            assertThat(f.boundedBy()).as(f.criterion()).isEqualTo("min");
+            assertThat(f.boundedBy()).as(f.criterion()).hasToString("min");
             assertThat(f.rate()).isNull();
             assertThat(f.upperBound()).isEqualTo(100);
         }
@@ -168,7 +168,7 @@ class RateSearchTest {
         assertThat(ndr.trials().get(firstFull[0] - 1).outlier()).isTrue();
         assertThat(ndr.trials().get(firstFull[0] - 1).verdict()).isEqualTo(SearchTrial.FAIL);
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
-        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.boundedBy()).hasToString("path");
     }
 
     @Test
@@ -178,7 +178,7 @@ class RateSearchTest {
         model.bufferMessages = 20_000;
         Map<String, RateSearch.Finding> found = run(plan(0, 40, 0.02), model);
         RateSearch.Finding ndr = found.get("ndr");
-        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.boundedBy()).hasToString("path");
         // At 1 s, the excess beyond capacity must exceed 20,000 to lose: 320,000/s at most passes.
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(320_000);
         assertThat(ndr.upperBound()).isGreaterThan(320_000);
@@ -191,7 +191,7 @@ class RateSearchTest {
         assertThat(model.rates).hasSize(4);
         for (RateSearch.Finding f : found.values()) {
             assertThat(f.converged()).isFalse();
-            assertThat(f.boundedBy()).isEqualTo("trials");
+            assertThat(f.boundedBy()).hasToString("trials");
         }
     }
 
@@ -218,7 +218,7 @@ class RateSearchTest {
         List<RateSearch.Finding> found = new RateSearch(plan(1_000_000, 40, 0.02), FULL_NS).run(coldFirst);
         RateSearch.Finding ndr = found.get(0);
         assertThat(ndr.trials().get(0).verdict()).isEqualTo(SearchTrial.SENDER_LIMITED);
-        assertThat(ndr.boundedBy()).isEqualTo("path");
+        assertThat(ndr.boundedBy()).hasToString("path");
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
         assertThat(model.rates).hasSizeLessThan(20);
     }
@@ -242,7 +242,7 @@ class RateSearchTest {
         };
         List<RateSearch.Finding> found = new RateSearch(plan(1_000_000, 40, 0.02), FULL_NS).run(starvedOnce);
         RateSearch.Finding ndr = found.get(0);
-        assertThat(ndr.boundedBy()).as("%s", ndr).isEqualTo("path");
+        assertThat(ndr.boundedBy()).as("%s", ndr).hasToString("path");
         assertThat(ndr.lowerBound()).isLessThanOrEqualTo(300_000).isGreaterThanOrEqualTo((long) (300_000 / 1.02));
         List<SearchTrial> trials = ndr.trials();
         assertThat(trials.get(2).verdict()).isEqualTo(SearchTrial.SENDER_LIMITED);
@@ -265,7 +265,7 @@ class RateSearchTest {
         };
         List<RateSearch.Finding> found = new RateSearch(plan(0, 40, 0.02), FULL_NS).run(slowProbe);
         assertThat(model.rates).allMatch(r -> r <= 200_000);
-        assertThat(found.get(0).boundedBy()).isEqualTo("max");
+        assertThat(found.get(0).boundedBy()).hasToString("max");
         assertThat(found.get(0).rate()).isEqualTo(200_000);
     }
 }
