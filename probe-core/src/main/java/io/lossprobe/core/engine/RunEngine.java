@@ -2,7 +2,6 @@ package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.accounting.SequenceTracker;
 import io.lossprobe.core.counters.EgressQdisc;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.counters.ProcFiles;
@@ -227,28 +226,19 @@ public final class RunEngine {
     private StepResult runStep(Transport transport, Plan plan, ReceiveSide receiver, SendSide sender, int step,
                                Level level, StepTiming timing, boolean keep) throws Exception {
         String name = transport.name();
-        int flows = plan.ports();
         listener.stepStarted(name, step, level);
-        long[] rates = new long[flows];
-        int[] windowBits = SequenceTracker.windowsFor(plan, level);
-        for (int i = 0; i < rates.length; i++) {
-            rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
-        }
         if (plan.echo() && receiver.localEndpoint() != null) {
             receiver.replyFilter(hooks.replyFilter(name, step));
         }
         long startEpochMs = System.currentTimeMillis();
         // Between hosts: the other clock's offset, so every delay is a one-way delay with a stated uncertainty.
         Clocks clocks = Clocks.estimate(receiver, sender);
-        if (timing.isPlans(plan)) {
-            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
-        } else {
-            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step), timing.warmupNs(),
-                timing.windowNs());
-        }
-        FailedRanges[] failures = sender.failures();
+        StepStart start = StepStart.of(plan, step, level, timing, hooks.sendFilter(name, step),
+            clocks.receiverMinusSenderNs());
+        sender.beginStep(start);
+        FailedRanges[] failures = start.failures();
         long beginNs = clock.nanoTime();
-        receiver.beginStep(step, level, timing.windowNs(), windowBits, failures, clocks.receiverMinusSenderNs());
+        receiver.beginStep(start);
         long beginTookNs = clock.nanoTime() - beginNs;
 
         // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
