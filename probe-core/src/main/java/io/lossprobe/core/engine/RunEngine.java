@@ -1,6 +1,5 @@
 package io.lossprobe.core.engine;
 
-import io.lossprobe.core.counters.EgressQdisc;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.pacing.NanoClock;
@@ -151,15 +150,15 @@ public final class RunEngine {
     private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
         int step = firstStep;
         int passStart = record.steps();
-        try (ReceiveSide receiver = receiveSides.open(transport, pass, runId, auth, options);
-             SendSide sender = sendSides.open(transport, pass, runId, auth, options)) {
-            record.environment(transport.name(), receiver.environment());
-            record.environment(transport.name(), sender.environment());
-            // The senders' egress queue, when they run on this host.
-            EgressQdisc egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
-                : EgressQdisc.NONE;
+        try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, auth, options)) {
+            for (ReceiveSide receiver : sides.receivers()) {
+                record.environment(transport.name(), receiver.environment());
+            }
+            for (SendSide sender : sides.senders()) {
+                record.environment(transport.name(), sender.environment());
+            }
             Steps steps = new Steps(new StepRun.Pass(transport, pass, options, listener, hooks, clock, hostCounters,
-                egress, sender.environment(), this::stopRequested, receiver, sender));
+                sides.egress(), sides.senderEnvironment(), this::stopRequested, sides));
             for (Level level : pass.levels()) {
                 if (stopRequested || steps.measure(step, level, StepTiming.of(pass), true) == null) {
                     break; // stopped mid-step: a partial step is not a result
@@ -196,7 +195,7 @@ public final class RunEngine {
             StepResult result = new StepRun(pass, step, level, timing).run(keep);
             if (result != null && keep) {
                 synchronized (RunEngine.this) {
-                    record.add(new CompletedStep(result, pass.receiver()));
+                    record.add(new CompletedStep(result, pass.sides().receivers()));
                 }
                 listener.stepFinished(result);
                 listener.resultsUpdated(snapshot("running", null));

@@ -9,7 +9,9 @@ import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
+import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.Transport;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -17,7 +19,7 @@ import java.util.function.Supplier;
 
 /**
  * One step from its beginning to its result, in four phases on the engine's thread: {@link #begin} (every side
- * learns the step's {@link StepStart}), {@link #window} (the counters the step's deltas start from, the senders'
+ * of the pass's {@link StepSides} learns the step's {@link StepStart}), {@link #window} (the counters the step's deltas start from, the senders'
  * start, the warm-up and window until sending ends), {@link #drain} (up to Tmax for stragglers) and {@link #close}
  * (the sides' counts and the host's counters become the {@link StepResult}).
  */
@@ -33,8 +35,7 @@ final class StepRun {
      */
     record Pass(Transport transport, Plan plan, Map<String, String> options, RunListener listener, StepHooks hooks,
                 NanoClock clock, Supplier<HostCounters.Sample> hostCounters, EgressQdisc egress,
-                Map<String, Long> senderEnvironment, BooleanSupplier stopped, ReceiveSide receiver,
-                SendSide sender) {
+                Map<String, Long> senderEnvironment, BooleanSupplier stopped, StepSides sides) {
     }
 
     private final Pass pass;
@@ -45,8 +46,7 @@ final class StepRun {
     private final int step;
     private final Level level;
     private final StepTiming timing;
-    private final ReceiveSide receiver;
-    private final SendSide sender;
+    private final StepSides sides;
     private long startEpochMs;
     private Clocks clocks;
     private StepStart start;
@@ -65,8 +65,7 @@ final class StepRun {
         this.step = step;
         this.level = level;
         this.timing = timing;
-        this.receiver = pass.receiver();
-        this.sender = pass.sender();
+        this.sides = pass.sides();
     }
 
     /**
@@ -93,17 +92,17 @@ final class StepRun {
     /** Every side learns the step: the senders first, whose failure ledger the receivers then skip. */
     private void begin() throws Exception {
         listener.stepStarted(name, step, level);
-        if (plan.echo() && receiver.localEndpoint() != null) {
-            receiver.replyFilter(pass.hooks().replyFilter(name, step));
+        if (plan.echo() && !sides.localEndpoints().isEmpty()) {
+            sides.replyFilter(pass.hooks().replyFilter(name, step));
         }
         startEpochMs = System.currentTimeMillis();
         // Between hosts: the other clock's offset, so every delay is a one-way delay with a stated uncertainty.
-        clocks = Clocks.estimate(receiver, sender);
+        clocks = Clocks.estimate(sides);
         start = StepStart.of(plan, step, level, timing, pass.hooks().sendFilter(name, step),
             clocks.receiverMinusSenderNs());
-        sender.beginStep(start);
+        sides.beginSenders(start);
         long beginNs = clock.nanoTime();
-        receiver.beginStep(start);
+        sides.beginReceivers(start);
         beginTookNs = clock.nanoTime() - beginNs;
     }
 
@@ -116,12 +115,12 @@ final class StepRun {
         // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
         long warmupNs = plan.concurrency() > 0 ? 0 : timing.warmupNs();
         boolean noWarmup = warmupNs == 0;
-        windowSample = noWarmup ? WindowSample.take(receiver, sender, pass.egress(), clock, pass.hostCounters(),
+        windowSample = noWarmup ? WindowSample.take(sides, pass.egress(), clock, pass.hostCounters(),
             Long.MIN_VALUE, null) : null;
         // With a warm-up, this host's loss counters before the first message: if none has moved by the window's
         // sample, however late it comes, the window's loss deltas are exact. Both sides must be here to know.
-        WindowSample.Start firstMessage = noWarmup || receiver.localEndpoint() == null
-            || !(sender instanceof LocalSendSide) ? null : WindowSample.Start.take(pass.hostCounters(), pass.egress());
+        WindowSample.Start firstMessage = noWarmup || !sides.allLocal() ? null
+            : WindowSample.Start.take(pass.hostCounters(), pass.egress());
         long t0 = clock.nanoTime();
         startSenders(t0, warmupNs);
         windowStartEpochMs = System.currentTimeMillis() + (windowStart - clock.nanoTime()) / 1_000_000;
@@ -134,11 +133,11 @@ final class StepRun {
             }
             progress(now, t0, warmupNs);
             long wait = windowSample == null ? Math.max(1, windowStart - now) : TICK_NS;
-            done = sender.awaitDone(Math.min(TICK_NS, wait));
+            done = sides.awaitDone(Math.min(TICK_NS, wait));
         }
         if (stopped()) {
-            sender.abort();
-            sender.awaitDone(TimeUnit.SECONDS.toNanos(5));
+            sides.abort();
+            sides.awaitDone(TimeUnit.SECONDS.toNanos(5));
             return false;
         }
         if (windowSample == null) {
@@ -148,8 +147,7 @@ final class StepRun {
     }
 
     private WindowSample sampleWindow(WindowSample.Start firstMessage) throws Exception {
-        return WindowSample.take(receiver, sender, pass.egress(), clock, pass.hostCounters(), windowStart,
-            firstMessage);
+        return WindowSample.take(sides, pass.egress(), clock, pass.hostCounters(), windowStart, firstMessage);
     }
 
     /** The senders start at {@code t0}; with intervals the receivers learn first where the window begins. */
@@ -158,11 +156,11 @@ final class StepRun {
         if (intervals > 0) {
             // The receivers learn where the window begins before anything is sent: local ones at once, remote ones
             // over the control channel, so the start waits for twice what beginning the step took there.
-            long at = t0 + (receiver.localEndpoint() != null ? 0 : 2 * beginTookNs + 1_000_000);
-            receiver.countIntervals(at + warmupNs, plan.intervalNs(), intervals);
-            windowStart = sender.start(at);
+            long at = t0 + (sides.receiversLocal() ? 0 : 2 * beginTookNs + 1_000_000);
+            sides.countIntervals(at + warmupNs, plan.intervalNs(), intervals);
+            windowStart = sides.start(at);
         } else {
-            windowStart = sender.start();
+            windowStart = sides.start();
         }
     }
 
@@ -172,12 +170,12 @@ final class StepRun {
             listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, warmupNs, 0, 0);
             return;
         }
-        if (receiver.localEndpoint() != null) {
-            pass.hooks().duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
+        for (ReceiverEndpoint endpoint : sides.localEndpoints()) {
+            pass.hooks().duringWindow(name, step, endpoint, now - windowStart);
         }
-        long received = sum(receiver.progress()); // read before sent, so it never shows more than sent
+        long received = sum(sides.progress()); // read before sent, so it never shows more than sent
         listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, timing.windowNs(),
-            sender.sentProgress(), received);
+            sides.sentProgress(), received);
     }
 
     /**
@@ -191,10 +189,10 @@ final class StepRun {
         long deadline = begin + drainNs;
         while (!stopped()) {
             long now = clock.nanoTime();
-            long[] progress = receiver.progress();
-            long[] sent = sender.sent(); // a failure surfacing now takes its messages out of what must arrive
+            long[] progress = sides.progress();
+            long[] sent = sides.sent(); // a failure surfacing now takes its messages out of what must arrive
             long sentTotal = sum(sent);
-            long[] replies = sender.replyProgress(); // echo mode: each request's reply must be back too
+            long[] replies = sides.replyProgress(); // echo mode: each request's reply must be back too
             boolean all = true;
             for (int i = 0; i < progress.length && all; i++) {
                 all = progress[i] >= sent[i] && (replies == null || replies[i] >= progress[i]);
@@ -214,22 +212,28 @@ final class StepRun {
         }
     }
 
-    /** Closes every side's step and builds the result from their counts and the host's counters' deltas. */
+    /**
+     * Closes every side's step and builds the result from their counts and the host's counters' deltas: every
+     * sender's outcome first, then every receiver's receipt at the flows' wire ends over all senders.
+     */
     private StepResult close(boolean keep) throws Exception {
-        SendSide.Outcome outcome = sender.finish();
+        List<SendSide.Outcome> outcomes = sides.finish();
         FailedRanges[] failures = start.failures();
-        long[] wireEnd = outcome.wireEnds(failures);
-        ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
-        FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
+        long[] wireEnd = StepSides.wireEnds(outcomes, failures);
+        List<ReceiveSide.Receipt> receipts = sides.closeStep(step, wireEnd);
+        List<FlowReceiver.Summary[]> replies = sides.closeReplies(step, wireEnd);
         HostCounters.Sample after = pass.hostCounters().get();
         long egressAfter = pass.egress().drops();
         long egressBefore = windowSample.egressDrops();
         long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;
-        clocks = clocks.reestimated(receiver, sender);
+        clocks = clocks.reestimated(sides);
+        SendSide.Outcome outcome = StepSides.single(outcomes, "sender's outcome");
+        ReceiveSide.Receipt receipt = StepSides.single(receipts, "receiver's receipt");
+        FlowReceiver.Summary[] echoed = replies == null ? null : StepSides.single(replies, "sender's replies");
         SignedHistogram delay = FlowAccounting.merged(receipt.flows());
-        SignedHistogram rtt = replies == null ? null : FlowAccounting.merged(replies);
+        SignedHistogram rtt = echoed == null ? null : FlowAccounting.merged(echoed);
         StepResult result = new StepBuilder(pass.transport(), pass.options(), pass.egress(),
-            pass.senderEnvironment()).build(plan, step, level, outcome, receipt, replies, delay, rtt, windowSample,
+            pass.senderEnvironment()).build(plan, step, level, outcome, receipt, echoed, delay, rtt, windowSample,
             after, clocks, egressDrops, failures);
         if (keep) {
             logHistograms(receipt, outcome, delay, rtt, System.currentTimeMillis());
