@@ -18,10 +18,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * One step from its beginning to its result, in four phases on the engine's thread: {@link #begin} (every side
- * of the pass's {@link StepSides} learns the step's {@link StepStart}), {@link #window} (the counters the step's deltas start from, the senders'
- * start, the warm-up and window until sending ends), {@link #drain} (up to Tmax for stragglers) and {@link #close}
- * (the sides' counts and the host's counters become the {@link StepResult}).
+ * One step from its beginning to its result, in four phases on the engine's thread: {@link #begin} (every side of
+ * the pass's {@link StepSides} learns the step's {@link StepStart}), {@link #window} (the counters the step's deltas
+ * start from, the senders' start, the warm-up and window until sending ends), {@link #drain} (up to Tmax for
+ * stragglers) and {@link #close} (the sides' counts and the host's counters become the {@link StepResult}).
  */
 final class StepRun {
     private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
