@@ -1,7 +1,6 @@
 package io.lossprobe.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.SendSide;
@@ -268,7 +267,7 @@ public final class ControlClient implements AutoCloseable {
             @Override
             public SendSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                  Map<String, String> options) throws IOException {
-                return new RemoteSendSide(ControlClient.this, transport.name(), plan.ports());
+                return new RemoteSendSide(ControlClient.this, transport.name(), plan);
             }
 
             @Override
@@ -286,15 +285,6 @@ public final class ControlClient implements AutoCloseable {
             // Closing anyway.
         }
         channel.close();
-    }
-
-    /** A new empty failure ledger per flow. */
-    static FailedRanges[] freshLedger(int flows) {
-        FailedRanges[] out = new FailedRanges[flows];
-        for (int i = 0; i < flows; i++) {
-            out[i] = new FailedRanges();
-        }
-        return out;
     }
 
     /** The server's environment, its keys marked remote. */

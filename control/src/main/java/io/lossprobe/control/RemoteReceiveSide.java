@@ -3,7 +3,7 @@ package io.lossprobe.control;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.engine.ReceiveSide;
-import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.engine.StepStart;
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.TransportReport;
@@ -39,25 +39,17 @@ final class RemoteReceiveSide implements ReceiveSide {
         return environment;
     }
 
+    /**
+     * The server is told the step's rate and window and derives the tracking windows from them and its plan itself:
+     * {@code start.windowBits()} stay here.
+     */
     @Override
-    public void beginStep(int step, int[] windowBits, FailedRanges[] failures) throws IOException {
-        beginStep(step, windowBits, failures, 0);
-    }
-
-    /** The server needs the step's rate and window: see the engine's form below. */
-    @Override
-    public void beginStep(int step, int[] windowBits, FailedRanges[] failures, long clockOffsetNs) {
-        throw new UnsupportedOperationException("receivers on a server need the step's rate and window");
-    }
-
-    /** The server derives the windows from the rate and its plan itself: {@code windowBits} stay here. */
-    @Override
-    public void beginStep(int step, Level level, long windowNs, int[] windowBits,
-                          FailedRanges[] failures, long clockOffsetNs) throws IOException {
-        this.failures = failures == null ? ControlClient.freshLedger(flows) : failures;
+    public void beginStep(StepStart start) throws IOException {
+        this.failures = start.failures();
         this.shipped = new int[flows];
         this.intervals = 0;
-        client.request(new Request.BeginStep(step, clockOffsetNs, level.ratePerSecond(), windowNs), Reply.Ok.class);
+        client.request(new Request.BeginStep(start.step(), start.clockOffsetNs(), start.level().ratePerSecond(),
+            start.windowNs()), Reply.Ok.class);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.lossprobe.control;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.SenderLoad;
+import io.lossprobe.core.engine.StepStart;
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.ClockOffset;
@@ -18,6 +19,8 @@ final class RemoteSendSide implements SendSide {
     private static final long POLL_NS = 5_000_000;
     private final ControlClient client;
     private final int flows;
+    /** The plan's warm-up and window: the only ones the server's senders run. */
+    private final io.lossprobe.core.plan.Plan plan;
     private final Map<String, Long> environment;
     private FailedRanges[] failures;
     private long warmupNs;
@@ -25,10 +28,11 @@ final class RemoteSendSide implements SendSide {
     private long[] sentPerFlow;
     private boolean closed;
 
-    RemoteSendSide(ControlClient client, String transport, int flows) throws IOException {
+    RemoteSendSide(ControlClient client, String transport, io.lossprobe.core.plan.Plan plan) throws IOException {
         this.client = client;
-        this.flows = flows;
-        this.failures = ControlClient.freshLedger(flows);
+        this.flows = plan.ports();
+        this.plan = plan;
+        this.failures = FailedRanges.perFlow(flows);
         this.environment = ControlClient.remote(client.request(new Request.OpenSender(transport),
             Reply.SenderReady.class).environment());
     }
@@ -38,15 +42,19 @@ final class RemoteSendSide implements SendSide {
         return environment;
     }
 
+    /** The server takes the step's rates from the plan it checked: only the step's number travels. */
     @Override
-    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws IOException {
-        if (filter != SendFilter.NONE) {
+    public void beginStep(StepStart start) throws IOException {
+        if (!start.hasTimingOf(plan)) {
+            throw new UnsupportedOperationException("these senders run the plan's own warm-up and window only");
+        }
+        if (start.sendFilter() != SendFilter.NONE) {
             throw new IllegalArgumentException("send filters cannot run on a remote sender");
         }
-        failures = ControlClient.freshLedger(flows);
+        failures = start.failures();
         sent = 0;
         sentPerFlow = null;
-        warmupNs = client.request(new Request.SendBegin(step), Reply.SendReady.class).warmupNs();
+        warmupNs = client.request(new Request.SendBegin(start.step()), Reply.SendReady.class).warmupNs();
     }
 
     @Override

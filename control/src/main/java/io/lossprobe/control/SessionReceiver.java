@@ -4,10 +4,12 @@ import static io.lossprobe.control.EngineCalls.call;
 
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.accounting.SequenceTracker;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.engine.LocalReceiveSide;
 import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.plan.SearchPlan;
@@ -72,13 +74,11 @@ final class SessionReceiver {
      */
     Reply beginStep(int step, Request.BeginStep r) throws IOException {
         Level level = planned(r.rate(), r.windowNs());
-        int[] windowBits = SequenceTracker.windowsFor(plan, level);
-        FailedRanges[] ledger = new FailedRanges[plan.ports()];
-        for (int i = 0; i < ledger.length; i++) {
-            ledger[i] = new FailedRanges();
-        }
-        call(() -> side.beginStep(step, level, r.windowNs(), windowBits, ledger, r.clockOffsetNs()));
-        failures = ledger;
+        // The request tells no warm-up, which receivers do not read: the plan's stands in.
+        StepStart start = StepStart.of(plan, step, level, new StepTiming(plan.warmupNs(), r.windowNs(),
+            plan.drainNs()), SendFilter.NONE, r.clockOffsetNs());
+        call(() -> side.beginStep(start));
+        failures = start.failures();
         lastBegun = step;
         windowBegun = false;
         windowSample = null;

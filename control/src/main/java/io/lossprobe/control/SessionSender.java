@@ -4,9 +4,10 @@ import static io.lossprobe.control.EngineCalls.call;
 
 import io.lossprobe.core.engine.LocalSendSide;
 import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
-import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.SenderSpec;
@@ -51,12 +52,13 @@ final class SessionSender {
     }
 
     Reply.SendReady begin(int step) throws IOException {
-        Level level = plan.levels().get(step);
-        long[] rates = new long[plan.ports()];
-        for (int i = 0; i < rates.length; i++) {
-            rates[i] = plan.flowRate(level, i); // from the checked plan, never from the message
-        }
-        call(() -> side.beginStep(step, rates, new int[rates.length], SendFilter.NONE));
+        // The rates from the checked plan, never from the message; only the step's number travels.
+        StepStart planned = StepStart.of(plan, step, plan.levels().get(step), StepTiming.of(plan), SendFilter.NONE,
+            0);
+        // No tracking windows for the replies: they are counted at the controller.
+        StepStart start = new StepStart(step, planned.level(), planned.flowRates(), new int[planned.flows()],
+            SendFilter.NONE, planned.warmupNs(), planned.windowNs(), planned.failures(), 0, planned.direction());
+        call(() -> side.beginStep(start));
         failuresShipped = new int[plan.ports()];
         lastBegun = step;
         started = false;

@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import java.io.DataOutputStream;
@@ -302,8 +305,8 @@ class ControlFuzzTest {
             client.negotiate(plan, 9, Map.of());
             try (ReceiveSide side = client.receiveSides().open(new ControlTesting.NoTransport(), plan, 9,
                 client.dataKey(9), Map.of())) {
-                side.beginStep(0, Level.parse("1k"), 1_000_000_000L, new int[4], null,
-                    client.clockOffset().offsetNs());
+                side.beginStep(StepStart.of(plan, 0, Level.parse("1k"), StepTiming.of(plan), SendFilter.NONE,
+                    client.clockOffset().offsetNs()));
                 side.beginWindow();
                 assertThat(side.progress()).containsExactly(0, 0, 0, 0);
                 assertThat(side.closeStep(0, new long[] {3, 3, 3, 3}).flows()).hasSize(4);

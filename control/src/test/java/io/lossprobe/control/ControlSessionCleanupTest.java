@@ -2,7 +2,10 @@ package io.lossprobe.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import java.util.List;
@@ -26,7 +29,7 @@ class ControlSessionCleanupTest {
             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
             client.negotiate(plan, 7, Map.of());
             ReceiveSide side = client.receiveSides().open(transport, plan, 7, client.dataKey(7), Map.of());
-            side.beginStep(0, plan.levels().get(0), plan.durationNs(), new int[] {4096, 4096, 4096, 4096}, null, 0);
+            side.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
             assertThat(side.progress()).containsExactly(0, 0, 0, 0);
             assertThat(transport.open.get()).isEqualTo(1);
 

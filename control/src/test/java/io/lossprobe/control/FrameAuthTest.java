@@ -6,7 +6,10 @@ import static io.lossprobe.control.ControlTesting.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.engine.ReceiveSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.plan.Plan;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -125,7 +128,7 @@ class FrameAuthTest {
         client.negotiate(plan, 5, Map.of());
         ReceiveSide side = client.receiveSides().open(new ControlTesting.NoTransport(), plan, 5, client.dataKey(5),
             Map.of());
-        side.beginStep(0, plan.levels().get(0), plan.durationNs(), new int[4], null, 0);
+        side.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
         side.beginWindow();
         side.progress();
         return side.closeStep(0, new long[] {10, 10, 10, 10});

@@ -21,6 +21,15 @@ public final class FailedRanges {
     private volatile long total;
     private long unrecorded;
 
+    /** A fresh, empty ledger for each of {@code flows} flows: one step's. */
+    public static FailedRanges[] perFlow(int flows) {
+        FailedRanges[] out = new FailedRanges[flows];
+        for (int i = 0; i < flows; i++) {
+            out[i] = new FailedRanges();
+        }
+        return out;
+    }
+
     /** Records {@code count} sequences from {@code first} as failed. Single writer. */
     public void add(long first, long count) {
         if (count <= 0 || first < 0) {

@@ -21,12 +21,12 @@ record Clocks(ClockOffset offset, long receiverMinusSenderNs, ClockOffset after)
     static final Clocks ONE_HOST = new Clocks(null, 0, null);
 
     /** Estimates the offset when the receivers or the senders are on another host. */
-    static Clocks estimate(ReceiveSide receiver, SendSide sender) throws Exception {
-        ClockOffset rx = receiver.clockOffset();
+    static Clocks estimate(StepSides sides) throws Exception {
+        ClockOffset rx = sides.receiversClockOffset();
         if (rx != null) {
             return new Clocks(rx, rx.offsetNs(), null); // receivers on the server: its clock minus ours
         }
-        ClockOffset tx = sender.clockOffset();
+        ClockOffset tx = sides.sendersClockOffset();
         if (tx != null) {
             return new Clocks(tx, -tx.offsetNs(), null); // senders on the server: our clock minus its
         }
@@ -34,12 +34,12 @@ record Clocks(ClockOffset offset, long receiverMinusSenderNs, ClockOffset after)
     }
 
     /** The same, with the estimate after the step for the drift. */
-    Clocks reestimated(ReceiveSide receiver, SendSide sender) throws Exception {
+    Clocks reestimated(StepSides sides) throws Exception {
         if (offset == null) {
             return this;
         }
-        ClockOffset now = receiver.clockOffset();
-        return new Clocks(offset, receiverMinusSenderNs, now != null ? now : sender.clockOffset());
+        ClockOffset now = sides.receiversClockOffset();
+        return new Clocks(offset, receiverMinusSenderNs, now != null ? now : sides.sendersClockOffset());
     }
 
     String basis() {

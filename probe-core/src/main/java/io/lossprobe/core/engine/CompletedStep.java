@@ -2,29 +2,30 @@ package io.lossprobe.core.engine;
 
 import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.StepResult;
+import java.util.List;
 
-/** A finished step and the receivers that keep counting its late arrivals until they close. */
+/** A finished step and the receive sides that keep counting its late arrivals until they close. */
 final class CompletedStep {
     private final StepResult result;
-    private ReceiveSide receiver;
+    private List<ReceiveSide> receivers;
     private ReceiveSide.Late lateAfterClose;
 
-    CompletedStep(StepResult result, ReceiveSide receiver) {
+    CompletedStep(StepResult result, List<ReceiveSide> receivers) {
         this.result = result;
-        this.receiver = receiver;
+        this.receivers = receivers;
         int flows = result.flows().size();
         this.lateAfterClose = new ReceiveSide.Late(new long[flows], new long[flows]);
     }
 
     void freeze() {
         refresh();
-        receiver = null;
+        receivers = null;
     }
 
     private void refresh() {
-        if (receiver != null) {
+        if (receivers != null) {
             try {
-                lateAfterClose = receiver.lateAfterClose(result.step());
+                lateAfterClose = StepSides.lateAfterClose(receivers, result.step());
             } catch (Exception e) {
                 // Keep the last counts we had; the result stays valid without the newest stragglers.
             }

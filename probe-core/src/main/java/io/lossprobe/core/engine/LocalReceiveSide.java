@@ -38,37 +38,16 @@ public final class LocalReceiveSide implements ReceiveSide {
         return endpoint.environment();
     }
 
+    /** The endpoint learns the step's rate: a receiver may read differently at different rates. */
     @Override
-    public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
-        throws Exception {
-        beginStep(step, windowBits, failures, 0);
-    }
-
-    @Override
-    public void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
-                          long clockOffsetNs) throws Exception {
-        beginStep(step, null, windowBits, failures, clockOffsetNs);
-    }
-
-    /** The endpoint learns the step's rate (when known): a receiver may read differently at different rates. */
-    @Override
-    public void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
-                          io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
-        throws Exception {
-        beginStep(step, level, windowBits, failures, clockOffsetNs);
-    }
-
-    private void beginStep(int step, io.lossprobe.core.plan.Level level, int[] windowBits,
-                           io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
-        throws Exception {
+    public void beginStep(StepStart start) throws Exception {
+        int step = start.step();
+        int[] windowBits = start.windowBits();
+        io.lossprobe.core.accounting.FailedRanges[] failures = start.failures();
+        long clockOffsetNs = start.clockOffsetNs();
         tallies = null;
-        if (level == null) {
-            endpoint.beginStep(step);
-        } else {
-            endpoint.beginStep(step, level);
-        }
-        endpoint.onFlowThreads(
-            i -> flows[i].beginStep(step, windowBits[i], failures == null ? null : failures[i], clockOffsetNs));
+        endpoint.beginStep(step, start.level());
+        endpoint.onFlowThreads(i -> flows[i].beginStep(step, windowBits[i], failures[i], clockOffsetNs));
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.pacing.NanoClock;
 import io.lossprobe.core.pacing.SendDriver;
-import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;
@@ -125,14 +124,12 @@ public final class LocalSendSide implements SendSide {
     }
 
     @Override
-    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception {
-        beginStep(step, flowRates, windowBits, filter, plan.warmupNs(), plan.durationNs());
-    }
-
-    @Override
-    public void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter, long stepWarmupNs,
-                          long windowNs) throws Exception {
-        FailedRanges[] failures = ledger.open(step);
+    public void beginStep(StepStart start) throws Exception {
+        int step = start.step();
+        int[] windowBits = start.windowBits();
+        long[] flowRates = start.flowRates();
+        long windowNs = start.windowNs();
+        FailedRanges[] failures = ledger.open(step, start.failures());
         if (replies != null) {
             endpoint.onReplyThread(() -> {
                 for (int i = 0; i < replies.length; i++) {
@@ -157,9 +154,9 @@ public final class LocalSendSide implements SendSide {
         stepRates = flowRates.clone();
         stepWindowNs = windowNs;
         // Closed loop has no warm-up: only counted requests are answered, so a warm-up could never be paced.
-        long warmupNs = plan.concurrency() > 0 ? 0 : stepWarmupNs;
+        long warmupNs = plan.concurrency() > 0 ? 0 : start.warmupNs();
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, windowNs,
-            SendPacing.BATCH_LIMIT, filter, failures, auth);
+            SendPacing.BATCH_LIMIT, start.sendFilter(), failures, auth);
         if (endpoint.pacing().staggerFlows()) {
             loop.staggerFlows();
         }
@@ -335,20 +332,15 @@ public final class LocalSendSide implements SendSide {
 
         Ledger(int flows) {
             this.flows = flows;
-            this.current = fresh(flows);
+            this.current = FailedRanges.perFlow(flows);
         }
 
-        private static FailedRanges[] fresh(int flows) {
-            FailedRanges[] out = new FailedRanges[flows];
-            for (int i = 0; i < flows; i++) {
-                out[i] = new FailedRanges();
+        /** {@code fresh}, one per flow, becomes the ledger of {@code step}; before any of its messages is written. */
+        FailedRanges[] open(int step, FailedRanges[] fresh) {
+            if (fresh.length != flows) {
+                throw new IllegalArgumentException("a ledger per flow: " + flows + ", not " + fresh.length);
             }
-            return out;
-        }
-
-        /** A fresh ledger for {@code step}; before any of its messages is written. */
-        FailedRanges[] open(int step) {
-            current = fresh(flows);
+            current = fresh;
             this.step = step;
             open = true;
             return current;

@@ -16,22 +16,12 @@ public interface ReceiveSide extends AutoCloseable {
 
     /**
      * Starts a step's accounting on every flow, with each flow's tracking window; each flow skips the sequence
-     * numbers its sender's failure ledger records (read as they are added, until the step closes).
+     * numbers the senders' failure ledger records (read as they are added, until the step closes), and corrects
+     * every delay by the step's clock offset (0 on one host). Receivers on another host are told the step's rate
+     * and window, and derive its tracking windows and intervals from them there (a step of a rate search has a rate
+     * no level of the plan has).
      */
-    void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures)
-        throws Exception;
-
-    /**
-     * As {@link #beginStep(int, int[], io.lossprobe.core.accounting.FailedRanges[])}, with every delay corrected by
-     * {@code clockOffsetNs}: the receiving host's clock minus the sending host's (0 on one host).
-     */
-    default void beginStep(int step, int[] windowBits, io.lossprobe.core.accounting.FailedRanges[] failures,
-                           long clockOffsetNs) throws Exception {
-        if (clockOffsetNs != 0) {
-            throw new UnsupportedOperationException("this receive side has no clock offset correction");
-        }
-        beginStep(step, windowBits, failures);
-    }
+    void beginStep(StepStart start) throws Exception;
 
     /**
      * Counts the step just begun per interval as well ({@code --interval}): {@code intervals} of
@@ -40,17 +30,6 @@ public interface ReceiveSide extends AutoCloseable {
      */
     default void countIntervals(long windowStartNs, long intervalNs, int intervals) throws Exception {
         throw new UnsupportedOperationException("these receivers do not count per interval");
-    }
-
-    /**
-     * As {@link #beginStep(int, int[], io.lossprobe.core.accounting.FailedRanges[], long)}, telling the step's rate
-     * and window, which receivers on another host derive its tracking windows and intervals from (a step of a rate
-     * search has a rate no level of the plan has).
-     */
-    default void beginStep(int step, io.lossprobe.core.plan.Level level, long windowNs, int[] windowBits,
-                           io.lossprobe.core.accounting.FailedRanges[] failures, long clockOffsetNs)
-        throws Exception {
-        beginStep(step, windowBits, failures, clockOffsetNs);
     }
 
     /** The other host's clock minus this one's, estimated now; null when the receivers are in this process. */

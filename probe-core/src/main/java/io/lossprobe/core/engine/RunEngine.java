@@ -1,9 +1,5 @@
 package io.lossprobe.core.engine;
 
-import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.accounting.SequenceTracker;
-import io.lossprobe.core.counters.EgressQdisc;
 import io.lossprobe.core.counters.HostCounters;
 import io.lossprobe.core.counters.ProcFiles;
 import io.lossprobe.core.pacing.NanoClock;
@@ -12,14 +8,12 @@ import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.SearchResult;
-import io.lossprobe.core.result.SignedHistogram;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.wire.MessageAuth;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -28,7 +22,6 @@ import java.util.function.Supplier;
  * and the host's counter deltas. Transport-neutral: transports only move bytes.
  */
 public final class RunEngine {
-    private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long DRAIN_GRACE_MS = 20;
 
     private final Plan plan;
@@ -45,9 +38,6 @@ public final class RunEngine {
     private Supplier<HostCounters.Sample> hostCounters = HostCounters::sample;
     /** The run's message key: random in one process, derived from the control session between hosts. */
     private MessageAuth auth;
-    /** The current transport's senders' egress queue, when they run on this host. */
-    private EgressQdisc egress = EgressQdisc.NONE;
-    private Map<String, Long> senderEnvironment = Map.of();
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
@@ -161,14 +151,15 @@ public final class RunEngine {
     private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
         int step = firstStep;
         int passStart = record.steps();
-        try (ReceiveSide receiver = receiveSides.open(transport, pass, runId, auth, options);
-             SendSide sender = sendSides.open(transport, pass, runId, auth, options)) {
-            record.environment(transport.name(), receiver.environment());
-            record.environment(transport.name(), sender.environment());
-            egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
-                : EgressQdisc.NONE;
-            senderEnvironment = sender.environment();
-            Steps steps = new Steps(transport, pass, receiver, sender);
+        try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, auth, options)) {
+            for (ReceiveSide receiver : sides.receivers()) {
+                record.environment(transport.name(), receiver.environment());
+            }
+            for (SendSide sender : sides.senders()) {
+                record.environment(transport.name(), sender.environment());
+            }
+            Steps steps = new Steps(new StepRun.Pass(transport, pass, options, listener, hooks, clock, hostCounters,
+                sides.egress(), sides.senderEnvironment(), this::stopRequested, sides));
             for (Level level : pass.levels()) {
                 if (stopRequested || steps.measure(step, level, StepTiming.of(pass), true) == null) {
                     break; // stopped mid-step: a partial step is not a result
@@ -191,16 +182,10 @@ public final class RunEngine {
 
     /** Measures steps of one pass: a level's, a search trial's (not kept as a step) or a search's latency step. */
     final class Steps {
-        private final Transport transport;
-        private final Plan pass;
-        private final ReceiveSide receiver;
-        private final SendSide sender;
+        private final StepRun.Pass pass;
 
-        Steps(Transport transport, Plan pass, ReceiveSide receiver, SendSide sender) {
-            this.transport = transport;
+        Steps(StepRun.Pass pass) {
             this.pass = pass;
-            this.receiver = receiver;
-            this.sender = sender;
         }
 
         /**
@@ -208,10 +193,10 @@ public final class RunEngine {
          * returned. Null when the run was stopped during it.
          */
         StepResult measure(int step, Level level, StepTiming timing, boolean keep) throws Exception {
-            StepResult result = runStep(transport, pass, receiver, sender, step, level, timing, keep);
+            StepResult result = new StepRun(pass, step, level, timing).run(keep);
             if (result != null && keep) {
                 synchronized (RunEngine.this) {
-                    record.add(new CompletedStep(result, receiver));
+                    record.add(new CompletedStep(result, pass.sides().receivers()));
                 }
                 listener.stepFinished(result);
                 listener.resultsUpdated(snapshot(RunStatus.RUNNING, null));
@@ -222,161 +207,6 @@ public final class RunEngine {
         boolean stopped() {
             return stopRequested;
         }
-    }
-
-    /** @param keep a step of the result (a search trial is not: its histograms are not logged) */
-    private StepResult runStep(Transport transport, Plan plan, ReceiveSide receiver, SendSide sender, int step,
-                               Level level, StepTiming timing, boolean keep) throws Exception {
-        String name = transport.name();
-        int flows = plan.ports();
-        listener.stepStarted(name, step, level);
-        long[] rates = new long[flows];
-        int[] windowBits = SequenceTracker.windowsFor(plan, level);
-        for (int i = 0; i < rates.length; i++) {
-            rates[i] = level.isMax() ? 0 : plan.flowRate(level, i);
-        }
-        if (plan.echo() && receiver.localEndpoint() != null) {
-            receiver.replyFilter(hooks.replyFilter(name, step));
-        }
-        long startEpochMs = System.currentTimeMillis();
-        // Between hosts: the other clock's offset, so every delay is a one-way delay with a stated uncertainty.
-        Clocks clocks = Clocks.estimate(receiver, sender);
-        if (timing.isPlans(plan)) {
-            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step));
-        } else {
-            sender.beginStep(step, rates, windowBits, hooks.sendFilter(name, step), timing.warmupNs(),
-                timing.windowNs());
-        }
-        FailedRanges[] failures = sender.failures();
-        long beginNs = clock.nanoTime();
-        receiver.beginStep(step, level, timing.windowNs(), windowBits, failures, clocks.receiverMinusSenderNs());
-        long beginTookNs = clock.nanoTime() - beginNs;
-
-        // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
-        // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
-        long warmupNs = plan.concurrency() > 0 ? 0 : timing.warmupNs();
-        boolean noWarmup = warmupNs == 0;
-        WindowSample windowSample = noWarmup
-            ? WindowSample.take(receiver, sender, egress, clock, hostCounters, Long.MIN_VALUE, null) : null;
-        // With a warm-up, this host's loss counters before the first message: if none has moved by the window's
-        // sample, however late it comes, the window's loss deltas are exact. Both sides must be here to know.
-        WindowSample.Start stepStart = noWarmup || receiver.localEndpoint() == null
-            || !(sender instanceof LocalSendSide) ? null : WindowSample.Start.take(hostCounters, egress);
-        long t0 = clock.nanoTime();
-        long windowStart;
-        int intervals = plan.intervals(timing.windowNs());
-        if (intervals > 0) {
-            // The receivers learn where the window begins before anything is sent: local ones at once, remote ones
-            // over the control channel, so the start waits for twice what beginning the step took there.
-            long at = t0 + (receiver.localEndpoint() != null ? 0 : 2 * beginTookNs + 1_000_000);
-            receiver.countIntervals(at + warmupNs, plan.intervalNs(), intervals);
-            windowStart = sender.start(at);
-        } else {
-            windowStart = sender.start();
-        }
-        long windowStartEpochMs = System.currentTimeMillis() + (windowStart - clock.nanoTime()) / 1_000_000;
-        boolean done = false;
-        while (!done && !stopRequested) {
-            long now = clock.nanoTime();
-            if (windowSample == null && now >= windowStart) {
-                windowSample = WindowSample.take(receiver, sender, egress, clock, hostCounters, windowStart,
-                    stepStart);
-                now = clock.nanoTime();
-            }
-            if (now < windowStart) {
-                listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, warmupNs, 0, 0);
-            } else {
-                if (receiver.localEndpoint() != null) {
-                    hooks.duringWindow(name, step, receiver.localEndpoint(), now - windowStart);
-                }
-                long received = sum(receiver.progress()); // read before sent, so it never shows more than sent
-                listener.progress(name, step, RunListener.Phase.WINDOW, now - windowStart, timing.windowNs(),
-                    sender.sentProgress(), received);
-            }
-            long wait = windowSample == null ? Math.max(1, windowStart - now) : TICK_NS;
-            done = sender.awaitDone(Math.min(TICK_NS, wait));
-        }
-        if (stopRequested) {
-            sender.abort();
-            sender.awaitDone(TimeUnit.SECONDS.toNanos(5));
-            return null;
-        }
-        if (windowSample == null) {
-            // sending ended before the window
-            windowSample = WindowSample.take(receiver, sender, egress, clock, hostCounters, windowStart, stepStart);
-        }
-        drain(name, step, receiver, sender, timing.drainNs());
-        if (stopRequested) {
-            return null; // a step cut short in its drain would count stragglers as lost
-        }
-        SendSide.Outcome outcome = sender.finish();
-        long[] wireEnd = outcome.wireEnds(failures);
-        ReceiveSide.Receipt receipt = receiver.closeStep(step, wireEnd);
-        FlowReceiver.Summary[] replies = sender.closeReplies(step, wireEnd);
-        HostCounters.Sample after = hostCounters.get();
-        long egressAfter = egress.drops();
-        long egressBefore = windowSample.egressDrops();
-        long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;
-        clocks = clocks.reestimated(receiver, sender);
-        SignedHistogram delay = FlowAccounting.merged(receipt.flows());
-        SignedHistogram rtt = replies == null ? null : FlowAccounting.merged(replies);
-        StepResult result = new StepBuilder(transport, options, egress, senderEnvironment).build(plan, step, level,
-            outcome, receipt, replies, delay, rtt, windowSample, after, clocks, egressDrops, failures);
-        long end = System.currentTimeMillis();
-        if (!keep) {
-            return result;
-        }
-        if (receipt.intervals() != null) {
-            listener.stepIntervalHistograms(name, step, "delay", receipt.intervals().delay(), delay,
-                windowStartEpochMs, plan.intervalNs(), outcome.windowNs());
-        }
-        listener.stepHistogram(name, step, "delay", delay, startEpochMs, end);
-        if (rtt != null) {
-            listener.stepHistogram(name, step, "rtt", rtt, startEpochMs, end);
-        }
-        return result;
-    }
-
-    /**
-     * Waits until every flow received all it was sent, or Tmax passes (or a stop is requested). Once everything
-     * is in, it still waits a short grace ({@value #DRAIN_GRACE_MS} ms, within Tmax) so duplicates trailing their
-     * originals are counted as duplicates, not as late.
-     */
-    private void drain(String name, int step, ReceiveSide receiver, SendSide sender, long drainNs)
-        throws Exception {
-        long start = clock.nanoTime();
-        long deadline = start + drainNs;
-        while (!stopRequested) {
-            long now = clock.nanoTime();
-            long[] progress = receiver.progress();
-            long[] sent = sender.sent(); // a failure surfacing now takes its messages out of what must arrive
-            long sentTotal = sum(sent);
-            long[] replies = sender.replyProgress(); // echo mode: each request's reply must be back too
-            boolean all = true;
-            for (int i = 0; i < progress.length && all; i++) {
-                all = progress[i] >= sent[i] && (replies == null || replies[i] >= progress[i]);
-            }
-            if (all) {
-                deadline = Math.min(deadline, now + TimeUnit.MILLISECONDS.toNanos(DRAIN_GRACE_MS));
-                if (now >= deadline) {
-                    return;
-                }
-            } else if (now >= deadline) {
-                return;
-            }
-            listener.progress(name, step, RunListener.Phase.DRAIN, now - start, drainNs, sentTotal,
-                sum(progress));
-            // Polling the receivers' counters: the engine's own wait, bounded by Tmax.
-            clock.parkNanos(Math.min(deadline - now, 2_000_000));
-        }
-    }
-
-    private static long sum(long[] values) {
-        long total = 0;
-        for (long v : values) {
-            total += v;
-        }
-        return total;
     }
 
     /** The run as it stands: completed steps, each with the late arrivals counted since it closed. */

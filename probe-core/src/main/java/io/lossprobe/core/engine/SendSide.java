@@ -1,7 +1,6 @@
 package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.TransportReport;
@@ -17,23 +16,16 @@ public interface SendSide extends AutoCloseable {
     Map<String, Long> environment();
 
     /**
-     * Prepares a step (reconnects, reply accounting, the step's failure ledger): warm-up, then the measured window,
-     * each flow at its rate (0 = max). Nothing is sent until {@link #start}.
+     * Prepares a step (reconnects, reply accounting): warm-up, then the measured window, each flow at its rate in
+     * {@code start}, recording the messages that never left in {@code start.failures()}. Nothing is sent until
+     * {@link #start}. Senders that run only the plan's own warm-up and window throw
+     * {@link UnsupportedOperationException} for a step with others (a rate search's short trials).
      */
-    void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter) throws Exception;
+    void beginStep(StepStart start) throws Exception;
 
     /**
-     * As {@link #beginStep(int, long[], int[], SendFilter)} with this step's own warm-up and window instead of the
-     * plan's (a rate search's short trials).
-     */
-    default void beginStep(int step, long[] flowRates, int[] windowBits, SendFilter filter, long warmupNs,
-                           long windowNs) throws Exception {
-        throw new UnsupportedOperationException("these senders run the plan's own warm-up and window only");
-    }
-
-    /**
-     * The step's failure ledger, one per flow: accepted messages that never left. Receivers skip what it records;
-     * it keeps filling until {@link #finish}.
+     * The open step's failure ledger, one per flow ({@link StepStart#failures()}): accepted messages that never
+     * left. Receivers skip what it records; it keeps filling until {@link #finish}.
      */
     FailedRanges[] failures();
 

@@ -17,9 +17,4 @@ public record StepTiming(long warmupNs, long windowNs, long drainNs) {
     public static StepTiming of(Plan plan) {
         return new StepTiming(plan.warmupNs(), plan.durationNs(), plan.drainNs());
     }
-
-    /** Whether the senders run the plan's own warm-up and window. */
-    boolean isPlans(Plan plan) {
-        return warmupNs == plan.warmupNs() && windowNs == plan.durationNs();
-    }
 }

@@ -27,17 +27,17 @@ record WindowSample(HostCounters.Sample host, long egressDrops, long skewNs, Lis
 
     /**
      * Samples what the step's counter deltas start from: the receiving sockets' drops first (the figure most
-     * sensitive to the moment), then the host's counters, then the sending transport's.
+     * sensitive to the moment; every receive side's), then the host's counters, then the sending transports'.
      *
      * @param windowStartNs when the window began, or {@link Long#MIN_VALUE} when sampling before the first message
      * @param start         the step's counters before its first message, or null when not taken
      */
-    static WindowSample take(ReceiveSide receiver, SendSide sender, EgressQdisc egress, NanoClock clock,
+    static WindowSample take(StepSides sides, EgressQdisc egress, NanoClock clock,
                              Supplier<HostCounters.Sample> hostCounters, long windowStartNs, Start start)
         throws Exception {
-        receiver.beginWindow();
+        sides.beginReceiversWindow();
         HostCounters.Sample host = hostCounters.get();
-        sender.beginWindow();
+        sides.beginSendersWindow();
         long egressDrops = egress.drops(); // forks tc where the egress queue is a real qdisc: last, and only here
         long skew = windowStartNs == Long.MIN_VALUE ? 0 : Math.max(0, clock.nanoTime() - windowStartNs);
         List<String> moved = null;
