@@ -160,8 +160,10 @@ public final class RunEngine {
     private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
         int step = firstStep;
         int passStart = record.steps();
-        try (ReceiveSide receiver = receiveSides.open(transport, pass, runId, auth, options);
-             SendSide sender = sendSides.open(transport, pass, runId, auth, options)) {
+        // Each pass tags under a key of its own (the header names neither transport nor size), as the server does.
+        MessageAuth passKey = auth.forPass(transport.name(), pass.messageSize());
+        try (ReceiveSide receiver = receiveSides.open(transport, pass, runId, passKey, options);
+             SendSide sender = sendSides.open(transport, pass, runId, passKey, options)) {
             record.environment(transport.name(), receiver.environment());
             record.environment(transport.name(), sender.environment());
             egress = sender instanceof LocalSendSide local ? EgressQdisc.forTarget(local.targetHost())
