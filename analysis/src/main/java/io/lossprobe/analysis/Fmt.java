@@ -38,10 +38,25 @@ final class Fmt {
         return sb.toString();
     }
 
+    /** A plain number (a negative one too), which a spreadsheet must go on reading as a number. */
+    private static final java.util.regex.Pattern NUMBER =
+        java.util.regex.Pattern.compile("[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?");
+
+    /**
+     * One CSV cell. A cell a spreadsheet would run as a formula (starting with {@code =}, {@code +}, {@code -},
+     * {@code @}, a tab or a carriage return: a host name or an error text from a file is anyone's) is prefixed
+     * with {@code '}, unless it is a plain number (a negative loss delta stays a number) or {@link #NO_DELAY}; a
+     * cell with a comma, quote, line feed or carriage return is quoted.
+     */
     static String csv(String text) {
-        if (text.indexOf(',') < 0 && text.indexOf('"') < 0 && text.indexOf('\n') < 0) {
-            return text;
+        String cell = text;
+        if (!cell.isEmpty() && "=+-@\t\r".indexOf(cell.charAt(0)) >= 0 && !cell.equals(NO_DELAY)
+            && !NUMBER.matcher(cell).matches()) {
+            cell = "'" + cell;
         }
-        return '"' + text.replace("\"", "\"\"") + '"';
+        if (cell.indexOf(',') < 0 && cell.indexOf('"') < 0 && cell.indexOf('\n') < 0 && cell.indexOf('\r') < 0) {
+            return cell;
+        }
+        return '"' + cell.replace("\"", "\"\"") + '"';
     }
 }

@@ -221,7 +221,8 @@ public final class MeshReport {
             for (StepResult s : steps) {
                 StepMetrics m = StepMetrics.of(p.result(), s);
                 sb.append(String.join(",", Fmt.csv(p.source()), Fmt.csv(p.target()), "" + p.round(), p.status(),
-                    m.transport(), m.level(), "" + m.sent(), "" + m.lost(), Fmt.num(m.lossPercent(), 4),
+                    Fmt.csv(m.transport()), Fmt.csv(m.level()), "" + m.sent(), "" + m.lost(),
+                    Fmt.num(m.lossPercent(), 4),
                     Fmt.num(m.p99DelayMs(), 3), Fmt.csv(p.error() == null ? "" : p.error()))).append('\n');
             }
         }
