@@ -38,6 +38,26 @@ final class Fmt {
         return sb.toString();
     }
 
+    /**
+     * Text inside a Markdown table cell, heading or list item: {@code |} and backticks escaped, line breaks (and
+     * other control characters) turned to spaces, {@code <} and {@code >} as entities, so a host name, transport or
+     * error text from a file stays in its cell and cannot start a row, a heading or a code span.
+     */
+    static String markdown(String text) {
+        StringBuilder sb = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '|' -> sb.append("\\|");
+                case '`' -> sb.append("\\`");
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                default -> sb.append(Character.isISOControl(c) ? ' ' : c);
+            }
+        }
+        return sb.toString();
+    }
+
     /** A plain number (a negative one too), which a spreadsheet must go on reading as a number. */
     private static final java.util.regex.Pattern NUMBER =
         java.util.regex.Pattern.compile("[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?");
