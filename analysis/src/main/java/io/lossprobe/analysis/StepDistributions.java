@@ -26,6 +26,12 @@ final class StepDistributions {
     /** The writer moves a signed histogram up by its minimum and says so in a comment; undone here. */
     private static final Pattern SHIFT = Pattern.compile("every value is the delay plus (\\d+) ns");
     private static final int TICKS_PER_HALF = 5;
+    /**
+     * What a transport's name (and a log's kind) may be to name a log file: the result's {@code transport} is the
+     * file's, so anything that could climb out of the result's directory or name another ({@code ../../x}) is not
+     * looked up.
+     */
+    private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
 
     private StepDistributions() {
     }
@@ -54,6 +60,9 @@ final class StepDistributions {
         Path name = resultFile.getFileName();
         if (name == null) {
             return null;
+        }
+        if (!SAFE_NAME.matcher(step.transport()).matches() || !SAFE_NAME.matcher(kind).matches()) {
+            return null; // a name from the file that is not a transport's ("../x", "a/b"): no log beside it
         }
         String base = name.toString().replaceFirst("\\.json$", "");
         return resultFile.toAbsolutePath().resolveSibling(base + "." + step.transport() + ".step" + step.step()

@@ -55,4 +55,28 @@ class HostileHistogramLogTest {
         Files.writeString(hlog, log(true));
         assertThat(StepDistributions.of(r.file(), step, "delay").full()).as("a crafted one is not").isFalse();
     }
+
+    /**
+     * The log's name is built from the result's {@code transport}, which is the file's: {@code ../../x} made the
+     * report read {@code ../../x.step0.delay.hlog} relative to the result, outside its directory. Such a name has no
+     * log: the summary is drawn.
+     */
+    @Test
+    void aTransportNameThatClimbsOutOfTheDirectoryNamesNoLog() throws Exception {
+        Path inner = Files.createDirectories(dir.resolve("runs/today"));
+        for (String bad : new String[] {"../../outside", "a/b", "..", "udp/../../x", "x/../../../outside", ""}) {
+            LoadedResult r = Fixtures.load(inner, "r.json", Fixtures.withStep(0, s -> s.put("transport", bad)));
+            StepResult step = r.run().steps().get(0);
+            assertThat(StepDistributions.hlogOf(r.file(), step, "delay")).as(bad).isNull();
+        }
+        // r.x/../../../outside.step0.delay.hlog from runs/today is the temporary directory's: it is never read.
+        Files.createDirectories(inner.resolve("r.x"));
+        Files.writeString(dir.resolve("outside.step0.delay.hlog"), log(false));
+        LoadedResult r = Fixtures.load(inner, "r.json",
+            Fixtures.withStep(0, s -> s.put("transport", "x/../../../outside")));
+        assertThat(StepDistributions.of(r.file(), r.run().steps().get(0), "delay").full()).isFalse();
+        LoadedResult good = Fixtures.load(inner, "r.json", Fixtures.sample());
+        assertThat(StepDistributions.hlogOf(good.file(), good.run().steps().get(0), "delay").getParent())
+            .isEqualTo(inner.toAbsolutePath());
+    }
 }
