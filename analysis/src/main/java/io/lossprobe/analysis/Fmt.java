@@ -22,6 +22,28 @@ final class Fmt {
         return Double.isNaN(ms) ? NO_DELAY : num(ms, decimals);
     }
 
+    /**
+     * Text for XML 1.0 (an element or an attribute): escaped as for HTML, and every character XML 1.0 does not
+     * allow (controls but tab, line feed and carriage return; lone surrogates; U+FFFE, U+FFFF) replaced by U+FFFD,
+     * so a control character in a transport name or message from a file cannot make the document unreadable.
+     */
+    static String xml(String text) {
+        StringBuilder sb = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            int n = Character.charCount(cp);
+            boolean allowed = cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF)
+                || (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+            if (allowed) {
+                sb.appendCodePoint(cp);
+            } else {
+                sb.append('\uFFFD');
+            }
+            i += n;
+        }
+        return html(sb.toString());
+    }
+
     static String html(String text) {
         StringBuilder sb = new StringBuilder(text.length() + 16);
         for (int i = 0; i < text.length(); i++) {
