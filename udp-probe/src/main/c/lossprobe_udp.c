@@ -54,6 +54,7 @@
 #define META_ADDR 24      /* 4 or 16 bytes, network order */
 #define META_SEGMENT 40   /* int: with UDP_GRO, the size of the coalesced datagrams it holds (the last may be
                              shorter); 0 for one datagram */
+#define SEGMENT_TRUNCATED (-1) /* META_SEGMENT of a datagram cut to its slot (MSG_TRUNC) */
 #define NO_STAMP INT64_MIN
 #define MAX_BATCH 128
 /* Where the read's samples of CLOCK_REALTIME - CLOCK_MONOTONIC sit: after the records, one sample each. */
@@ -270,6 +271,9 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     if (slots == NULL || records == NULL || (*env)->GetDirectBufferCapacity(env, meta) < META_BUFFER_BYTES) {
         return -EINVAL;
     }
+    if (slotBytes <= 0 || maxDatagrams <= 0) {
+        return -EINVAL;
+    }
     if (maxDatagrams > MAX_BATCH) {
         maxDatagrams = MAX_BATCH;
     }
@@ -340,6 +344,9 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
                 } else if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
                     memcpy(&segment, CMSG_DATA(cm), sizeof(segment));
                 }
+            }
+            if (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) {
+                segment = SEGMENT_TRUNCATED; /* longer than its slot: cut by the kernel */
             }
             put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, realtime_ns, segment,
                      &from[k]);

@@ -16,15 +16,15 @@ public final class JUnitXml {
         StringBuilder sb = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         sb.append("<testsuite name=\"lossprobe check\" tests=\"").append(report.evaluations().size())
             .append("\" failures=\"").append(report.failures().size()).append("\" errors=\"0\" skipped=\"0\" timestamp=\"")
-            .append(Fmt.html(String.valueOf(report.run().run().startedAt()))).append("\">\n");
+            .append(Fmt.xml(String.valueOf(report.run().run().startedAt()))).append("\">\n");
         for (CheckReport.Evaluation e : report.evaluations()) {
-            sb.append("  <testcase classname=\"lossprobe.").append(Fmt.html(e.transport())).append('.')
-                .append(Fmt.html(e.level())).append("\" name=\"").append(Fmt.html(e.metric())).append('"');
+            sb.append("  <testcase classname=\"lossprobe.").append(Fmt.xml(e.transport())).append('.')
+                .append(Fmt.xml(e.level())).append("\" name=\"").append(Fmt.xml(e.metric())).append('"');
             if (e.passed()) {
                 sb.append("/>\n");
             } else {
-                sb.append(">\n    <failure message=\"").append(Fmt.html(e.message())).append("\" type=\"threshold\">")
-                    .append(Fmt.html(e.message())).append("</failure>\n  </testcase>\n");
+                sb.append(">\n    <failure message=\"").append(Fmt.xml(e.message())).append("\" type=\"threshold\">")
+                    .append(Fmt.xml(e.message())).append("</failure>\n  </testcase>\n");
             }
         }
         return sb.append("</testsuite>\n").toString();

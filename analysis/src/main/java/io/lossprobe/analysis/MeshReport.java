@@ -176,33 +176,36 @@ public final class MeshReport {
     /** The matrices as Markdown tables: "loss% / p99". */
     public String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# lossprobe mesh\n\n").append(summary()).append("\n");
+        sb.append("# lossprobe mesh\n\n").append(Fmt.markdown(summary())).append("\n");
         for (String view : cells.keySet()) {
-            sb.append("\n## ").append(view).append(": loss % / p99 delay, rows send, columns receive\n\n");
+            sb.append("\n## ").append(Fmt.markdown(view))
+                .append(": loss % / p99 delay, rows send, columns receive\n\n");
             sb.append("| source \\ destination |");
-            names.forEach(n -> sb.append(' ').append(n).append(" |"));
+            names.forEach(n -> sb.append(' ').append(Fmt.markdown(n)).append(" |"));
             sb.append(" as source |\n|---|");
             names.forEach(n -> sb.append("---|"));
             sb.append("---|\n");
             for (String src : names) {
-                sb.append("| ").append(src).append(" |");
+                sb.append("| ").append(Fmt.markdown(src)).append(" |");
                 for (String dst : names) {
                     Cell c = cell(view, src, dst);
                     String delay = p99(view, src, dst);
-                    sb.append(' ').append(c.text()).append(delay.isEmpty() ? "" : " / " + delay).append(" |");
+                    sb.append(' ').append(Fmt.markdown(c.text())).append(delay.isEmpty() ? "" : " / " + delay)
+                        .append(" |");
                 }
-                sb.append(' ').append(totalCell(view, src, true).text()).append(" |\n");
+                sb.append(' ').append(Fmt.markdown(totalCell(view, src, true).text())).append(" |\n");
             }
             sb.append("| as destination |");
-            names.forEach(dst -> sb.append(' ').append(totalCell(view, dst, false).text()).append(" |"));
+            names.forEach(dst -> sb.append(' ').append(Fmt.markdown(totalCell(view, dst, false).text())).append(" |"));
             sb.append("  |\n");
         }
         List<MeshResult.Pair> unmeasured = mesh.pairs().stream().filter(p -> !p.measured()).toList();
         if (!unmeasured.isEmpty()) {
             sb.append("\n## Pairs without measurements\n\n");
             for (MeshResult.Pair p : unmeasured) {
-                sb.append("- ").append(p.source()).append(" -> ").append(p.target()).append(": ").append(p.status())
-                    .append(p.error() == null ? "" : ": " + p.error()).append('\n');
+                sb.append("- ").append(Fmt.markdown(p.source())).append(" -> ").append(Fmt.markdown(p.target()))
+                    .append(": ").append(Fmt.markdown(p.status()))
+                    .append(p.error() == null ? "" : ": " + Fmt.markdown(p.error())).append('\n');
             }
         }
         return sb.toString();
@@ -221,7 +224,8 @@ public final class MeshReport {
             for (StepResult s : steps) {
                 StepMetrics m = StepMetrics.of(p.result(), s);
                 sb.append(String.join(",", Fmt.csv(p.source()), Fmt.csv(p.target()), "" + p.round(), p.status(),
-                    m.transport(), m.level(), "" + m.sent(), "" + m.lost(), Fmt.num(m.lossPercent(), 4),
+                    Fmt.csv(m.transport()), Fmt.csv(m.level()), "" + m.sent(), "" + m.lost(),
+                    Fmt.num(m.lossPercent(), 4),
                     Fmt.num(m.p99DelayMs(), 3), Fmt.csv(p.error() == null ? "" : p.error()))).append('\n');
             }
         }

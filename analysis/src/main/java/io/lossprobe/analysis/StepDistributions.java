@@ -1,20 +1,21 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.HistogramDecoder;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.StepResult;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
-import org.HdrHistogram.HistogramLogReader;
 
 /**
  * A step's delay (or round-trip) distribution for the percentile plot: from the HdrHistogram log {@code run --hlog}
@@ -25,6 +26,12 @@ final class StepDistributions {
     /** The writer moves a signed histogram up by its minimum and says so in a comment; undone here. */
     private static final Pattern SHIFT = Pattern.compile("every value is the delay plus (\\d+) ns");
     private static final int TICKS_PER_HALF = 5;
+    /**
+     * What a transport's name (and a log's kind) may be to name a log file: the result's {@code transport} is the
+     * file's, so anything that could climb out of the result's directory or name another ({@code ../../x}) is not
+     * looked up.
+     */
+    private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
 
     private StepDistributions() {
     }
@@ -54,6 +61,9 @@ final class StepDistributions {
         if (name == null) {
             return null;
         }
+        if (!SAFE_NAME.matcher(step.transport()).matches() || !SAFE_NAME.matcher(kind).matches()) {
+            return null; // a name from the file that is not a transport's ("../x", "a/b"): no log beside it
+        }
         String base = name.toString().replaceFirst("\\.json$", "");
         return resultFile.toAbsolutePath().resolveSibling(base + "." + step.transport() + ".step" + step.step()
             + "." + kind + ".hlog");
@@ -67,30 +77,35 @@ final class StepDistributions {
         return new DelayCharts.Distribution(level, x, ms, false);
     }
 
+    /**
+     * The log's interval histograms summed. Read line by line rather than by HdrHistogram's log reader, so that every
+     * histogram goes through {@link HistogramDecoder} (its header's ranges checked before anything is allocated
+     * from them): a crafted log is refused, not an OutOfMemoryError.
+     */
     private static DelayCharts.Distribution fromLog(Path log, String level) throws IOException {
         long shift = 0;
-        try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
-            for (String line = r.readLine(); line != null && line.startsWith("#"); line = r.readLine()) {
-                Matcher m = SHIFT.matcher(line);
-                if (m.find()) {
-                    shift = Long.parseLong(m.group(1));
-                }
-            }
-        }
         Histogram all = null;
-        HistogramLogReader reader = new HistogramLogReader(log.toFile());
-        try {
-            for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
-                if (h instanceof Histogram hist) {
-                    if (all == null) {
-                        all = hist.copy();
-                    } else {
-                        all.add(hist);
+        try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                if (line.startsWith("#")) {
+                    Matcher m = SHIFT.matcher(line);
+                    if (m.find()) {
+                        shift = Long.parseLong(m.group(1));
                     }
+                    continue;
+                }
+                if (line.isBlank() || line.startsWith("\"")) {
+                    continue; // the legend
+                }
+                String encoded = line.substring(line.lastIndexOf(',') + 1).trim();
+                Histogram hist = HistogramDecoder.decodeCompressed(
+                    ByteBuffer.wrap(Base64.getDecoder().decode(encoded)));
+                if (all == null) {
+                    all = hist.copy();
+                } else {
+                    all.add(hist);
                 }
             }
-        } finally {
-            reader.close();
         }
         if (all == null || all.getTotalCount() == 0) {
             return null;

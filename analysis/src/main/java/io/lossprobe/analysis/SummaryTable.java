@@ -102,7 +102,7 @@ public final class SummaryTable {
             sb.append('|');
             for (Column c : columns) {
                 // Markdown renders inline HTML: angle brackets from a result file are escaped.
-                sb.append(' ').append(c.text(r).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;"))
+                sb.append(' ').append(Fmt.markdown(c.text(r)))
                     .append(" |");
             }
             sb.append('\n');

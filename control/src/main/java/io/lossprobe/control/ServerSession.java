@@ -232,8 +232,9 @@ final class ServerSession {
         return name;
     }
 
-    private MessageAuth dataKey() {
-        return MessageAuth.derive(sessionKey, runId);
+    /** The data key of one pass (transport and message size), as the controller's engine derives it. */
+    private MessageAuth dataKey(String transport, int messageSize) {
+        return MessageAuth.derive(sessionKey, runId).forPass(transport, messageSize);
     }
 
     private Reply open(Request.Open r) throws IOException {
@@ -250,7 +251,7 @@ final class ServerSession {
         }
         closeSide();
         side = SessionReceiver.open(transports.get(name), plan, r.messageSize(), server.bindAddress(), peer, runId,
-            dataKey());
+            dataKey(name, r.messageSize()));
         state = State.RECEIVING;
         return side.ready();
     }
@@ -289,7 +290,7 @@ final class ServerSession {
         }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
-        sender = SessionSender.open(transports.get(name), plan, peer, runId, dataKey());
+        sender = SessionSender.open(transports.get(name), plan, peer, runId, dataKey(name, plan.messageSize()));
         state = State.SENDING;
         return sender.ready();
     }

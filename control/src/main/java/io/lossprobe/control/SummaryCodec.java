@@ -1,10 +1,10 @@
 package io.lossprobe.control;
 
 import io.lossprobe.core.accounting.FlowReceiver;
+import io.lossprobe.core.result.HistogramDecoder;
 import io.lossprobe.core.result.SignedHistogram;
 import java.nio.ByteBuffer;
 import java.util.Base64;
-import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
 
 /** A flow's receive summary on the control channel; histograms travel in HdrHistogram's compressed form. */
@@ -84,9 +84,9 @@ final class SummaryCodec {
             throw new ControlProtocolException("histogram of " + base64.length() + " characters");
         }
         try {
-            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
-        } catch (DataFormatException | IllegalArgumentException | java.nio.BufferUnderflowException
-                 | IndexOutOfBoundsException e) {
+            // The header's ranges checked before HdrHistogram allocates from them.
+            return HistogramDecoder.decodeCompressed(ByteBuffer.wrap(Base64.getDecoder().decode(base64)));
+        } catch (IllegalArgumentException e) {
             throw new ControlProtocolException("bad histogram: " + PeerText.clean(e.getMessage()));
         }
     }

@@ -50,7 +50,7 @@ public final class CheckCommand extends Subcommand {
         Path junit = outputs.junit;
         boolean quiet = this.quiet.quiet;
         outputs.requireWritable(cl);
-        outputs.requireNotInput(cl, java.util.List.of(resultFile, policyFile));
+        outputs.requireNotInput(cl, java.util.Arrays.asList(resultFile, policyFile, baseline.baseline));
         Policy policy = Inputs.policy(cl, policyFile);
         if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
             return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, prometheus, junit, quiet);

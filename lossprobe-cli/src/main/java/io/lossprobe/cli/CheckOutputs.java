@@ -28,12 +28,15 @@ final class CheckOutputs {
     }
 
     /**
-     * Neither file is one of {@code inputs} (check's result and policy; a run's policy, baseline and secret; null
-     * entries are options not given): writing one would replace it.
+     * These and the command's own {@code outputs} are none of {@code inputs} (check's result, policy and baseline;
+     * a run's policy, baseline and secret; a mesh's hosts file; null entries are options not given): writing one
+     * would replace it.
      */
-    void requireNotInput(CommandLine cl, List<Path> inputs) {
-        Inputs.requireNotInput(cl, prometheus, inputs);
-        Inputs.requireNotInput(cl, junit, inputs);
+    void requireNotInput(CommandLine cl, List<Path> inputs, Path... outputs) {
+        List<Path> all = new java.util.ArrayList<>(java.util.Arrays.asList(outputs));
+        all.add(prometheus);
+        all.add(junit);
+        Inputs.requireNotInputs(cl, all, inputs);
     }
 
     /** The options as {@code lossprobe check} takes them. */

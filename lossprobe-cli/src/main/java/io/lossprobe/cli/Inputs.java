@@ -53,13 +53,24 @@ final class Inputs {
      * report. Compares real paths where the output exists (symbolic and hard links), else normalised absolute ones.
      */
     static void requireNotInput(CommandLine cl, Path out, List<Path> inputs) {
-        if (out == null) {
-            return;
-        }
-        for (Path in : inputs) {
-            if (in != null && sameFile(out, in)) {
-                throw new CommandLine.ParameterException(cl, "refusing to write " + out + " over the input " + in
-                    + "; choose another output file");
+        requireNotInputs(cl, java.util.Collections.singletonList(out), inputs);
+    }
+
+    /**
+     * No output of a command is one of its inputs (results, policy, baseline, secret, hosts file, ...), by any
+     * name or link: writing it would replace the input. Null entries are options not given, {@code -} is stdout.
+     * Checked before any work (a run's traffic), as exit 2 and one line.
+     */
+    static void requireNotInputs(CommandLine cl, List<Path> outputs, List<Path> inputs) {
+        for (Path out : outputs) {
+            if (out == null || out.toString().equals("-")) {
+                continue;
+            }
+            for (Path in : inputs) {
+                if (in != null && sameFile(out, in)) {
+                    throw new CommandLine.ParameterException(cl, "refusing to write " + out + " over the input "
+                        + in + "; choose another output file");
+                }
             }
         }
     }

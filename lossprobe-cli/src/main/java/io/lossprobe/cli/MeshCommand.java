@@ -160,7 +160,8 @@ public final class MeshCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }
         policy.requireReadable(cl); // a bad policy fails before any traffic
-        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, hostsFile, secret.secretFile));
+        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, hostsFile, secret.secretFile),
+            output);
         List<Host> hosts = MeshHosts.check(hosts());
         long seedValue = seed != null ? seed
             : Long.parseLong(LocalDate.now(ZoneOffset.UTC).format(DateTimeFormatter.BASIC_ISO_DATE));

@@ -28,6 +28,7 @@ final class MeshMergeCommand extends Subcommand {
     @Override
     int run(CommandLine cl) throws Exception {
         Inputs.requireWritable(cl, output, "the merged mesh to");
+        Inputs.requireNotInput(cl, output, files);
         MeshResult merged = Inputs.mesh(cl, files);
         MeshFiles.write(output, merged);
         Map<String, Integer> byStatus = new TreeMap<>();

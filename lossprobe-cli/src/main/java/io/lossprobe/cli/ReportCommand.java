@@ -51,7 +51,9 @@ public final class ReportCommand extends Subcommand {
         }
         Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;
         Inputs.requireWritable(cl, out, "report");
-        Inputs.requireNotInput(cl, out, files);
+        List<Path> inputs = new java.util.ArrayList<>(files);
+        inputs.add(policyFile);
+        Inputs.requireNotInput(cl, out, inputs);
         if (MeshOutputs.isMesh(files)) {
             return MeshOutputs.report(cl, files, fmt, out, quiet);
         }

@@ -116,7 +116,8 @@ public final class RunCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--baseline and --junit go with --policy");
         }
         policy.requireReadable(cl); // a bad policy fails before any traffic
-        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, baseline.baseline, secret.secretFile));
+        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, baseline.baseline, secret.secretFile),
+            output, stream == null ? null : Path.of(stream));
         Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = buildPlan(options);
         Map<String, Transport> available = Transports.available();

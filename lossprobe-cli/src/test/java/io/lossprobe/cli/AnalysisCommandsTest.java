@@ -221,6 +221,33 @@ class AnalysisCommandsTest {
         assertThat(Files.readAllBytes(r)).isEqualTo(before);
     }
 
+    /** check's baseline, report's policy and mesh merge's sources are inputs too. */
+    @Test
+    void everyAnalysisCommandRefusesToWriteOverAnyOfItsInputs() throws IOException {
+        Path r = result("in.json", 0, null);
+        Path base = result("base.json", 0, null);
+        Path p = policy(POLICY);
+        Path meshFile = Files.writeString(dir.resolve("mesh.json"), "{}");
+        byte[][] before = {Files.readAllBytes(r), Files.readAllBytes(base), Files.readAllBytes(p),
+            Files.readAllBytes(meshFile)};
+        String[][] cases = {
+            {"check", "--policy", p.toString(), "--baseline", base.toString(), "--prometheus", base.toString(),
+                r.toString()},
+            {"report", r.toString(), "--policy", p.toString(), "-o", p.toString()},
+            {"mesh", "merge", meshFile.toString(), "-o", meshFile.toString()},
+        };
+        for (String[] args : cases) {
+            Outcome o = execute(args);
+            assertThat(o.exit()).as(String.join(" ", args) + ": " + o.err()).isEqualTo(2);
+            assertThat(o.err()).as(String.join(" ", args)).contains("refusing to write").contains("over the input");
+            assertOneLine(o);
+        }
+        assertThat(Files.readAllBytes(r)).isEqualTo(before[0]);
+        assertThat(Files.readAllBytes(base)).isEqualTo(before[1]);
+        assertThat(Files.readAllBytes(p)).isEqualTo(before[2]);
+        assertThat(Files.readAllBytes(meshFile)).isEqualTo(before[3]);
+    }
+
     @Test
     void checkRefusesToWriteItsFilesOverItsInputs() throws IOException {
         Path r = result("in.json", 0, null);

@@ -89,6 +89,55 @@ class CliHabitsTest {
         assertThat(Files.readAllBytes(hosts)).isEqualTo(before[2]);
     }
 
+    /**
+     * Every output of run and mesh, not only the check's files, is refused over one of their inputs before any
+     * traffic: {@code -o} over the policy, the baseline or the secret, {@code --stream} over the secret, a mesh's
+     * {@code -o} over its hosts file, secret or policy. Exit 2, one line, every input as it was. (Ports
+     * 52300..52301 only, should a run get as far as traffic.)
+     */
+    @Test
+    void runAndMeshRefuseToWriteAnyOutputOverTheirInputs() throws java.io.IOException {
+        Path policy = Files.writeString(dir.resolve("policy.json"), "{\"defaults\": {\"maxLossPercent\": 1}}");
+        Path baseline = Files.writeString(dir.resolve("baseline.json"), "{}");
+        Path secret = secretFile("lp.secret", "0123456789abcdef0123456789abcdef\n");
+        Path hosts = Files.writeString(dir.resolve("hosts.txt"), "a 127.0.0.1:52300\nb 127.0.0.2:52300\n");
+        String[] run = {"run", "--transport", "udp", "--ports", "1", "--levels", "1k", "--duration", "100ms",
+            "--warmup", "0", "--base-port", "52301"};
+        String[] remote = {"--target", "127.0.0.1:52300", "--secret-file", secret.toString()};
+        String[] mesh = {"mesh", "--hosts-file", hosts.toString(), "--secret-file", secret.toString(), "--transport",
+            "udp", "--base-port", "52301", "--duration", "100ms", "--as-source", "a"};
+        String[][] cases = {
+            concat(run, "--policy", policy.toString(), "-o", policy.toString()),
+            concat(run, "--policy", policy.toString(), "--baseline", baseline.toString(), "-o", baseline.toString()),
+            concat(concat(run, remote), "-o", secret.toString()),
+            concat(concat(run, remote), "--stream", secret.toString()),
+            concat(mesh, "-o", hosts.toString()),
+            concat(mesh, "-o", secret.toString()),
+            concat(mesh, "--policy", policy.toString(), "-o", dir.resolve("./policy.json").toString()),
+        };
+        List<byte[]> before = new ArrayList<>();
+        for (Path p : List.of(policy, baseline, secret, hosts)) {
+            before.add(Files.readAllBytes(p));
+        }
+        for (String[] args : cases) {
+            RunCommandTest.Outcome o = execute(args);
+            assertThat(o.exit()).as("%s: %s", String.join(" ", args), o.err()).isEqualTo(2);
+            assertThat(o.err().strip()).as(String.join(" ", args)).contains("refusing to write")
+                .contains("over the input");
+            assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
+        }
+        int i = 0;
+        for (Path p : List.of(policy, baseline, secret, hosts)) {
+            assertThat(Files.readAllBytes(p)).as(p.toString()).isEqualTo(before.get(i++));
+        }
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+
     @Test
     void editDistanceCountsASwapAsOne() {
         assertThat(Suggestions.distance("rnu", "run")).isEqualTo(1);

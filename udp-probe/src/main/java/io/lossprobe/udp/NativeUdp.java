@@ -2,6 +2,7 @@ package io.lossprobe.udp;
 
 import java.io.IOException;
 import java.io.InputStream;
+import io.lossprobe.core.wire.MessageHeader;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,11 @@ final class NativeUdp {
     static final int META_ADDR = 24;
     /** With UDP_GRO: the size of the coalesced datagrams a slot holds (the last may be shorter); 0 for one. */
     static final int META_SEGMENT = 40;
+    /**
+     * {@link #META_SEGMENT} of a datagram the kernel cut to its slot (MSG_TRUNC): longer than the slot, so never a
+     * message of the plan's size; delivered as corrupt (or foreign), never read past its slot.
+     */
+    static final int SEGMENT_TRUNCATED = -1;
     /** Most datagrams one {@link #readStamped} returns. */
     static final int MAX_BATCH = 128;
     /** Bytes of one sample of CLOCK_REALTIME - CLOCK_MONOTONIC. */
@@ -245,7 +251,24 @@ final class NativeUdp {
      */
     static int readStamped(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
                            ByteBuffer meta) {
-        return readStamped0(epfd, timeoutMs, slots, slotBytes, maxDatagrams, meta);
+        // The native read writes where these say: checked here, before it runs, not trusted to the caller.
+        if (!slots.isDirect() || !meta.isDirect()) {
+            throw new IllegalArgumentException("the native read needs direct buffers");
+        }
+        if (slotBytes < MessageHeader.LENGTH || maxDatagrams < 1 || maxDatagrams > MAX_BATCH) {
+            throw new IllegalArgumentException("slots of " + slotBytes + " bytes, " + maxDatagrams
+                + " at a time (at least a header, 1.." + MAX_BATCH + ")");
+        }
+        if ((long) slotBytes * maxDatagrams > slots.capacity() || meta.capacity() < META_BUFFER_BYTES) {
+            throw new IllegalArgumentException(maxDatagrams + " slots of " + slotBytes + " bytes in "
+                + slots.capacity() + " bytes, records in " + meta.capacity() + " (need " + META_BUFFER_BYTES + ")");
+        }
+        int n = readStamped0(epfd, timeoutMs, slots, slotBytes, maxDatagrams, meta);
+        if (n > maxDatagrams) {
+            throw new IllegalStateException("the native read returned " + n + " datagrams for " + maxDatagrams
+                + " slots");
+        }
+        return n;
     }
 
     /** Sends {@code length} bytes at {@code offset} of {@code buffer} to the source of the record at {@code metaOffset}. */

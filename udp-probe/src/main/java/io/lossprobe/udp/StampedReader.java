@@ -208,7 +208,13 @@ final class StampedReader implements Runnable, Executor {
             // With UDP_GRO a slot holds the datagrams the kernel coalesced, each `segment` bytes but the last, all
             // with the one stamp of their arrival; else (segment 0) one datagram, an empty one too.
             int segment = meta.getInt(m + NativeUdp.META_SEGMENT);
-            if (segment <= 0 || segment > length) {
+            boolean truncated = segment == NativeUdp.SEGMENT_TRUNCATED || length > slotBytes;
+            if (truncated) {
+                // Cut to its slot (MSG_TRUNC), or a length the slot cannot hold: one datagram longer than any
+                // message, read no further than its slot's header.
+                length = slotBytes;
+                segment = length;
+            } else if (segment <= 0 || segment > length) {
                 segment = length;
             }
             int datagrams = segment == 0 ? 1 : (length + segment - 1) / segment;
@@ -226,7 +232,8 @@ final class StampedReader implements Runnable, Executor {
             int at = i * slotBytes;
             int off = 0;
             do {
-                deliverOne(s, at + off, Math.min(segment, length - off), arrivalNs, kernel, m);
+                deliverOne(s, at + off, truncated ? slotBytes + 1 : Math.min(segment, length - off), arrivalNs, kernel,
+                    m);
                 off += segment;
             } while (off < length);
             AtomicLong source = kernel ? stamped : unstamped;

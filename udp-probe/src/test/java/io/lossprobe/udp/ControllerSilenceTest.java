@@ -8,6 +8,8 @@ import io.lossprobe.control.ControlServer;
 import io.lossprobe.control.ServerLimits;
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.engine.SendSide;
+import io.lossprobe.core.engine.StepStart;
+import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import java.net.DatagramPacket;
@@ -65,7 +67,7 @@ class ControllerSilenceTest {
             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
             client.negotiate(plan, 99, Map.of());
             SendSide sender = client.sendSides().open(new UdpTransport(), plan, 99, client.dataKey(99), Map.of());
-            sender.beginStep(0, new long[] {2_000}, new int[] {4096}, SendFilter.NONE);
+            sender.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
             sender.start();
             sender.beginWindow();
             // A controller at work: it polls the sending, as the engine does, until 300 datagrams have arrived.
@@ -105,7 +107,7 @@ class ControllerSilenceTest {
              ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
             client.negotiate(plan, 98, Map.of());
             SendSide sender = client.sendSides().open(new UdpTransport(), plan, 98, client.dataKey(98), Map.of());
-            sender.beginStep(0, new long[] {2_000}, new int[] {4096}, SendFilter.NONE);
+            sender.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
             sender.beginWindow();
             sender.start();
             assertThat(sender.awaitDone(TimeUnit.SECONDS.toNanos(10))).as("the 300 ms step's sending ended").isTrue();

@@ -284,7 +284,7 @@ class UdpSystemTest extends TransportContractTest {
                     send.accept(message(MessageHeader.KIND_WARMUP, runId, step, 0, now - 60_000_000_000L, 7));
                     long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, 0);
                     long w1 = MessageHeader.word1(runId, step, 64);
-                    long genuine = key.tag(w0, w1, 3, now, now);
+                    long genuine = key.forPass("udp", 64).tag(w0, w1, 3, now, now); // the pass's own key
                     send.accept(message(MessageHeader.KIND_DATA, runId, step, 4, now, genuine)); // altered seq
                     send.accept(message(MessageHeader.KIND_DATA, runId, step, 3, now, genuine)); // replayed
                 }

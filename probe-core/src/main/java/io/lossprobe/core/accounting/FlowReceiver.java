@@ -141,7 +141,8 @@ public final class FlowReceiver {
      * <p>A message whose header does not parse as this run's and flow's (magic, version, run id, flow id, length)
      * is {@code corrupt}. One that parses but whose tag does not verify under the run's key was not sent by this
      * run's sender (forged, or modified on the way): it is {@code foreign}, never received, never answered, and
-     * it moves nothing (not the tracker's window, not the delay's baseline).
+     * it moves nothing (not the tracker's window, not the delay's baseline). The tag is checked before the bytes
+     * delivered and the sequence: a message of ours that arrived truncated is corrupt, a forged one foreign.
      *
      * @param length    bytes the transport actually delivered for this message
      * @param arrivalNs receive time on this host's {@link System#nanoTime()} clock, read by the receiving thread
@@ -163,13 +164,19 @@ public final class FlowReceiver {
     public boolean onMessage(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs, long tag,
                              int length, long arrivalNs, boolean kernelStamped) {
         if (!MessageHeader.isLossprobe(word0) || MessageHeader.runId(word1) != runId
-            || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength
-            || length != messageLength || sequence < 0) {
+            || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength) {
             corrupt++;
             return false;
         }
+        // The header parses as this flow's: only the tag tells whether our sender sent it. A message that says it is
+        // ours and arrived short (or long), or carries a sequence our sender never uses, is corrupt only when its tag
+        // proves it is ours; otherwise it is foreign (a spoofed short datagram is not a corrupted one of ours).
         if (!auth.verify(word0, word1, sequence, sendTimeNs, actualSendNs, tag)) {
             foreign++;
+            return false;
+        }
+        if (length != messageLength || sequence < 0) {
+            corrupt++;
             return false;
         }
         int kind = MessageHeader.kind(word0);

@@ -151,7 +151,9 @@ public final class RunEngine {
     private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
         int step = firstStep;
         int passStart = record.steps();
-        try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, auth, options)) {
+        // Each pass tags under a key of its own (the header names neither transport nor size), as the server does.
+        MessageAuth passKey = auth.forPass(transport.name(), pass.messageSize());
+        try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, passKey, options)) {
             for (ReceiveSide receiver : sides.receivers()) {
                 record.environment(transport.name(), receiver.environment());
             }

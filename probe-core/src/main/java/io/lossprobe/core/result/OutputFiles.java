@@ -15,7 +15,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -179,7 +182,7 @@ public final class OutputFiles {
                 writeFully(ch, bytes);
                 ch.force(false); // the data is on disk before the name points at it (a crash leaves old or new)
             }
-            makeWorldReadable(tmp);
+            setPermissions(tmp, permissionsFor(file));
             try {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
@@ -202,7 +205,9 @@ public final class OutputFiles {
             ThreadLocalRandom.current().nextBytes(random);
             Path tmp = dir.resolve(base + HexFormat.of().formatHex(random) + TMP_SUFFIX);
             try {
-                FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+                // Owner-only until it is whole and given its permissions: the data is never readable wider.
+                FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))).close();
                 return tmp;
             } catch (FileAlreadyExistsException e) {
                 if (attempt >= 16) {
@@ -212,12 +217,34 @@ public final class OutputFiles {
         }
     }
 
-    /** 0644 whatever the umask: readers (node_exporter, a web server) often run as another user. */
-    private static void makeWorldReadable(Path tmp) throws IOException {
+    private static final Set<PosixFilePermission> DEFAULT_PERMISSIONS = PosixFilePermissions.fromString("rw-r--r--");
+
+    /**
+     * A new file is 0644 whatever the umask: readers (node_exporter, a web server) often run as another user. A file
+     * that replaces a regular file keeps that file's permissions where they are stricter (0644 and the old ones
+     * together): a results file someone made 0600 is not widened to 0644 by the next write.
+     */
+    private static Set<PosixFilePermission> permissionsFor(Path file) throws IOException {
+        PosixFileAttributes old;
+        try {
+            old = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException | UnsupportedOperationException e) {
+            return DEFAULT_PERMISSIONS;
+        }
+        if (!old.isRegularFile()) {
+            return DEFAULT_PERMISSIONS; // a link is replaced, not its target's permissions inherited
+        }
+        Set<PosixFilePermission> kept = EnumSet.noneOf(PosixFilePermission.class);
+        kept.addAll(old.permissions());
+        kept.retainAll(DEFAULT_PERMISSIONS);
+        return kept;
+    }
+
+    private static void setPermissions(Path tmp, Set<PosixFilePermission> permissions) throws IOException {
         PosixFileAttributeView view = Files.getFileAttributeView(tmp, PosixFileAttributeView.class,
             LinkOption.NOFOLLOW_LINKS);
         if (view != null) {
-            view.setPermissions(PosixFilePermissions.fromString("rw-r--r--"));
+            view.setPermissions(permissions);
         }
     }
 

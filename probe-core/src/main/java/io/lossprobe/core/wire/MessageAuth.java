@@ -43,12 +43,47 @@ public final class MessageAuth {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(sessionKey, "HmacSHA256"));
             mac.update("lossprobe data key v1".getBytes(StandardCharsets.US_ASCII));
-            mac.update(new byte[] {(byte) (runId >>> 24), (byte) (runId >>> 16), (byte) (runId >>> 8),
-                (byte) runId});
+            mac.update(bigEndian(runId));
             byte[] out = mac.doFinal();
             return new MessageAuth(littleEndian(out, 0), littleEndian(out, 8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+
+    /**
+     * The key of one pass of the run (one transport at one message size): HMAC-SHA256 keyed with this run key,
+     * over a label, the transport's name and the size, first 16 bytes. The header names neither, so every pass
+     * tags its messages under its own key: a message of the UDP pass replayed into the same step, flow and sequence
+     * of the TCP or Aeron pass (or of another size's pass) fails the tag there and is foreign, never counted as
+     * received. Both ends derive it from the run's key, which never travels.
+     */
+    public MessageAuth forPass(String transport, int messageSize) {
+        try {
+            byte[] key = new byte[16];
+            putLittleEndian(key, 0, k0);
+            putLittleEndian(key, 8, k1);
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.update("lossprobe pass key v1".getBytes(StandardCharsets.US_ASCII));
+            byte[] name = transport.getBytes(StandardCharsets.UTF_8);
+            mac.update(bigEndian(name.length));
+            mac.update(name);
+            mac.update(bigEndian(messageSize));
+            byte[] out = mac.doFinal();
+            return new MessageAuth(littleEndian(out, 0), littleEndian(out, 8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+
+    private static byte[] bigEndian(int v) {
+        return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+    }
+
+    private static void putLittleEndian(byte[] b, int at, long v) {
+        for (int i = 0; i < 8; i++) {
+            b[at + i] = (byte) (v >>> (8 * i));
         }
     }
 

@@ -136,6 +136,27 @@ class FlowReceiverTest {
     }
 
     /** Transit leaves the sender's lag out: the actual send time, not the intended one, is its start. */
+    /**
+     * A datagram with a header that parses as this flow's but arrives short (or long), or with a negative sequence,
+     * is corrupt only when its tag proves our sender sent it: spoofed ones were counted corrupt before the tag was
+     * looked at, so a forger could make a clean path look like one that damages packets.
+     */
+    @Test
+    void aShortOrOddMessageIsCorruptOnlyWhenItsTagIsOurs() {
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        long w1 = MessageHeader.word1(RUN, 1, SIZE);
+        flow.onMessage(w0, w1, 5, 1_000, 1_000, 0xbad, SIZE - 1, 2_000);           // spoofed, short
+        flow.onMessage(w0, w1, 5, 1_000, 1_000, 0xbad, MessageHeader.LENGTH, 2_000); // spoofed, header only
+        flow.onMessage(w0, w1, 5, 1_000, 1_000, 0xbad, SIZE + 9, 2_000);           // spoofed, padded
+        flow.onMessage(w0, w1, -7, 1_000, 1_000, 0xbad, SIZE, 2_000);              // spoofed, negative sequence
+        send(w0, w1, 6, 1_000, SIZE - 1, 2_000);                                    // ours, truncated
+        send(w0, w1, -7, 1_000, SIZE, 2_000);                                       // ours (a sender bug), negative
+        FlowReceiver.Summary s = flow.closeStep(1);
+        assertThat(s.foreign()).isEqualTo(4);
+        assertThat(s.corrupt()).isEqualTo(2);
+        assertThat(s.received()).isZero();
+    }
+
     @Test
     void transitIsFromTheActualSendTimeAndDelayFromTheIntendedOne() {
         long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);

@@ -31,6 +31,27 @@ class OutputFilesTest {
         }
     }
 
+    /**
+     * Replacing a file keeps its permissions where they are stricter than 0644: a results file or textfile someone
+     * made 0600 (it names hosts) was widened to 0644 by the next run's write. A new file is 0644; 0664 is not kept
+     * wider than 0644.
+     */
+    @Test
+    void aReplacedFileKeepsItsStricterPermissions(@TempDir Path dir) throws IOException {
+        String[][] cases = {{"rw-------", "rw-------"}, {"rw-r-----", "rw-r-----"}, {"rw-rw-rw-", "rw-r--r--"},
+            {"r--------", "r--------"}};
+        for (String[] c : cases) {
+            Path file = Files.writeString(dir.resolve(c[0] + ".json"), "old");
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(c[0]));
+            OutputFiles.write(file, JSON);
+            assertThat(file).hasBinaryContent(JSON);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(c[0]).isEqualTo(c[1]);
+        }
+        Path fresh = dir.resolve("new.json");
+        OutputFiles.write(fresh, JSON);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh))).isEqualTo("rw-r--r--");
+    }
+
     @Test
     void aLinkPlantedAtThePathIsReplacedNotFollowed(@TempDir Path dir) throws IOException {
         Path victim = Files.writeString(dir.resolve("victim"), "precious");

@@ -58,4 +58,25 @@ class MessageAuthTest {
         tags.add(MessageAuth.derive(session, 7).tag(1, 2, 3, 4, 5));
         assertThat(tags).hasSize(3);
     }
+
+    /**
+     * The header names neither transport nor size: the pass key is what binds a message to its pass. A message
+     * tagged in the UDP pass must not verify as the same step, flow and sequence of the TCP or Aeron pass, nor of
+     * another size's UDP pass; and both ends, deriving from the same run key, agree on each pass's key.
+     */
+    @Test
+    void aMessageOfOnePassDoesNotVerifyInAnother() {
+        byte[] session = "both ends derive this from the handshake".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MessageAuth run = MessageAuth.derive(session, 7);
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, 3);
+        long w1 = MessageHeader.word1(7, 2, 64);
+        long tag = run.forPass("udp", 64).tag(w0, w1, 99, 1_000, 1_001);
+        assertThat(MessageAuth.derive(session.clone(), 7).forPass("udp", 64).verify(w0, w1, 99, 1_000, 1_001, tag))
+            .isTrue();
+        for (String other : new String[] {"tcp", "aeron", "ud", "udpp"}) {
+            assertThat(run.forPass(other, 64).verify(w0, w1, 99, 1_000, 1_001, tag)).as(other).isFalse();
+        }
+        assertThat(run.forPass("udp", 1024).verify(w0, w1, 99, 1_000, 1_001, tag)).isFalse();
+        assertThat(run.verify(w0, w1, 99, 1_000, 1_001, tag)).as("the run key itself").isFalse();
+    }
 }
