@@ -72,7 +72,8 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
-                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy,
+                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign,
+                        LoopErrors errors, BusyPoll busy,
                         long groMessagesMax, boolean groOn, int groAutoFlows, long minCycleNs) {
         this.busy = busy;
         this.groMessagesMax = groMessagesMax;
@@ -303,7 +304,8 @@ final class UdpReceiver implements ReceiverEndpoint {
         return Math.min(flows, wanted);
     }
 
-    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs native epoll. */
+    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs
+     * native epoll. */
     static String groOption(NettyIo io, String option) {
         String o = switch (option.toLowerCase(java.util.Locale.ROOT)) {
             case "on", "true" -> "on";
