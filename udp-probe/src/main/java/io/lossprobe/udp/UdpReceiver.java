@@ -288,9 +288,9 @@ final class UdpReceiver implements ReceiverEndpoint {
     /**
      * {@code udp.rxThreads}: receiving threads, flows spread over them; {@code auto} is half the cores, at least
      * two (in the precision mode, where each spins: half of the cores the sender leaves, at least one). Measured on
-     * 2 cores (docs/performance.md): with one receiving thread a sender at full speed takes a core and overruns it;
-     * with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the max level,
-     * with almost no socket drops.
+     * 2 cores (the dated runs in docs/benchmarks/): with one receiving thread a sender at full speed takes a core and
+     * overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the
+     * max level, with almost no socket drops.
      */
     static int receiveThreads(int flows, String option, boolean precision) {
         int cores = Runtime.getRuntime().availableProcessors();
