@@ -78,7 +78,8 @@ final class AeronReceiver implements ReceiverEndpoint {
         // aligned to 32 bytes, which turns the loss report's bytes back into messages.
         this.frameLength = BitUtil.align(io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH + messageSize,
             io.aeron.logbuffer.FrameDescriptor.FRAME_ALIGNMENT);
-        this.unfragmented = messageSize <= driver.options().mtuBytes() - io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH;
+        this.unfragmented = messageSize <= driver.options().mtuBytes()
+                - io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH;
         this.runner = new AgentRunner(AeronDriver.networkIdle(), poller::onError, null, poller);
         ReceivePoller.start(runner);
     }
@@ -202,7 +203,8 @@ final class AeronReceiver implements ReceiverEndpoint {
         lossObservationsAtStart = report.observations();
     }
 
-    /** A session belongs to this run when it is one of the subscription's images (an external driver may carry others). */
+    /** A session belongs to this run when it is one of the subscription's images (an external driver may carry
+     * others). */
     private boolean ours(int flow, int sessionId) {
         List<Image> images = subscriptions[flow].images();
         for (int i = 0; i < images.size(); i++) {

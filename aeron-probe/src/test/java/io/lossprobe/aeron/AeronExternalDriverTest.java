@@ -28,7 +28,8 @@ class AeronExternalDriverTest {
             .dirDeleteOnStart(true).dirDeleteOnShutdown(true).threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(new BackoffIdleStrategy(10, 20, 1_000, 100_000)))) {
             RunResult result = AeronRuns.run(new AeronTransport(), AeronRuns.plan(4, 43500, List.of("2k"), 500),
-                Map.of(AeronOptions.DIR_OPTION.key(), aeronDir, AeronOptions.TERM_LENGTH_OPTION.key(), "256k"), StepHooks.NONE);
+                Map.of(AeronOptions.DIR_OPTION.key(), aeronDir, AeronOptions.TERM_LENGTH_OPTION.key(), "256k"),
+                StepHooks.NONE);
 
             StepResult step = result.steps().get(0);
             assertThat(step.counts().sent()).isEqualTo(1000);

@@ -76,7 +76,8 @@ class AeronLossTest {
         assertThat(counters.get("aeron.naksSent")).isZero();
         assertThat(counters.get("aeron.retransmitsSent")).isZero();
         // Every gap the receiver filled is one run of consecutive lost messages (RFC 3357 loss period).
-        assertThat(counters.get("aeron.lossGapFills")).as("gap fills vs loss events").isEqualTo(step.counts().lossEvents());
+        assertThat(counters.get("aeron.lossGapFills")).as("gap fills vs loss events")
+                .isEqualTo(step.counts().lossEvents());
         // The loss report's bytes, in frames of one message each, are exactly the messages lost.
         assertThat(counters.get("aeron.lossReportFrames")).as("loss-report frames vs lost")
             .isEqualTo(step.counts().lost());

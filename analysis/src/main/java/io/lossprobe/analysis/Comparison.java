@@ -82,17 +82,20 @@ public final class Comparison {
     public static List<Regression> regressions(StepMetrics a, StepMetrics b, Tolerance t) {
         List<Regression> found = new ArrayList<>();
         if (b.lossPercent() - a.lossPercent() > t.lossPercentPoints()) {
-            found.add(new Regression("lossPercent", String.format(java.util.Locale.ROOT, "loss %% up %.4f -> %.4f (tolerance +%s points)",
+            found.add(new Regression("lossPercent",
+                    String.format(java.util.Locale.ROOT, "loss %% up %.4f -> %.4f (tolerance +%s points)",
                 a.lossPercent(), b.lossPercent(), Fmt.num(t.lossPercentPoints(), 3))));
         }
         if (a.achievedRate() > 0 && 100.0 * (a.achievedRate() - b.achievedRate()) / a.achievedRate()
             > t.achievedPercent()) {
-            found.add(new Regression("achievedRate", String.format(java.util.Locale.ROOT, "achieved down %.0f -> %.0f msg/s (tolerance -%s%%)",
+            found.add(new Regression("achievedRate",
+                    String.format(java.util.Locale.ROOT, "achieved down %.0f -> %.0f msg/s (tolerance -%s%%)",
                 a.achievedRate(), b.achievedRate(), Fmt.num(t.achievedPercent(), 1))));
         }
         if (!Double.isNaN(a.p99DelayMs()) && !Double.isNaN(b.p99DelayMs()) && a.p99DelayMs() > 0
             && 100.0 * (b.p99DelayMs() - a.p99DelayMs()) / a.p99DelayMs() > t.p99Percent()) {
-            found.add(new Regression("p99DelayMs", String.format(java.util.Locale.ROOT, "p99 up %.3f -> %.3f ms (tolerance +%s%%)",
+            found.add(new Regression("p99DelayMs",
+                    String.format(java.util.Locale.ROOT, "p99 up %.3f -> %.3f ms (tolerance +%s%%)",
                 a.p99DelayMs(), b.p99DelayMs(), Fmt.num(t.p99Percent(), 1))));
         }
         return found;

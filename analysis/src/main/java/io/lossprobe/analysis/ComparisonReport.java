@@ -140,7 +140,8 @@ public final class ComparisonReport {
         }
         diff.environment().forEach(d -> sb.append("Note: ").append(md(d)).append("  \n"));
         sb.append("\n| transport | level | loss % A | loss % B | delta (points) | recv/s A | recv/s B | delta % "
-            + "| p99 ms A | p99 ms B | delta % | verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            + "| p99 ms A | p99 ms B | delta % | verdict |\n"
+            + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Comparison.Row r : comparison.rows()) {
             StepMetrics ma = r.a();
             StepMetrics mb = r.b();
@@ -247,7 +248,8 @@ public final class ComparisonReport {
         List<StepMetrics> ma = StepMetrics.all(a.run());
         List<StepMetrics> mb = StepMetrics.all(b.run());
         StringBuilder sb = new StringBuilder(128 * 1024);
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>lossprobe compare</title>\n")
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
+            .append("<title>lossprobe compare</title>\n")
             .append("<style>").append(HtmlReport.STYLE).append("</style></head><body>\n<h1>lossprobe compare</h1>\n")
             .append("<p class=\"meta\"><b>A</b>: ").append(Fmt.html(describe(a))).append("<br><b>B</b>: ")
             .append(Fmt.html(describe(b))).append("</p>\n");

@@ -15,7 +15,8 @@ public final class JUnitXml {
     public static String render(CheckReport report) {
         StringBuilder sb = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         sb.append("<testsuite name=\"lossprobe check\" tests=\"").append(report.evaluations().size())
-            .append("\" failures=\"").append(report.failures().size()).append("\" errors=\"0\" skipped=\"0\" timestamp=\"")
+            .append("\" failures=\"").append(report.failures().size())
+            .append("\" errors=\"0\" skipped=\"0\" timestamp=\"")
             .append(Fmt.xml(String.valueOf(report.run().run().startedAt()))).append("\">\n");
         for (CheckReport.Evaluation e : report.evaluations()) {
             sb.append("  <testcase classname=\"lossprobe.").append(Fmt.xml(e.transport())).append('.')

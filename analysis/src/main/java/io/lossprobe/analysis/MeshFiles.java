@@ -6,7 +6,6 @@ import io.lossprobe.core.result.JsonProblems;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -94,7 +94,8 @@ public final class MeshPrometheus {
 
     /** Writes the file atomically (the textfile collector never reads half of it). */
     public static void write(Path file, MeshResult mesh, Optional<MeshCheck.Outcome> check) throws IOException {
-        io.lossprobe.core.result.ResultFiles.writeAtomically(file, render(mesh, check).getBytes(StandardCharsets.UTF_8));
+        io.lossprobe.core.result.ResultFiles.writeAtomically(file,
+                render(mesh, check).getBytes(StandardCharsets.UTF_8));
     }
 
     private static double epochSeconds(String iso) {

@@ -102,7 +102,8 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
 
     /**
      * The messages a step's repair counters (NAKs, retransmits) are counted over: Aeron reads its driver's counters
-     * over the whole step (warm-up, window and drain: the only moments when no NAK is in flight), and counts the messages its
+     * over the whole step (warm-up, window and drain: the only moments when no NAK is in flight), and counts the
+     * messages its
      * publications accepted over the same span; other transports' repair counters cover the window.
      */
     private static long repairSpan(StepResult s, long windowSent) {

@@ -38,7 +38,8 @@ class HtmlReportTest {
             .contains("udp: no loss up to 10k; loss from 50k (1.2 %): the knee is between 10k and 50k");
         // The loss curve: a tick label per level, and the values on hover.
         String svg = page.substring(curve, table);
-        assertThat(svg).contains(">10k</text>", ">50k</text>").contains("<title>udp 50k: loss 1.2 % (600 of 50,000 lost)");
+        assertThat(svg).contains(">10k</text>", ">50k</text>")
+                .contains("<title>udp 50k: loss 1.2 % (600 of 50,000 lost)");
     }
 
     @Test
@@ -96,7 +97,8 @@ class HtmlReportTest {
         ObjectNode some = Fixtures.threeTransports();
         ((ObjectNode) some.withArray("steps").get(3).get("transportCounters")).put("tcp.totalRetrans", 25);
         String withRetransmits = HtmlReport.render(List.of(Fixtures.load(dir, "s.json", some)), m -> { });
-        assertThat(withRetransmits).contains("id=\"chart-retransmits\"").contains("tcp: 25 retransmits over all levels");
+        assertThat(withRetransmits).contains("id=\"chart-retransmits\"")
+                .contains("tcp: 25 retransmits over all levels");
     }
 
     @Test
@@ -123,7 +125,8 @@ class HtmlReportTest {
         String page = HtmlReport.render(List.of(r), m -> { });
         assertThat(page).contains("between this host and <b>server.example</b> (forward)")
             .contains("(+-0.052 ms clock bound)")
-            .contains("Between hosts: every value is true to +-0.052 ms (the clock offset&apos;s bound, grey around p50)")
+            .contains("Between hosts: every value is true to +-0.052 ms "
+                + "(the clock offset&apos;s bound, grey around p50)")
             .contains("Between hosts: every value is true to +-0.052 ms (the clock offset&apos;s bound)</text>");
         assertThat(SummaryTable.of(List.of(r)).csv()).contains("delay_uncertainty_ms").contains(",0.052,");
     }

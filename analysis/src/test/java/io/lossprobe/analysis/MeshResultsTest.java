@@ -135,7 +135,8 @@ class MeshResultsTest {
 
     @Test
     void thePolicyHoldsPerPairAndAPairThatDidNotRunFails() throws Exception {
-        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"), "{\"defaults\":{\"maxLossPercent\":0.1}}"));
+        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"),
+                "{\"defaults\":{\"maxLossPercent\":0.1}}"));
         MeshCheck.Outcome outcome = new MeshCheck(policy).check(MeshFiles.readAll(shares()));
         assertThat(outcome.passed()).isFalse();
         assertThat(outcome.failures()).extracting(MeshCheck.PairCheck::label)
@@ -148,7 +149,8 @@ class MeshResultsTest {
 
     @Test
     void prometheusSeriesCarrySourceAndTargetAndPassPromtool() throws Exception {
-        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"), "{\"defaults\":{\"maxLossPercent\":0.1}}"));
+        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"),
+                "{\"defaults\":{\"maxLossPercent\":0.1}}"));
         MeshResult mesh = MeshFiles.readAll(shares());
         Path prom = dir.resolve("mesh.prom");
         MeshPrometheus.write(prom, mesh, Optional.of(new MeshCheck(policy).check(mesh)));

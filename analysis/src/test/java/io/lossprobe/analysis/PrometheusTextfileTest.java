@@ -34,7 +34,8 @@ class PrometheusTextfileTest {
     @Test
     void aCheckedRunPassesPromtoolWithGaugesNamedForWhatTheyAre() throws Exception {
         assumeTrue(Files.isExecutable(PROMTOOL), "promtool not installed (apt-get install prometheus)");
-        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"), "{\"defaults\":{\"maxLossPercent\":0.1}}"));
+        Policy policy = Policy.read(Files.writeString(dir.resolve("p.json"),
+                "{\"defaults\":{\"maxLossPercent\":0.1}}"));
         LoadedResult run = Fixtures.load(dir, "r.json", Fixtures.withStep(1, s -> {
             Fixtures.lose(s, 700);
             s.with("transportCounters").put("retransmitsSent", 3).put("naksSent", 4);

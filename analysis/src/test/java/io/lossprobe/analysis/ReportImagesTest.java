@@ -97,8 +97,10 @@ class ReportImagesTest {
 
     /** One chart alone, at its own size. */
     private void save(Chromium chromium, ChartParts.Figure f, Path png) throws Exception {
-        Path html = Files.writeString(dir.resolve(f.id() + ".html"), "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
-            + "<style>body{margin:0}figure{margin:0}</style></head><body>" + ChartSvg.figure(f, f.id()) + "</body></html>");
+        Path html = Files.writeString(dir.resolve(f.id() + ".html"),
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+            + "<style>body{margin:0}figure{margin:0}</style></head><body>" + ChartSvg.figure(f, f.id())
+            + "</body></html>");
         chromium.screenshot(html, png, f.width(), f.height());
     }
 }

@@ -35,7 +35,8 @@ class SummaryTableTest {
 
     @Test
     void aStepWithoutDelayShowsADashNotZeroAndAnEmptyCsvCell() {
-        SummaryTable t = SummaryTable.of(List.of(Fixtures.load(dir, "r.json", Fixtures.withStep(1, Fixtures::noDelay))));
+        SummaryTable t = SummaryTable.of(List.of(Fixtures.load(dir, "r.json",
+                Fixtures.withStep(1, Fixtures::noDelay))));
         List<String> md = t.markdown().lines().toList();
         List<String> header = cells(md.get(0));
         int mean = header.indexOf("mean ms");

@@ -79,7 +79,8 @@ public class DeliveryPathBenchmark extends HotPathBenchmark {
             default -> Map.of();
         };
         Transport transport = Transports.available().get(transportName);
-        Plan plan = new Plan(List.of(transportName), flows, BASE_PORT, List.of(io.lossprobe.core.plan.Level.parse("1k")),
+        Plan plan = new Plan(List.of(transportName), flows, BASE_PORT,
+                List.of(io.lossprobe.core.plan.Level.parse("1k")),
             TimeUnit.SECONDS.toNanos(1), 0, TimeUnit.SECONDS.toNanos(1), SIZE, "127.0.0.1");
         auth = MessageAuth.random();
         accounting = new FlowReceiver[flows];

@@ -111,7 +111,8 @@ final class Codec {
     /** Jackson's first line, or a record's own check, as safe peer text; the type name for an unknown message. */
     private static String reason(Exception e) {
         if (e instanceof InvalidTypeIdException t) {
-            return t.getTypeId() == null ? "no message type" : "unknown message type '" + PeerText.clean(t.getTypeId()) + "'";
+            return t.getTypeId() == null ? "no message type" : "unknown message type '"
+                    + PeerText.clean(t.getTypeId()) + "'";
         }
         if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
             return "unknown field '" + PeerText.clean(u.getPropertyName()) + "'";

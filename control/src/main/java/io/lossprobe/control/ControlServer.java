@@ -154,7 +154,8 @@ public final class ControlServer implements AutoCloseable {
             }
             byte[] sessionKey;
             try {
-                sessionKey = handshake(channel, acceptedNs + TimeUnit.MILLISECONDS.toNanos(limits.handshakeTimeoutMs()));
+                sessionKey = handshake(channel,
+                        acceptedNs + TimeUnit.MILLISECONDS.toNanos(limits.handshakeTimeoutMs()));
             } catch (IOException e) {
                 preAuthFailure(channel, peer, ticket.evicted
                     ? new java.io.EOFException("closed to make room for a newer unauthenticated connection") : e);

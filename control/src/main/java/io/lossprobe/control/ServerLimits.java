@@ -160,7 +160,8 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
         }
         if (windowBytes + transportBytes > maxMemoryBytes) {
             return "the plan needs " + mib(windowBytes + transportBytes) + " on this host (sequence windows "
-                + mib(windowBytes) + " with the intervals' histograms, transport buffers " + mib(transportBytes) + "), beyond this server's limit of "
+                + mib(windowBytes) + " with the intervals' histograms, transport buffers " + mib(transportBytes)
+                + "), beyond this server's limit of "
                 + mib(maxMemoryBytes);
         }
         return null;

@@ -6,7 +6,6 @@ import io.lossprobe.core.plan.Plan;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Measures clock-offset estimates against a real server on loopback (same host, so the true offset is 0): per

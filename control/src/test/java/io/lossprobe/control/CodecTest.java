@@ -68,9 +68,11 @@ class CodecTest {
         assertThat(f.message()).isEqualTo("a?]0;x?b?c");
         assertThatThrownBy(() -> new Reply.Ready(Map.of("bad\u001b[2Jkey", 1L))).hasMessageContaining("environment");
         assertThat(new Reply.Ready(Map.of("a key with spaces", 1L)).environment()).containsKey("a key with spaces");
-        assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null, null, null).notes())
+        assertThat(new Reply.StepResult(List.of(), Map.of(), Map.of(), List.of("x\u001b[2Jy"), null,
+                null, null).notes())
             .containsExactly("x?[2Jy");
-        assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null,
+        assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "",
+                null, "", null,
             "", 0, 0, 0, null)).hasMessageContaining("at least 0");
     }
 

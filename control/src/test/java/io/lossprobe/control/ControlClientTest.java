@@ -62,7 +62,8 @@ class ControlClientTest {
     void aServerWithoutTheSecretGetsNothingToAttack() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<List<JsonNode>> frames = fakeServer(listener,
-                "{\"type\":\"challenge\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce() + "\",\"proof\":\""
+                "{\"type\":\"challenge\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + Auth.nonce()
+                        + "\",\"proof\":\""
                     + Auth.nonce() + "\"}");
             assertThatThrownBy(() -> ControlClient.connect("127.0.0.1", listener.getLocalPort(), AUTH, 5_000))
                 .hasMessageContaining("could not prove it knows the secret")

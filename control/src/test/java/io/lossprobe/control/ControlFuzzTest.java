@@ -55,7 +55,8 @@ class ControlFuzzTest {
     private static final long SEED = Long.getLong("lossprobe.fuzz.seed", System.nanoTime());
     private static final long BUDGET_NS = TimeUnit.SECONDS.toNanos(Long.getLong("lossprobe.fuzz.seconds", 20));
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final String[] TYPES = {"hello", "auth", "plan", "open", "begin-step", "count-intervals", "begin-window", "progress",
+    private static final String[] TYPES = {"hello", "auth", "plan", "open", "begin-step", "count-intervals",
+            "begin-window", "progress",
         "close-step", "late", "close", "open-sender", "send-begin", "send-start", "send-window", "send-progress",
         "send-abort", "send-result", "clock", "bye", "welcome", "error", "step-result", "no-such"};
     private static final String[] FIELDS = {"type", "version", "nonce", "proof", "runId", "plan", "transport", "step",

@@ -83,7 +83,8 @@ class ControlServerHostileInputTest {
                 long start = System.nanoTime();
                 new DataOutputStream(c.socket.getOutputStream()).writeInt(length);
                 assertThat(c.drain()).as("length %d", length).contains("frame length " + length + " outside 1..4096");
-                assertThat(System.nanoTime() - start).as("refused at once").isLessThan(TimeUnit.MILLISECONDS.toNanos(800));
+                assertThat(System.nanoTime() - start).as("refused at once")
+                        .isLessThan(TimeUnit.MILLISECONDS.toNanos(800));
             }
         }
         // After the handshake the cap is 4 MiB of JSON (plus the MAC).
@@ -105,7 +106,8 @@ class ControlServerHostileInputTest {
             "{\"type\":\"hello\",\"version\":" + Codec.VERSION + "}",
             "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"short\"}",
             "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\",\"extra\":1}",
-            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\",\"nonce\":\"" + nonce + "\"}",
+            "{\"type\":\"hello\",\"version\":" + Codec.VERSION + ",\"nonce\":\"" + nonce + "\",\"nonce\":\""
+                    + nonce + "\"}",
             "{\"type\":42,\"version\":" + Codec.VERSION + "}",
             "{\"type\":\"no-such-type\",\"version\":" + Codec.VERSION + "}",
             "[1,2,3]",
@@ -131,7 +133,8 @@ class ControlServerHostileInputTest {
             assertThat(reply.get("type").asText()).isEqualTo("error");
             assertThat(reply.get("version").asInt()).isEqualTo(1);
             assertThat(reply.get("message").asText())
-                .isEqualTo("this server speaks control protocol " + Codec.VERSION + ", the controller 1: run the same lossprobe "
+                .isEqualTo("this server speaks control protocol " + Codec.VERSION
+                        + ", the controller 1: run the same lossprobe "
                     + "version on both hosts");
         }
     }
@@ -330,7 +333,8 @@ class ControlServerHostileInputTest {
             new java.util.concurrent.atomic.AtomicReference<>();
 
         @Override
-        public io.lossprobe.core.transport.ReceiverEndpoint openReceiver(io.lossprobe.core.transport.ReceiverSpec spec) {
+        public io.lossprobe.core.transport.ReceiverEndpoint openReceiver(
+                io.lossprobe.core.transport.ReceiverSpec spec) {
             opened.set(spec);
             throw new UnsupportedOperationException("recorded, not opened");
         }

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** What the control plane's tests share: a secret, limits that keep tests short, plans, and transports that move nothing. */
+/** What the control plane's tests share: a secret, limits that keep tests short, plans, and transports that move
+ * nothing. */
 final class ControlTesting {
     static final Auth AUTH = Auth.ofSecret("correct horse battery staple");
     /** Short timeouts so tests that wait for them stay short; room for several sessions. */

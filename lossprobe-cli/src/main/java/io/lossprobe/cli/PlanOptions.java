@@ -26,7 +26,8 @@ final class PlanOptions {
         description = "Transports to run, in order (udp,tcp,aeron). Default: all available.")
     List<String> transports;
 
-    @Option(names = "--ports", defaultValue = "48", paramLabel = "N", description = "Flows (port pairs). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--ports", defaultValue = "48", paramLabel = "N",
+            description = "Flows (port pairs). Default: ${DEFAULT-VALUE}.")
     int ports;
 
     @Option(names = "--base-port", defaultValue = "40000", paramLabel = "PORT",
@@ -34,7 +35,8 @@ final class PlanOptions {
     int basePort;
 
     @Option(names = "--levels", defaultValue = "30k,100k,1M", paramLabel = "RATES",
-        description = "Target rates in messages/s over all flows, comma-separated: 30k, 2.5M, max. Default: ${DEFAULT-VALUE}.")
+        description = "Target rates in messages/s over all flows, comma-separated: 30k, 2.5M, max. "
+            + "Default: ${DEFAULT-VALUE}.")
     String levels;
 
     @Option(names = "--duration", defaultValue = "3s", paramLabel = "TIME",
@@ -46,17 +48,20 @@ final class PlanOptions {
     String warmup;
 
     @Option(names = "--drain", defaultValue = "1s", paramLabel = "TIME",
-        description = "Tmax: how long to wait for stragglers after the window; later arrivals are late. Default: ${DEFAULT-VALUE}.")
+        description = "Tmax: how long to wait for stragglers after the window; later arrivals are late. "
+            + "Default: ${DEFAULT-VALUE}.")
     String drain;
 
     @Option(names = "--size", defaultValue = "64", paramLabel = "BYTES",
         description = "Message size including the 48-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
     String size;
 
-    @Option(names = "--rcvbuf", paramLabel = "BYTES", description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
+    @Option(names = "--rcvbuf", paramLabel = "BYTES",
+            description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
     String rcvbuf;
 
-    @Option(names = "--sndbuf", paramLabel = "BYTES", description = "Send socket buffer to request (capped by net.core.wmem_max). Default: 4MiB.")
+    @Option(names = "--sndbuf", paramLabel = "BYTES",
+            description = "Send socket buffer to request (capped by net.core.wmem_max). Default: 4MiB.")
     String sndbuf;
 
     @Option(names = "--udp-io", defaultValue = "auto", paramLabel = "IO",
@@ -65,8 +70,8 @@ final class PlanOptions {
 
     @Option(names = "--timing", paramLabel = "MODE",
         description = "default (threads sleep between events: modest CPU) or precision (the send loop spins the last "
-            + "stretch to each intended time and receiving threads busy-poll, with kernel receive timestamps where available: a core "
-            + "each while a step runs; UDP). Default: default.")
+            + "stretch to each intended time and receiving threads busy-poll, with kernel receive timestamps where "
+            + "available: a core each while a step runs; UDP). Default: default.")
     String timing;
 
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",

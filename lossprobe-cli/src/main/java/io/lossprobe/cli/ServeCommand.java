@@ -36,16 +36,20 @@ public final class ServeCommand extends Subcommand {
         description = "Highest level a controller may ask for. Default: ${DEFAULT-VALUE}.")
     String maxRate;
 
-    @Option(names = "--max-ports", defaultValue = "" + ServerLimits.DEFAULT_PORTS, paramLabel = "N", description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-ports", defaultValue = "" + ServerLimits.DEFAULT_PORTS, paramLabel = "N",
+            description = "Most flows per session. Default: ${DEFAULT-VALUE}.")
     int maxPorts;
 
-    @Option(names = "--max-duration", defaultValue = ServerLimits.DEFAULT_DURATION, paramLabel = "TIME", description = "Longest step. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-duration", defaultValue = ServerLimits.DEFAULT_DURATION, paramLabel = "TIME",
+            description = "Longest step. Default: ${DEFAULT-VALUE}.")
     String maxDuration;
 
-    @Option(names = "--max-sessions", defaultValue = "" + ServerLimits.DEFAULT_SESSIONS, paramLabel = "N", description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-sessions", defaultValue = "" + ServerLimits.DEFAULT_SESSIONS, paramLabel = "N",
+            description = "Concurrent controllers. Default: ${DEFAULT-VALUE}.")
     int maxSessions;
 
-    @Option(names = "--max-levels", defaultValue = "" + ServerLimits.DEFAULT_LEVELS, paramLabel = "N", description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--max-levels", defaultValue = "" + ServerLimits.DEFAULT_LEVELS, paramLabel = "N",
+            description = "Most levels in a plan. Default: ${DEFAULT-VALUE}.")
     int maxLevels;
 
     @Option(names = "--max-total-duration", defaultValue = ServerLimits.DEFAULT_TOTAL_DURATION, paramLabel = "TIME",
@@ -66,7 +70,8 @@ public final class ServeCommand extends Subcommand {
             + "Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticated;
 
-    @Option(names = "--max-unauthenticated-per-address", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_PER_ADDRESS, paramLabel = "N",
+    @Option(names = "--max-unauthenticated-per-address", defaultValue = "" + ServerLimits.DEFAULT_PRE_AUTH_PER_ADDRESS,
+            paramLabel = "N",
         description = "The same, from one address. Default: ${DEFAULT-VALUE}.")
     int maxUnauthenticatedPerAddress;
 

@@ -77,7 +77,8 @@ class AeronSharedMemoryTest {
         Scratch.assumeRoot();
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/unshare")), "needs unshare (util-linux)");
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        StringBuilder command = new StringBuilder("'" + java + "' --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
+        StringBuilder command = new StringBuilder("'" + java
+                + "' --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
             + "' " + Main.class.getName() + " run --transport aeron --ports 2 --base-port " + basePort
             + " --levels 1k --duration 200ms --warmup 0 --drain 100ms --quiet -o '" + results + "'");
         for (String e : extra) {

@@ -207,7 +207,8 @@ class CliHabitsTest {
     @Test
     void aWrongSecretHintsThatTheKeyFilesDiffer() throws Exception {
         Path mine = secretFile("mine", "the secret on this host, 32 bytes or more\n");
-        try (ControlServer server = new ControlServer("127.0.0.1", 0, Auth.ofSecret("the secret on the server, 32 bytes or more"),
+        try (ControlServer server = new ControlServer("127.0.0.1", 0,
+                Auth.ofSecret("the secret on the server, 32 bytes or more"),
             ServerLimits.DEFAULTS, Transports::available, new PrintWriter(new StringWriter()))) {
             RunCommandTest.Outcome o = execute("run", "--target", "127.0.0.1:" + server.port(), "--secret-file",
                 mine.toString(), "--transport", "udp", "--quiet", "-o", dir.resolve("r.json").toString());

@@ -119,6 +119,8 @@ class DistributionArchiveIT {
         }
         assertThat(home.resolve("examples/policy.json")).isRegularFile();
         assertThat(home.resolve("docs/examples/policy.json")).as("where lossprobe-nightly looks").isRegularFile();
+        assertThat(home.resolve("LICENSE")).isRegularFile();
+        assertThat(home.resolve("CHANGELOG.md")).isRegularFile();
         assertThat(home.resolve("deploy/kubernetes")).isDirectory();
     }
 

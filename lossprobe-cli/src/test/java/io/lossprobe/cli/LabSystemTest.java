@@ -54,7 +54,8 @@ class LabSystemTest {
         Path lab = repo.resolve("scripts/lab.sh");
         assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
         assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft").exit == 0, "the lab needs iproute2 and nftables");
+        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft").exit == 0,
+                "the lab needs iproute2 and nftables");
         assertThat(lab("up", "2").exit).isZero();
         work = Files.createTempDirectory("lossprobe-lab");
         secret = work.resolve("secret");
@@ -475,7 +476,8 @@ class LabSystemTest {
     @Test
     void theNdrFoundForUdpIsTheShapedCapacity() throws Exception {
         assertThat(lab("shape", "20mbit", "5ms", "4kb").exit).isZero();
-        ShapedRun run = untilPremiseHolds("no trial of the search was sender-limited below the capacity or bursty at it",
+        ShapedRun run = untilPremiseHolds(
+            "no trial of the search was sender-limited below the capacity or bursty at it",
             attempt -> throughShaper("search-" + attempt, "--transport", "udp", "--ports", "4", "--base-port", "48900",
                 "-X", "udp.gso=off", "--search", "ndr,pdr", "--duration", "1s", "--warmup", "200ms", "--drain",
                 "300ms", "--search-trial", "200ms", "--search-max", "60k"),

@@ -54,7 +54,8 @@ class MeshCommandTest {
         "--host a=198.51.100.1 --host b=198.51.100.2|none of the hosts is this host",
         "--host a=127.0.0.2 --host b=198.51.100.2|pairs from b must run on those hosts",
         "--hosts-file /nonexistent/hosts|cannot read host list /nonexistent/hosts: no such file",
-        "--host a=127.0.0.2 --host b=198.51.100.2 --start-at 2020-01-01T00:00:00Z|--start-at 2020-01-01T00:00:00Z is over",
+        "--host a=127.0.0.2 --host b=198.51.100.2 --start-at 2020-01-01T00:00:00Z"
+            + "|--start-at 2020-01-01T00:00:00Z is over",
         "--host a=127.0.0.2 --host b=127.0.0.3 --junit x.xml|--junit goes with --policy",
         "--host a=127.0.0.2 --host b=127.0.0.3 --hosts-dns no-such-host.invalid|unknown host 'no-such-host.invalid'",
     })

@@ -148,7 +148,8 @@ final class TcpReceiver implements ReceiverEndpoint {
      * another transport's turn is not: connections close between transports), at least a minute.
      */
     static long idleTimeoutNs(io.lossprobe.core.plan.Plan plan) {
-        return Math.max(TimeUnit.SECONDS.toNanos(60), 2 * plan.drainNs() + plan.warmupNs() + TimeUnit.SECONDS.toNanos(30));
+        return Math.max(TimeUnit.SECONDS.toNanos(60),
+                2 * plan.drainNs() + plan.warmupNs() + TimeUnit.SECONDS.toNanos(30));
     }
 
     /** Every flow's connection reads on the group's single event loop: each flow's action runs there, in turn. */

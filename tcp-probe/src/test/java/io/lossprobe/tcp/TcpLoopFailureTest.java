@@ -138,7 +138,8 @@ class TcpLoopFailureTest {
             assertThat(errorsAt[0]).as("the accept failed for want of a descriptor").isPositive();
             assertThat(errorsAt[1]).as("and failed again as the pauses ended").isGreaterThanOrEqualTo(errorsAt[0] + 3);
             assertThat(nanosAt[1] - nanosAt[0]).as("three more failures took the pauses between them")
-                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10 + 20 + 40) - TimeUnit.MILLISECONDS.toNanos(10));
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10 + 20 + 40)
+                        - TimeUnit.MILLISECONDS.toNanos(10));
 
             awaitConnections(receiver, 1);
             TransportReport report = receiver.endStep();

@@ -56,7 +56,8 @@ class TcpTimeWaitTest {
             "every port the sender used is shared with other programs' connections: " + senderPorts);
     }
 
-    /** "STATE REMOTEPORT" (state in hex as in /proc/net/tcp: 06 = TIME_WAIT) of every socket on local port {@code port}. */
+    /** "STATE REMOTEPORT" (state in hex as in /proc/net/tcp: 06 = TIME_WAIT) of every socket on local port
+     * {@code port}. */
     private static List<String> holdersOf(int port) throws Exception {
         List<String> holders = new ArrayList<>();
         for (String[] f : sockets()) {

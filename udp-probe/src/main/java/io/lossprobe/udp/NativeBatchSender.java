@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * most 64 KiB), so {@code flows x regionBytes} in all, whatever the network does.
  *
  * <p>Accounting, as the Netty path's: a send the kernel refuses (ENOBUFS with IP_RECVERR, a pending ICMP error;
- * refused after others in the same call, it is tried once more, as Netty does) failed with every message it carried, and its sequence range goes to the failure ledger (warm-up messages
+ * refused after others in the same call, it is tried once more, as Netty does) failed with every message it carried,
+ * and its sequence range goes to the failure ledger (warm-up messages
  * are no one's loss). A full socket buffer (EAGAIN) fails nothing: the unsent rows stay queued, every writer answers
  * {@link MessageWriter#BLOCKED} until they are out (retried at most once per cycle), so the flows fall behind
  * instead. All of it runs on the send executor's one thread.

@@ -56,7 +56,8 @@ final class NativeUdp {
     static final int META_BUFFER_BYTES = META_SAMPLE_AFTER + SAMPLE_BYTES;
     /** {@link #META_REALTIME_NS} when the kernel gave no stamp for a datagram. */
     static final long NO_STAMP = Long.MIN_VALUE;
-    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_REALTIME_NS}: how many). */
+    /** {@link #META_LENGTH} of a record saying a socket's error queue was emptied ({@link #META_REALTIME_NS}: how
+     * many). */
     static final int ERRQUEUE_DRAINED = -100_000;
     /** The token {@link #epollAdd} takes for an eventfd: a wake-up, drained and never delivered. */
     static final int WAKE_TOKEN = -1;
@@ -220,7 +221,8 @@ final class NativeUdp {
         return epollCreate0();
     }
 
-    /** Adds {@code fd} to the set, level-triggered; its datagrams carry {@code token} ({@link #WAKE_TOKEN}: wake-up). */
+    /** Adds {@code fd} to the set, level-triggered; its datagrams carry {@code token} ({@link #WAKE_TOKEN}:
+     * wake-up). */
     static int epollAdd(int epfd, int fd, int token) {
         return epollAdd0(epfd, fd, token);
     }
@@ -271,7 +273,8 @@ final class NativeUdp {
         return n;
     }
 
-    /** Sends {@code length} bytes at {@code offset} of {@code buffer} to the source of the record at {@code metaOffset}. */
+    /** Sends {@code length} bytes at {@code offset} of {@code buffer} to the source of the record at
+     * {@code metaOffset}. */
     static int replyTo(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset) {
         return replyTo0(fd, buffer, offset, length, meta, metaOffset);
     }

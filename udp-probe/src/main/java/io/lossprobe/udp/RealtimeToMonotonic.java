@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * a VM's clock sync, an administrator: frequency corrections move both clocks alike). Every read samples that offset
  * ({@link NativeUdp#META_SAMPLE_BEFORE}, {@link NativeUdp#META_SAMPLE_AFTER}), each sample within half its window of
  * the truth. Two samples that disagree by more than that bracket a step: it came after the last sample that agreed
- * with the old offset (a preempted, wide one aside) and by the first that did not. Each offset holds for an epoch, and a datagram was
+ * with the old offset (a preempted, wide one aside) and by the first that did not. Each offset holds for an epoch, and
+ * a datagram was
  * stamped with the offset of the epoch it arrived in, which is the epoch its stamp falls in when converted with that
  * epoch's offset (and it arrived before it was read). Where one epoch fits, the conversion is exact to the samples'
  * windows (tens of nanoseconds). Where two fit (a datagram that may have arrived on either side of a step: one that
@@ -71,7 +72,8 @@ final class RealtimeToMonotonic {
     private long doubtfulReported;
     private long unexplainedReported;
 
-    /** Takes the two samples a read left in {@code meta} ({@link NativeUdp}'s layout), before its stamps are converted. */
+    /** Takes the two samples a read left in {@code meta} ({@link NativeUdp}'s layout), before its stamps are
+     * converted. */
     void readTaken(ByteBuffer meta) {
         sample(meta, NativeUdp.META_SAMPLE_BEFORE);
         sample(meta, NativeUdp.META_SAMPLE_AFTER);

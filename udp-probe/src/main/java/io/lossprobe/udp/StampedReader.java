@@ -32,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * epoll loop would read them without the control messages that carry the stamps.
  *
  * <p>In the precision timing mode it does not sleep while a step runs: each pass looks at its sockets without
- * waiting (epoll_wait with a zero timeout) and takes a core; otherwise it waits in epoll_wait like Netty would. Other threads talk to it
+ * waiting (epoll_wait with a zero timeout) and takes a core; otherwise it waits in epoll_wait like Netty would. Other
+ * threads talk to it
  * only through its command queue ({@link #execute}), drained between reads, so a step's accounting begins and
  * closes between datagrams. Echo replies go back from the same thread with one sendto each, at once.
  *
@@ -165,7 +166,8 @@ final class StampedReader implements Runnable, Executor {
         return errorQueuePurges.get();
     }
 
-    /** This reader's conversion of kernel stamps: the realtime steps it saw ({@link RealtimeToMonotonic#takeReport}). */
+    /** This reader's conversion of kernel stamps: the realtime steps it saw
+     * ({@link RealtimeToMonotonic#takeReport}). */
     RealtimeToMonotonic clock() {
         return clock;
     }

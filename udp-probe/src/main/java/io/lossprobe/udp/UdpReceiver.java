@@ -72,7 +72,8 @@ final class UdpReceiver implements ReceiverEndpoint {
 
     private UdpReceiver(EventLoopGroup group, List<java.util.concurrent.Executor> loops, List<StampedReader> readers,
                         List<Channel> channels, int[] ports, Map<String, Long> environment,
-                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign, LoopErrors errors, BusyPoll busy,
+                        EchoReplies replies, java.util.concurrent.atomic.AtomicLong[] foreign,
+                        LoopErrors errors, BusyPoll busy,
                         long groMessagesMax, boolean groOn, int groAutoFlows, long minCycleNs) {
         this.busy = busy;
         this.groMessagesMax = groMessagesMax;
@@ -287,9 +288,9 @@ final class UdpReceiver implements ReceiverEndpoint {
     /**
      * {@code udp.rxThreads}: receiving threads, flows spread over them; {@code auto} is half the cores, at least
      * two (in the precision mode, where each spins: half of the cores the sender leaves, at least one). Measured on
-     * 2 cores (docs/performance.md): with one receiving thread a sender at full speed takes a core and overruns it;
-     * with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the max level,
-     * with almost no socket drops.
+     * 2 cores (the dated runs in docs/benchmarks/): with one receiving thread a sender at full speed takes a core and
+     * overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the
+     * max level, with almost no socket drops.
      */
     static int receiveThreads(int flows, String option, boolean precision) {
         int cores = Runtime.getRuntime().availableProcessors();
@@ -303,7 +304,8 @@ final class UdpReceiver implements ReceiverEndpoint {
         return Math.min(flows, wanted);
     }
 
-    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs native epoll. */
+    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs
+     * native epoll. */
     static String groOption(NettyIo io, String option) {
         String o = switch (option.toLowerCase(java.util.Locale.ROOT)) {
             case "on", "true" -> "on";

@@ -182,7 +182,8 @@ final class UdpSender implements SenderEndpoint {
         if (spec.replies() != null) {
             env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
         }
-        return new UdpSender(group, channels, writers, nativeSender, errors, env, precision, precision ? SendPacing.PRECISION
+        return new UdpSender(group, channels, writers, nativeSender, errors, env, precision,
+                precision ? SendPacing.PRECISION
             : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
     }
 

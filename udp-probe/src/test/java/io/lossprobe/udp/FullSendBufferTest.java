@@ -90,7 +90,8 @@ class FullSendBufferTest {
 
     private static int sh(String... cmd) throws Exception {
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
             return p.waitFor(20, TimeUnit.SECONDS) ? p.exitValue() : -1;
         } catch (IOException e) {

@@ -223,7 +223,8 @@ class RealtimeToMonotonicTest {
 
         notes.clear();
         UdpCounter.ClockSteps.REPLIES.report(one, counters, notes);
-        assertThat(counters).containsEntry("udp.replyClockSteps", 1L).containsEntry("udp.replyClockStepMaxNs", 489_000L);
+        assertThat(counters).containsEntry("udp.replyClockSteps", 1L)
+                .containsEntry("udp.replyClockStepMaxNs", 489_000L);
         assertThat(notes).singleElement().asString().contains("+0.489 ms", "no round trips are affected");
         assertThat(UdpCounter.ALL).extracting(d -> d.key()).contains("udp.clockSteps", "udp.clockStepStamps",
             "udp.clockStepMaxNs", "udp.replyClockSteps", "udp.replyClockStepStamps", "udp.replyClockStepMaxNs");

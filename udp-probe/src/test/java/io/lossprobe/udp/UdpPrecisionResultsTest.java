@@ -67,11 +67,13 @@ class UdpPrecisionResultsTest {
         Map<String, Long> settings = result.environment().transportSettings();
         assertThat(settings).containsEntry("udp.timingPrecision", 1L)
             .containsEntry("udp.kernelTimestamps", NativeUdp.available() ? 1L : 0L)
-            .containsEntry("udp.receiveThreads", (long) Math.max(1, (Runtime.getRuntime().availableProcessors() - 1) / 2));
+            .containsEntry("udp.receiveThreads",
+                    (long) Math.max(1, (Runtime.getRuntime().availableProcessors() - 1) / 2));
         if (NativeUdp.available()) {
             assertThat(settings).containsEntry("udp.sendTimerSlackNs", 1L).containsEntry("udp.receiveTimerSlackNs", 1L);
             // The measured threads' short scheduler slice, where the kernel keeps one (0 where it does not).
-            assertThat(settings.get("udp.sendSliceNs")).isIn(100_000L, 0L).isEqualTo(settings.get("udp.receiveSliceNs"));
+            assertThat(settings.get("udp.sendSliceNs")).isIn(100_000L, 0L)
+                    .isEqualTo(settings.get("udp.receiveSliceNs"));
         }
         // Spinning costs a core while the step runs, and the results say so.
         assertThat(step.cpu().processPercent()).isGreaterThan(50);

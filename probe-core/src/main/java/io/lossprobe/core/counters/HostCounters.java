@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * Samples the host's network counters and CPU time so a step can report their deltas: /proc/net/snmp (Udp, Tcp),
- * /proc/net/snmp6 (Udp6, Ip6), /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/net/softnet_stat (the per-CPU receive
+ * /proc/net/snmp6 (Udp6, Ip6), /proc/net/netstat (TcpExt), /proc/net/dev (every interface), /proc/net/softnet_stat (the
+ * per-CPU receive
  * backlog's drops), /proc/stat, and this process's CPU time.
  */
 public final class HostCounters {

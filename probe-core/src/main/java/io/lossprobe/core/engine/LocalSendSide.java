@@ -78,7 +78,8 @@ public final class LocalSendSide implements SendSide {
      * the kernel on the system clock, not at all on another (they would not be on its time).
      */
     public static LocalSendSide open(Transport transport, SenderSpec spec, NanoClock clock) throws Exception {
-        return open(transport, spec, clock, clock == NanoClock.SYSTEM ? LocalSendSide::threadOf : e -> ThreadTimes.NONE);
+        return open(transport, spec, clock,
+                clock == NanoClock.SYSTEM ? LocalSendSide::threadOf : e -> ThreadTimes.NONE);
     }
 
     /** As {@link #open(Transport, SenderSpec, NanoClock)}, with the sending thread's times from {@code threads}. */

@@ -11,7 +11,8 @@ final class LossAttribution {
 
     /**
      * Splits the lost messages by where the counters say they went: the receiving sockets' own drop counts
-     * first, then the receiving host's NIC drops, then its per-CPU receive backlog's drops, then the packets the sending host dropped at its own egress
+     * first, then the receiving host's NIC drops, then its per-CPU receive backlog's drops, then the packets the
+     * sending host dropped at its own egress
      * without any send failing ({@link SenderEgress#silentDrops}), and what remains is the path (or unknown).
      * Egress drops the senders were told of are not here: those messages are in sendFailed ({@code sendRefused}).
      *

@@ -19,7 +19,8 @@ public interface SendSideFactory {
             new SenderSpec(plan, targetHost, runId, options, auth), clock);
     }
 
-    /** As {@link #local(String, io.lossprobe.core.pacing.NanoClock)}, the sending thread's times from {@code threads}. */
+    /** As {@link #local(String, io.lossprobe.core.pacing.NanoClock)}, the sending thread's times from
+     * {@code threads}. */
     static SendSideFactory local(String targetHost, io.lossprobe.core.pacing.NanoClock clock,
                                  java.util.function.Function<java.util.concurrent.ScheduledExecutorService,
                                      io.lossprobe.core.counters.ThreadTimes> threads) {

@@ -43,7 +43,8 @@ record SenderEgress(String device, long qdiscDrops, long deviceTxDrops, long snd
         return new SenderEgress(device, qdiscDrops, senderHostDeltas.getOrDefault("dev." + device + ".txDrops", 0L),
             senderHostDeltas.getOrDefault("Udp.SndbufErrors", 0L),
             senderEnv.getOrDefault(SenderEndpoint.EGRESS_DROPS_REPORTED, 0L) == 1,
-            senderEnv.containsKey(SenderEndpoint.EGRESS_DROPS_REPORTED), senderEnv.getOrDefault(SenderEndpoint.MESSAGES_PER_PACKET_MAX, 0L));
+            senderEnv.containsKey(SenderEndpoint.EGRESS_DROPS_REPORTED),
+            senderEnv.getOrDefault(SenderEndpoint.MESSAGES_PER_PACKET_MAX, 0L));
     }
 
     /**

@@ -31,7 +31,8 @@ public final class Units {
         try {
             value = new BigDecimal(number).multiply(BigDecimal.valueOf(scale));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
+            throw new IllegalArgumentException(what
+                    + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
         }
         if (value.signum() <= 0) {
             throw new IllegalArgumentException(what + " must be positive: '" + text + "'");
@@ -42,7 +43,8 @@ public final class Units {
         try {
             return value.longValueExact();
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(what + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
+            throw new IllegalArgumentException(what
+                    + " is not a whole number with an optional k/M/G suffix: '" + text + "'");
         }
     }
 

@@ -19,7 +19,8 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst, Long socketDrops, Latency delay,
-                         Latency transit, Long delayBaselineNs, double jitterNs, Latency ipdv, Map<String, Long> transport, Echo echo) {
+                         Latency transit, Long delayBaselineNs, double jitterNs, Latency ipdv,
+                         Map<String, Long> transport, Echo echo) {
     public FlowResult {
         transport = Maps.sorted(transport);
     }

@@ -40,7 +40,8 @@ public final class ResultFiles {
         writeAtomically(file, MAPPER.writeValueAsBytes(result));
     }
 
-    /** Writes {@code bytes} to {@code file} with {@link OutputFiles#write}: atomic, links not followed, devices kept. */
+    /** Writes {@code bytes} to {@code file} with {@link OutputFiles#write}: atomic, links not followed, devices
+     * kept. */
     public static void writeAtomically(Path file, byte[] bytes) throws IOException {
         OutputFiles.write(file, bytes);
     }

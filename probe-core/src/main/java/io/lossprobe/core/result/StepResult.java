@@ -39,7 +39,8 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
-                         long counterSkewNs, Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                         long counterSkewNs, Counts counts, double lossPercent, LossBurst lossBurst,
+                         double achievedSendRate,
                          double achievedReceiveRate, boolean saturated, Latency delay, Latency transit,
                          Latency delayOverBaseline,
                          DelayBaseline delayBaseline, ClockOffset clockOffset, Long clockDriftNs, Latency senderLag,

@@ -82,7 +82,8 @@ public final class MessageHeader {
     }
 
     public static long word0(int kind, int flowId) {
-        return ((long) MAGIC << 32) | ((long) (VERSION & 0xFF) << 24) | ((long) (kind & 0xFF) << 16) | (flowId & 0xFFFF);
+        return ((long) MAGIC << 32) | ((long) (VERSION & 0xFF) << 24) | ((long) (kind & 0xFF) << 16)
+                | (flowId & 0xFFFF);
     }
 
     public static long word1(int runId, int step, int length) {

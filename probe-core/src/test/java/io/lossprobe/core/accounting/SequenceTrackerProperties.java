@@ -134,7 +134,8 @@ class SequenceTrackerProperties {
             // Memory is bounded: below what the tracker still remembers, the answer is "unknown", never a guess.
             long lost = model.lastLostBelow(sent);
             if (lost >= 0) {
-                assertThat(tracker.classifyLate(lost)).as("lost %d arriving late", lost).isEqualTo(SequenceTracker.LATE);
+                assertThat(tracker.classifyLate(lost)).as("lost %d arriving late", lost)
+                        .isEqualTo(SequenceTracker.LATE);
                 assertThat(tracker.classifyLate(lost)).isEqualTo(SequenceTracker.LATE_DUPLICATE);
             }
             if (!arrivals.isEmpty()) {
