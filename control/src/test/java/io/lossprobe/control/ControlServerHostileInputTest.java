@@ -319,9 +319,11 @@ class ControlServerHostileInputTest {
             ControlTesting.await("the flooding session ends", 10_000, () -> server.activeSessions() == 0);
             long endedNs = System.nanoTime();
             assertThat(firstStall).as("the flood stalled (held back by TCP)").isNotZero();
-            // Write timeout 1 s, checked every 50 ms, from when the server's write blocked (before our stall).
+            // Write timeout 1 s, checked every 50 ms, from when the server's write blocked (before our stall). Nothing
+            // else would end this session (the flood keeps it busy past the idle timeout), so the slack is loose:
+            // 3.2 s was measured on a busy machine, where this loop's own turns come late.
             assertThat(endedNs - firstStall).as("ended by the write timeout")
-                .isLessThan(TimeUnit.MILLISECONDS.toNanos(LIMITS.writeTimeoutMs() + 2_000));
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(LIMITS.writeTimeoutMs() + 4_000));
             assertThat(ch.isOpen()).as("the flooder kept its end open").isTrue();
             assertServerStillServes(21000);
         }

@@ -28,7 +28,8 @@ class InterruptTest {
         // env resets SIGINT to its default: a shell starts a background job (CI run with &, nohup) with SIGINT
         // ignored, its children inherit that, and a JVM keeps an ignored SIGINT ignored, so Ctrl-C would not reach
         // lossprobe at all (seen: all 10 steps ran and it exited 0).
-        Process p = new ProcessBuilder("env", "--default-signal=INT", java, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
+        Process p = new ProcessBuilder("env", "--default-signal=INT", java, "--add-opens",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
             System.getProperty("java.class.path"), Main.class.getName(), "run", "--transport", "udp", "--ports", "4",
             "--base-port", "45100", "--levels", "2k,2k,2k,2k,2k,2k,2k,2k,2k,2k", "--duration", "1s", "--warmup", "0",
             "--quiet", "-o", file.toString())

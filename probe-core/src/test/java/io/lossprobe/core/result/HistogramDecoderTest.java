@@ -67,7 +67,8 @@ class HistogramDecoderTest {
     void everyOtherHeaderFieldIsChecked() {
         int enc = CraftedHistograms.ENCODING_COOKIE;
         long hi = Latency.HIGHEST_TRACKABLE_NS;
-        assertThatThrownBy(() -> decode(CraftedHistograms.compressed(CraftedHistograms.ENCODING_COOKIE ^ 0x100, 0, 0, 2, 1, hi, 1.0,
+        assertThatThrownBy(() -> decode(CraftedHistograms.compressed(CraftedHistograms.ENCODING_COOKIE ^ 0x100, 0, 0,
+            2, 1, hi, 1.0,
             new byte[0]))).hasMessageContaining("not a V2 HdrHistogram");
         assertThatThrownBy(() -> decode(CraftedHistograms.compressed(enc, Integer.MAX_VALUE, 0, 2, 1, hi, 1.0,
             new byte[0]))).hasMessageContaining("payload of " + Integer.MAX_VALUE);

@@ -34,7 +34,8 @@ class ResultFilesTest {
     /** A small result (no steps) with the given status. */
     static RunResult minimal(String status) throws java.io.IOException {
         RunResult r = ResultFiles.mapper().readValue(OLD_FILE, RunResult.class);
-        return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), RunStatus.of(status), null,
+        return new RunResult(RunResult.SCHEMA_VERSION, r.tool(), r.startedAt(), r.finishedAt(), RunStatus.of(status),
+            null,
             r.environment(), r.plan(), r.counters(), r.steps());
     }
 
