@@ -13,8 +13,11 @@ import java.util.Map;
 
 /** One transport's receivers on the server, for one message size. */
 final class RemoteReceiveSide implements ReceiveSide {
-    /** The longest a server may take to answer a poll during a step before this host stops sending to it. */
-    static final int STEP_SILENCE_MS = 2_000;
+    /**
+     * The longest a server may take to answer a poll during a step before this host stops sending to it; as long
+     * as the server's own bound ({@code ServerSession.SENDING_SILENCE_NS}), for the same reason.
+     */
+    static final int STEP_SILENCE_MS = 5_000;
 
     private final ControlClient client;
     private final int flows;

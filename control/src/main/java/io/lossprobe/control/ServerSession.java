@@ -45,9 +45,11 @@ final class ServerSession {
     /**
      * While this server sends (a reverse step), the longest its controller may be silent: the controller polls the
      * sending every few milliseconds, so silence this long means it is gone or cut off, and this host's traffic
-     * stops with the session rather than run on to the window's end or the idle timeout.
+     * stops with the session rather than run on to the window's end or the idle timeout. Not shorter: on a path
+     * the step itself saturates, the control connection's TCP retransmissions delay an exchange by seconds (2 s
+     * was passed in the lab, with the sender's own egress overloaded).
      */
-    static final long SENDING_SILENCE_NS = TimeUnit.SECONDS.toNanos(2);
+    static final long SENDING_SILENCE_NS = TimeUnit.SECONDS.toNanos(5);
 
     /** Slack on top of twice the plan's own duration before a session is ended as overdue. */
     static final long SESSION_SLACK_NS = TimeUnit.MINUTES.toNanos(2);

@@ -27,14 +27,14 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A controller that falls silent in the middle of a reverse step (gone without closing, or its control connection
  * cut off: no FIN, no RST) must not leave the server sending to it: the server stops within
- * {@code ServerSession.SENDING_SILENCE_NS} (2 s) of the last request, long before the 20 s window or its 30 s idle
+ * {@code ServerSession.SENDING_SILENCE_NS} (5 s) of the last request, long before the 20 s window or its 30 s idle
  * timeout would end it. The datagrams are counted where they arrive, on a plain socket. Port 44900.
  */
 @Tag("system")
 class ControllerSilenceTest {
     private static final Auth AUTH = Auth.ofSecret("a silent controller");
     private static final int PORT = 44900;
-    private static final long BOUND_MS = 2_000;
+    private static final long BOUND_MS = 5_000;
     /** Scheduling on a busy host, and the send loop's last cycle. */
     private static final long SLACK_MS = 750;
 
@@ -78,7 +78,7 @@ class ControllerSilenceTest {
             assertThat(arrivals.get()).as("the server sends while polled").isGreaterThanOrEqualTo(300);
             long silentFromNs = System.nanoTime(); // no request from here on; the connection stays open
 
-            long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(10);
+            long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(15);
             while (System.nanoTime() < deadline
                 && (server.activeSessions() > 0 || System.nanoTime() - lastArrivalNs.get() < 500_000_000L)) {
                 java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
@@ -111,7 +111,7 @@ class ControllerSilenceTest {
             sender.beginWindow();
             sender.start();
             assertThat(sender.awaitDone(TimeUnit.SECONDS.toNanos(10))).as("the 300 ms step's sending ended").isTrue();
-            // The stimulus, not a wait for a condition: a drain of 3 s with nothing to say, longer than the bound.
+            // The stimulus, not a wait for a condition: a drain of 6 s with nothing to say, longer than the bound.
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(BOUND_MS + 1_000));
             assertThat(sender.finish().counts()[0].sent()).isEqualTo(600);
             assertThat(server.activeSessions()).isEqualTo(1);

@@ -32,14 +32,15 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A server that falls silent in the middle of a step (its process stopped with SIGSTOP: the control connection
  * stays open, nothing answers, no FIN or RST) must not leave the controller sending to it: the controller's poll
- * gives up after {@code RemoteReceiveSide.STEP_SILENCE_MS} (2 s) and its senders stop. The datagrams are counted by
- * the kernel, where they arrive: the stopped server's socket's queue and drops in /proc/net/udp. Port 44920.
+ * gives up after {@code RemoteReceiveSide.STEP_SILENCE_MS} (5 s, not the control timeout: 15 s here) and its
+ * senders stop. The datagrams are counted by the kernel, where they arrive: the stopped server's socket's queue and
+ * drops in /proc/net/udp. Port 44920.
  */
 @Tag("system")
 class ServerSilenceTest {
     private static final String SECRET = "a server that stops answering";
     private static final int PORT = 44920;
-    private static final long BOUND_MS = 2_000;
+    private static final long BOUND_MS = 5_000;
     private static final long SLACK_MS = 750;
 
     @Test
@@ -59,7 +60,7 @@ class ServerSilenceTest {
             Auth auth = Auth.ofSecret(SECRET);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
-            try (ControlClient client = ControlClient.connect("127.0.0.1", controlPort, auth, 5_000)) {
+            try (ControlClient client = ControlClient.connect("127.0.0.1", controlPort, auth, 15_000)) {
                 client.negotiate(plan, 55, Map.of());
                 UdpTransport udp = new UdpTransport();
                 CompletableFuture<RunResult> run = CompletableFuture.supplyAsync(() -> {
@@ -87,7 +88,7 @@ class ServerSilenceTest {
                 // moment they stop moving is the moment this host stopped sending.
                 long lastMoveNs = silentFromNs;
                 long last = arrivals();
-                long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(12);
+                long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(20);
                 while (System.nanoTime() < deadline && System.nanoTime() - lastMoveNs < 1_000_000_000L) {
                     long now = arrivals();
                     if (now != last) {
@@ -101,8 +102,8 @@ class ServerSilenceTest {
                 assertThat(stoppedAfterMs).as("ms from the server's silence to the last datagram")
                     .isLessThanOrEqualTo(BOUND_MS + SLACK_MS);
                 new ProcessBuilder("kill", "-CONT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
-                assertThatThrownBy(() -> run.get(30, TimeUnit.SECONDS)).hasMessageContaining("did not answer");
-                assertThat(failure.get()).hasMessageContaining("within 2000 ms");
+                assertThatThrownBy(() -> run.get(40, TimeUnit.SECONDS)).hasMessageContaining("did not answer");
+                assertThat(failure.get()).hasMessageContaining("within 5000 ms");
             }
         } finally {
             new ProcessBuilder("kill", "-CONT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
