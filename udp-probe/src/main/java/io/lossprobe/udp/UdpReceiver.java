@@ -32,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * <p>UDP_GRO: with it the kernel queues a sender's GSO send as one buffer and counts a dropped one as one drop in
  * /proc/net/udp, so per-socket drops count packets, not datagrams (loss itself stays exact: it is sent - received;
  * the socket's share becomes a labelled estimate). {@code udp.gro=auto} (default) turns it on for the rest of the run
- * at the first step whose rate makes the sender's GSO sends carry several messages ({@link #groPays}), where it
- * spares the receiving host most of its work; {@code on} from the start, {@code off} never.
+ * at the first step whose rate makes the sender's GSO sends carry several messages
+ * ({@link UdpReceiveSettings#groPays}), where it spares the receiving host most of its work; {@code on} from the
+ * start, {@code off} never.
  */
 final class UdpReceiver implements ReceiverEndpoint {
     static final int DATAGRAMS_PER_READ = 256;
@@ -96,14 +97,15 @@ final class UdpReceiver implements ReceiverEndpoint {
         NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int size = spec.plan().messageSize();
         int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
-        String groMode = groOption(io, UdpOptions.GRO.read(spec.options()));
+        String groMode = UdpReceiveSettings.groOption(io, UdpOptions.GRO.read(spec.options()));
         boolean gro = groMode.equals("on");
         boolean precision = Timing.precision(spec.options());
-        boolean stamped = kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
+        boolean stamped = UdpReceiveSettings.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
         // auto needs lossprobe's own readers: Netty's reads are set up for GRO or not when the socket is made.
         boolean groAuto = groMode.equals("auto") && stamped;
         ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
-        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
+        int threads = UdpReceiveSettings.receiveThreads(spec.flows().length,
+            UdpOptions.RX_THREADS.read(spec.options()), precision);
         // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
         BusyPoll busy = precision ? new BusyPoll() : null;
         EventLoopGroup group = stamped ? io.newGroup("lossprobe-udp-rx", 1)
@@ -138,7 +140,7 @@ final class UdpReceiver implements ReceiverEndpoint {
                     b.option(SO_BUSY_POLL, BUSY_POLL_US);
                 }
                 if (stamped) {
-                    b.option(ChannelOption.AUTO_READ, false).handler(new StampedReader.OwnedOnly(errors, i));
+                    b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnlyHandler(errors, i));
                     if (gro) {
                         b.option(EpollChannelOption.UDP_GRO, true);
                     }
@@ -211,17 +213,6 @@ final class UdpReceiver implements ReceiverEndpoint {
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
     }
 
-    /**
-     * Whether UDP_GRO pays at {@code level}: only a GSO send of several messages is coalesced, and the sender's
-     * sends carry several once a flow's rate nears one message per send cycle ({@code udp.minCycleNs}, 50 us: 20k/s
-     * a flow); from half of that, or at max. Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow)
-     * kept its target in every run with it, not in every run without.
-     */
-    static boolean groPays(int flows, io.lossprobe.core.plan.Level level, long minCycleNs) {
-        return level.isMax()
-            || 2.0 * io.lossprobe.core.plan.Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
-    }
-
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
     static final int BUSY_POLL_US = 50;
     /**
@@ -230,34 +221,6 @@ final class UdpReceiver implements ReceiverEndpoint {
      */
     static final io.netty.channel.unix.IntegerUnixChannelOption SO_BUSY_POLL =
         new io.netty.channel.unix.IntegerUnixChannelOption("SO_BUSY_POLL", 1, 46);
-
-    /**
-     * {@code udp.timestamps}: {@code kernel} takes receive times from the kernel (SO_TIMESTAMPNS, read by
-     * lossprobe's native piece; refused where that cannot work), {@code user} from the receiving thread's clock,
-     * {@code auto} (default) the kernel's wherever it works (native epoll, the native piece loaded; with UDP_GRO too,
-     * each coalesced datagram taking its read's one stamp), else the
-     * user's. In both timing modes: lossprobe's own reader ({@link StampedReader}) also answers echo requests with
-     * one sendto each and allocates nothing per datagram; measured on this 2-core VM under load, echo at 1k/s had a
-     * round trip p50 of 53 us with it against 90-100 us through Netty's reads, and 48 flows at max delivered
-     * 550-570k msgs/s against 140-260k.
-     */
-    static boolean kernelTimestamps(NettyIo io, String option) {
-        String o = option.toLowerCase(java.util.Locale.ROOT);
-        String whyNot = io != NettyIo.EPOLL ? "needs native epoll (udp.io=epoll)"
-            : NativeUdp.available() ? null : NativeUdp.unavailableBecause();
-        return switch (o) {
-            case "kernel" -> {
-                if (whyNot != null) {
-                    throw new IllegalStateException("udp.timestamps=kernel: " + whyNot);
-                }
-                yield true;
-            }
-            case "user" -> false;
-            case "auto" -> whyNot == null;
-            default -> throw new IllegalArgumentException("udp.timestamps must be auto, kernel or user, not '"
-                + option + "'");
-        };
-    }
 
     /**
      * recvmmsg: one syscall fills the buffer with up to {@value #DATAGRAMS_PER_READ} datagrams, one per slot (at
@@ -283,40 +246,6 @@ final class UdpReceiver implements ReceiverEndpoint {
      */
     static int slotBytes(int messageSize) {
         return (messageSize + 1 + 7) & ~7;
-    }
-
-    /**
-     * {@code udp.rxThreads}: receiving threads, flows spread over them; {@code auto} is half the cores, at least
-     * two (in the precision mode, where each spins: half of the cores the sender leaves, at least one). Measured on
-     * 2 cores (the dated runs in docs/benchmarks/): with one receiving thread a sender at full speed takes a core and
-     * overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the
-     * max level, with almost no socket drops.
-     */
-    static int receiveThreads(int flows, String option, boolean precision) {
-        int cores = Runtime.getRuntime().availableProcessors();
-        // In the precision mode every receiving thread spins: with the sending thread, they must fit the cores,
-        // so auto leaves at least half of the rest free (one thread on two cores).
-        int auto = precision ? Math.max(1, (cores - 1) / 2) : Math.max(2, cores / 2);
-        int wanted = option.equalsIgnoreCase("auto") ? auto : Integer.parseInt(option);
-        if (wanted < 1) {
-            throw new IllegalArgumentException("udp.rxThreads must be auto or at least 1, not '" + option + "'");
-        }
-        return Math.min(flows, wanted);
-    }
-
-    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs
-     * native epoll. */
-    static String groOption(NettyIo io, String option) {
-        String o = switch (option.toLowerCase(java.util.Locale.ROOT)) {
-            case "on", "true" -> "on";
-            case "off", "false" -> "off";
-            case "auto" -> "auto";
-            default -> throw new IllegalArgumentException("udp.gro must be auto, on or off, not '" + option + "'");
-        };
-        if (o.equals("on") && io != NettyIo.EPOLL) {
-            throw new IllegalStateException("udp.gro needs native epoll");
-        }
-        return o;
     }
 
     /**
@@ -359,12 +288,13 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     /**
-     * With {@code udp.gro=auto}, the first step whose rate it pays at ({@link #groPays}) turns UDP_GRO on, for the rest
-     * of the run: turned off again, a packet the kernel had already coalesced would be read without its segment size.
+     * With {@code udp.gro=auto}, the first step whose rate it pays at ({@link UdpReceiveSettings#groPays}) turns
+     * UDP_GRO on, for the rest of the run: turned off again, a packet the kernel had already coalesced would be read
+     * without its segment size.
      */
     @Override
     public void beginStep(int step, io.lossprobe.core.plan.Level level) throws Exception {
-        if (groAutoFlows > 0 && !groOn && groPays(groAutoFlows, level, minCycleNs)) {
+        if (groAutoFlows > 0 && !groOn && UdpReceiveSettings.groPays(groAutoFlows, level, minCycleNs)) {
             // Each reader widens its slots, then sets UDP_GRO on its sockets: no coalesced read meets a small slot.
             onFlowThreads(i -> {
                 readers.get(StampedReader.readerOf(i, readers.size())).readCoalesced();

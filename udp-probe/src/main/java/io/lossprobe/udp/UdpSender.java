@@ -100,7 +100,7 @@ final class UdpSender implements SenderEndpoint {
         // Echo mode: lossprobe's own reader takes the replies with kernel stamps where it can, so the round trip
         // ends when the reply reached this host, not when this thread woke up to read it.
         boolean stampedReplies = spec.replies() != null
-            && UdpReceiver.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
+            && UdpReceiveSettings.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
         StampedReader replyReader = null;
         try {
             if (nativeSend(io, spec, precision)) {
