@@ -1,14 +1,68 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.plan.Level;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.Timing;
 import io.lossprobe.netty.NettyIo;
+import io.netty.channel.Channel;
+import io.netty.channel.socket.DatagramChannelConfig;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * The UDP receiver's settings, read from its options: where receive times come from ({@code udp.timestamps}), how
- * many threads read ({@code udp.rxThreads}), UDP_GRO's mode ({@code udp.gro}) and the step from which {@code auto}
- * turns it on. {@link UdpReceiver} opens its sockets and readers with them.
+ * The UDP receiver's settings, read from its options: its socket I/O ({@code udp.io}) and receive buffer, where
+ * receive times come from ({@code udp.timestamps}), how many threads read ({@code udp.rxThreads}) and how they are
+ * tuned, UDP_GRO's mode ({@code udp.gro}) and the step from which {@code auto} turns it on. {@link UdpReceiver}
+ * opens its sockets and readers with them.
+ *
+ * @param gro      UDP_GRO on from the start
+ * @param groAuto  {@code udp.gro=auto} with lossprobe's own readers (Netty's reads are set up for GRO or not when
+ *                 the socket is made)
+ * @param stamped  kernel receive timestamps, read by lossprobe's own threads ({@link StampedReader})
  */
-final class UdpReceiveSettings {
-    private UdpReceiveSettings() {
+record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, boolean groAuto, boolean precision,
+                          boolean stamped, ThreadTuning tuning, int threads) {
+    /** The settings {@code spec}'s options ask for; refuses the ones that cannot work here. */
+    static UdpReceiveSettings of(ReceiverSpec spec) {
+        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
+        int size = spec.plan().messageSize();
+        int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
+        String groMode = groOption(io, UdpOptions.GRO.read(spec.options()));
+        boolean precision = Timing.precision(spec.options());
+        boolean stamped = kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
+        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
+        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
+        return new UdpReceiveSettings(io, size, rcvbuf, groMode.equals("on"), groMode.equals("auto") && stamped,
+            precision, stamped, tuning, threads);
+    }
+
+    /** What the receiver reports of its set-up, read once it is open and (in the precision mode) tuned. */
+    Map<String, Long> environment(Channel first) {
+        Map<String, Long> env = new HashMap<>();
+        env.put("receiveBufferRequested", (long) rcvbuf);
+        env.put("receiveBufferGranted", (long) ((DatagramChannelConfig)
+            first.config()).getReceiveBufferSize());
+        env.put("io." + io.name().toLowerCase(java.util.Locale.ROOT), 1L);
+        env.put("receiveThreads", (long) threads);
+        if (gro) {
+            env.put("gro", 1L);
+        }
+        if (groAuto) {
+            env.put("groAuto", 1L);
+        }
+        if (precision) {
+            env.put("timingPrecision", 1L);
+            env.put("receiveTimerSlackNs", tuning.timerSlackNs());
+            env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
+            env.put("receiveSliceNs", tuning.sliceNs());
+            if (io == NettyIo.EPOLL) {
+                Integer busyPoll = first.config().getOption(UdpReceiver.SO_BUSY_POLL); // read back: Netty only logs
+                env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);
+            }
+        }
+        env.put("kernelTimestamps", stamped ? 1L : 0L);
+        return env;
     }
 
     /**
@@ -17,9 +71,9 @@ final class UdpReceiveSettings {
      * a flow); from half of that, or at max. Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow)
      * kept its target in every run with it, not in every run without.
      */
-    static boolean groPays(int flows, io.lossprobe.core.plan.Level level, long minCycleNs) {
+    static boolean groPays(int flows, Level level, long minCycleNs) {
         return level.isMax()
-            || 2.0 * io.lossprobe.core.plan.Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
+            || 2.0 * Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
     }
 
     /**

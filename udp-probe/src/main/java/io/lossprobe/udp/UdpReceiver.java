@@ -8,7 +8,6 @@ import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
-import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
@@ -94,22 +93,15 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     static UdpReceiver open(ReceiverSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
-        int size = spec.plan().messageSize();
-        int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
-        String groMode = UdpReceiveSettings.groOption(io, UdpOptions.GRO.read(spec.options()));
-        boolean gro = groMode.equals("on");
-        boolean precision = Timing.precision(spec.options());
-        boolean stamped = UdpReceiveSettings.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
-        // auto needs lossprobe's own readers: Netty's reads are set up for GRO or not when the socket is made.
-        boolean groAuto = groMode.equals("auto") && stamped;
-        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
-        int threads = UdpReceiveSettings.receiveThreads(spec.flows().length,
-            UdpOptions.RX_THREADS.read(spec.options()), precision);
+        UdpReceiveSettings set = UdpReceiveSettings.of(spec);
+        NettyIo io = set.io();
+        int size = set.messageSize();
+        boolean gro = set.gro();
+        boolean stamped = set.stamped();
         // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
-        BusyPoll busy = precision ? new BusyPoll() : null;
+        BusyPoll busy = set.precision() ? new BusyPoll() : null;
         EventLoopGroup group = stamped ? io.newGroup("lossprobe-udp-rx", 1)
-            : io.newGroup("lossprobe-udp-rx", threads, busy);
+            : io.newGroup("lossprobe-udp-rx", set.threads(), busy);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
         java.util.concurrent.atomic.AtomicLong[] foreign = new java.util.concurrent.atomic.AtomicLong[ports.length];
@@ -128,89 +120,84 @@ final class UdpReceiver implements ReceiverEndpoint {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 foreign[i] = new java.util.concurrent.atomic.AtomicLong();
-                Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
-                    .option(ChannelOption.SO_RCVBUF, rcvbuf);
-                if (echo) {
-                    // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
-                    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
-                }
-                if (precision && io == NettyIo.EPOLL) {
-                    // Kernel busy polling of the device queue for this socket's reads (a NIC with NAPI; loopback
-                    // has none, so there it changes nothing).
-                    b.option(SO_BUSY_POLL, BUSY_POLL_US);
-                }
+                Bootstrap b = socketOptions(new Bootstrap().group(group).channel(io.datagramChannel()), set, echo);
                 if (stamped) {
                     b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnlyHandler(errors, i));
                     if (gro) {
                         b.option(EpollChannelOption.UDP_GRO, true);
                     }
                 } else {
-                    if (io == NettyIo.EPOLL) {
-                        configureEpollReads(b, size, gro);
-                    } else {
-                        b.option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
-                    }
-                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom, replyOnlyTo,
-                        echo ? replies.flow(i) : null, errors, i, foreign[i]));
+                    nettyReads(b, io, size, gro).handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom,
+                        replyOnlyTo, echo ? replies.flow(i) : null, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(StampedReader.startAll(spec, channels, threads, onlyFrom, replyOnlyTo,
-                    replies, errors, foreign, tuning, busy, gro ? GRO_SLOT_BYTES : slotBytes(size), groAuto));
+                readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
+                    replies, errors, foreign, set.tuning(), busy, gro ? GRO_SLOT_BYTES : slotBytes(size),
+                    set.groAuto()));
             }
         } catch (Exception e) {
-            for (StampedReader r : readers) {
-                r.close(Closing.deadline());
-            }
-            for (Channel c : channels) {
-                c.close();
-            }
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            closeOpened(readers, channels, group);
             throw BindFailure.of("bind UDP receivers", spec.bindAddress(),
                 spec.plan().basePort(), spec.plan().port(spec.flows().length - 1), e);
         }
-        Map<String, Long> env = new HashMap<>();
-        env.put("receiveBufferRequested", (long) rcvbuf);
-        env.put("receiveBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
-            channels.get(0).config()).getReceiveBufferSize());
-        env.put("io." + io.name().toLowerCase(java.util.Locale.ROOT), 1L);
-        env.put("receiveThreads", (long) threads);
-        if (gro) {
-            env.put("gro", 1L);
+        List<java.util.concurrent.Executor> loops = receiveLoops(readers, group, set);
+        // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
+        return new UdpReceiver(group, loops, readers, channels, ports, set.environment(channels.get(0)), replies,
+            foreign, errors, busy, GsoSends.mostMessagesPerGsoSend(size), gro, set.groAuto() ? ports.length : 0,
+            UdpOptions.MIN_CYCLE_NS.read(spec.options()));
+    }
+
+    /** The socket options of every flow's socket: its receive buffer, echo mode's reply mark, busy polling. */
+    private static Bootstrap socketOptions(Bootstrap b, UdpReceiveSettings set, boolean echo) {
+        b.option(ChannelOption.SO_RCVBUF, set.rcvbuf());
+        if (echo) {
+            // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
+            b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
         }
-        if (groAuto) {
-            env.put("groAuto", 1L);
+        if (set.precision() && set.io() == NettyIo.EPOLL) {
+            // Kernel busy polling of the device queue for this socket's reads (a NIC with NAPI; loopback
+            // has none, so there it changes nothing).
+            b.option(SO_BUSY_POLL, BUSY_POLL_US);
         }
+        return b;
+    }
+
+    /** A failed open: what it opened so far closed, the readers first. */
+    private static void closeOpened(List<StampedReader> readers, List<Channel> channels, EventLoopGroup group) {
+        for (StampedReader r : readers) {
+            r.close(Closing.deadline());
+        }
+        for (Channel c : channels) {
+            c.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /**
+     * The receiving threads: the stamped readers, or Netty's loops; in the precision mode each tuned (a stamped reader
+     * tunes itself as it starts).
+     */
+    private static List<java.util.concurrent.Executor> receiveLoops(List<StampedReader> readers,
+                                                                    EventLoopGroup group, UdpReceiveSettings set)
+        throws Exception {
         List<java.util.concurrent.Executor> loops = new ArrayList<>(readers);
-        if (!stamped) {
-            for (int i = 0; i < threads; i++) {
+        if (!set.stamped()) {
+            for (int i = 0; i < set.threads(); i++) {
                 loops.add(group.next());
             }
         }
-        if (precision) {
+        if (set.precision()) {
             for (java.util.concurrent.Executor loop : loops) {
                 if (!(loop instanceof StampedReader)) { // a reader tunes itself as it starts
-                    java.util.concurrent.CompletableFuture.runAsync(tuning::applyToCurrentThread, loop)
+                    java.util.concurrent.CompletableFuture.runAsync(set.tuning()::applyToCurrentThread, loop)
                         .get(30, TimeUnit.SECONDS);
                 }
             }
-            env.put("timingPrecision", 1L);
-            env.put("receiveTimerSlackNs", tuning.timerSlackNs());
-            env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
-            env.put("receiveSliceNs", tuning.sliceNs());
-            if (io == NettyIo.EPOLL) {
-                Integer busyPoll = channels.get(0).config().getOption(SO_BUSY_POLL); // read back: Netty only logs
-                env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);
-            }
         }
-        env.put("kernelTimestamps", stamped ? 1L : 0L);
-        // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
-        return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy,
-            UdpSender.mostMessagesPerGsoSend(size), gro, groAuto ? ports.length : 0,
-            UdpOptions.MIN_CYCLE_NS.read(spec.options()));
+        return loops;
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -228,9 +215,14 @@ final class UdpReceiver implements ReceiverEndpoint {
      * read's single timestamp is never older than a datagram it covers.
      *
      * <p>With {@code gro} the kernel hands over a sender's GSO batch as one buffer: Netty splits it into datagrams
-     * only on its recvmsg path (one batch per syscall), which a payload size of 0 selects.
+     * only on its recvmsg path (one batch per syscall), which a payload size of 0 selects. Without native epoll
+     * (NIO) a read takes one datagram into a buffer of the message plus one byte, at least 2 KiB.
      */
-    private static void configureEpollReads(Bootstrap b, int messageSize, boolean gro) {
+    private static Bootstrap nettyReads(Bootstrap b, NettyIo io, int messageSize, boolean gro) {
+        if (io != NettyIo.EPOLL) {
+            return b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(messageSize + 1,
+                2048)));
+        }
         int slot = gro ? 0 : slotBytes(messageSize);
         int bufferBytes = gro ? 65_536 : slot * Math.max(1, Math.min(DATAGRAMS_PER_READ, MAX_READ_BUFFER_BYTES / slot));
         b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
@@ -238,6 +230,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (gro) {
             b.option(EpollChannelOption.UDP_GRO, true);
         }
+        return b;
     }
 
     /**

@@ -105,6 +105,7 @@ public final class RateSearch {
     private final TrialLog trials = new TrialLog();
     private final Map<String, CriterionBounds> bounds = new LinkedHashMap<>();
     private final SenderCeiling ceiling = new SenderCeiling();
+    private final NextRate nextRate;
     private boolean stopped;
     private java.util.function.BiConsumer<SearchTrial, Map<String, String>> onTrial = (t, v) -> { };
 
@@ -112,6 +113,7 @@ public final class RateSearch {
     public RateSearch(SearchPlan plan, long fullTrialNs) {
         this.plan = plan;
         this.twoPhases = plan.shortTrialNs() < fullTrialNs;
+        this.nextRate = new NextRate(plan, ceiling);
         for (String c : plan.criteria()) {
             bounds.put(c, new CriterionBounds(c, plan.lossRatio(c)));
         }
@@ -167,7 +169,7 @@ public final class RateSearch {
             CriterionBounds b = null;
             Long rate = null;
             for (CriterionBounds candidate : bounds.values()) {
-                rate = candidate.done ? null : next(candidate, maxCap);
+                rate = candidate.done ? null : nextRate.next(candidate, maxCap);
                 if (rate != null) {
                     b = candidate;
                     break;
@@ -199,25 +201,34 @@ public final class RateSearch {
                 if (again == null) {
                     return;
                 }
-                TrialLog.Trial first = trials.repeated();
-                for (CriterionBounds mb : marginal) {
-                    if (mb.verdict(again) != Verdict.FAIL) {
-                        first.outliers.put(mb.criterion, true);
-                    }
-                }
-                for (CriterionBounds other : bounds.values()) {
-                    if (!marginal.contains(other)) {
-                        update(other, m);
-                    }
-                }
-                for (CriterionBounds all : bounds.values()) {
-                    update(all, again);
-                }
+                judgeRepeat(marginal, m, again);
             } else {
                 for (CriterionBounds all : bounds.values()) {
                     update(all, m);
                 }
             }
+        }
+    }
+
+    /**
+     * A full-length trial {@code m} failed the {@code marginal} criteria by little and was repeated ({@code again}):
+     * it is an outlier for each of them the repeat does not fail; the other criteria are judged by it, every
+     * criterion by the repeat.
+     */
+    private void judgeRepeat(List<CriterionBounds> marginal, Measured m, Measured again) {
+        TrialLog.Trial first = trials.repeated();
+        for (CriterionBounds mb : marginal) {
+            if (mb.verdict(again) != Verdict.FAIL) {
+                first.outliers.put(mb.criterion, true);
+            }
+        }
+        for (CriterionBounds other : bounds.values()) {
+            if (!marginal.contains(other)) {
+                update(other, m);
+            }
+        }
+        for (CriterionBounds all : bounds.values()) {
+            update(all, again);
         }
     }
 
@@ -269,82 +280,6 @@ public final class RateSearch {
                 }
             }
         }
-    }
-
-    /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
-    private Long next(CriterionBounds b, long maxCap) {
-        long cap = Math.min(maxCap, ceiling.rate());
-        SearchBound capKind = ceiling.rate() != Long.MAX_VALUE && ceiling.rate() <= maxCap ? SearchBound.SENDER
-            : SearchBound.MAX;
-        Long lower = b.lower;
-        Long upper = b.upper;
-        if (upper != null && upper <= plan.minRate()) {
-            return b.finish(true, SearchBound.MIN);
-        }
-        if (lower != null && upper != null) {
-            if ((double) upper / lower - 1 <= plan.precision()) {
-                return b.finish(true, SearchBound.PATH);
-            }
-            if (upper > cap && (double) cap / lower - 1 <= plan.precision()) {
-                return b.finish(true, capKind);
-            }
-            return RateSteps.inside(lower, Math.min(upper, cap));
-        }
-        if (lower != null) {
-            if ((double) cap / lower - 1 <= plan.precision() || lower >= cap) {
-                return b.finish(true, capKind);
-            }
-            long r;
-            if (b.hintUpper != null && b.hintUpper > lower && b.hintUpper < cap && !b.triedHintUpper) {
-                b.triedHintUpper = true;
-                r = b.hintUpper;
-            } else if (capKind == SearchBound.SENDER) {
-                // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
-                // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
-                return RateSteps.inside(lower, cap);
-            } else {
-                b.upWidth = b.upWidth == 0 ? 2 * plan.precision() : 2 * b.upWidth;
-                r = (long) Math.min(Long.MAX_VALUE / 2, Math.ceil(lower * (1 + b.upWidth)));
-            }
-            if (r >= cap) {
-                // The cap itself when it is the search's maximum (never tried), else just under the sender's limit
-                // (or, when the sender managed far less there, just under what it managed).
-                r = capKind == SearchBound.SENDER ? Math.max(ceiling.underSpeed(lower, plan.precision()),
-                    (long) Math.floor(cap / (1 + plan.precision() / 2))) : cap;
-                if (capKind == SearchBound.SENDER && ceiling.underSpeed(lower, plan.precision()) > lower) {
-                    r = ceiling.underSpeed(lower, plan.precision());
-                }
-            }
-            return r > lower ? RateSteps.round(r, lower, RateSteps.plusOne(cap)) : b.finish(true, capKind);
-        }
-        if (upper != null) {
-            long r;
-            if (b.hintLower != null && b.hintLower < upper && !b.triedHintLower) {
-                b.triedHintLower = true;
-                r = b.hintLower;
-            } else {
-                // Just under what the path forwarded at the lowest failing rate, when it lost enough for that to
-                // tell where its capacity is; else (a little loss at any rate) twice as far as the last step.
-                double shortfall = b.atUpper == null ? 1 : 1 - b.atUpper.achievedReceiveRate() / upper;
-                b.downWidth = Math.min(0.5, shortfall >= plan.precision() ? shortfall + plan.precision()
-                    : b.downWidth == 0 ? 2 * plan.precision() : 2 * b.downWidth);
-                r = (long) Math.floor(upper * (1 - b.downWidth));
-            }
-            r = Math.max(plan.minRate(), Math.min(r, cap));
-            return r < upper ? RateSteps.round(r, plan.minRate() - 1, upper) : b.finish(true, SearchBound.MIN);
-        }
-        // Neither bound yet in this phase: start at the previous phase's lower bound, or the hint, or the cap.
-        long r = b.hintLower != null ? b.hintLower : b.hint != null ? b.hint : cap;
-        if (b.hintLower != null) {
-            b.triedHintLower = true;
-        }
-        if (r >= ceiling.rate()) {
-            r = ceiling.underSpeed(plan.minRate() - 1, plan.precision());
-        }
-        r = Math.max(plan.minRate(), Math.min(r, cap));
-        // Rounded up to the search's maximum at most, never up to a rate the sender could not carry.
-        return RateSteps.round(r, plan.minRate() - 1,
-            ceiling.rate() != Long.MAX_VALUE ? ceiling.rate() : RateSteps.plusOne(cap));
     }
 
     private Measured trial(Trials measure, long rate, boolean full, String phase) throws Exception {
