@@ -317,9 +317,9 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     @Override
     public Map<String, Long> environment() {
-        return Map.of("termLength", (long) driver.options().termLengthBytes(),
-            "reliable", driver.options().reliable() ? 1L : 0L,
-            "headerLength", (long) MessageHeader.LENGTH);
+        return Map.of(AeronEnvironment.TERM_LENGTH.key, (long) driver.options().termLengthBytes(),
+            AeronEnvironment.RELIABLE.key, driver.options().reliable() ? 1L : 0L,
+            AeronEnvironment.HEADER_LENGTH.key, (long) MessageHeader.LENGTH);
     }
 
     @Override

@@ -40,28 +40,28 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
     /** What the receiver reports of its set-up, read once it is open and (in the precision mode) tuned. */
     Map<String, Long> environment(Channel first) {
         Map<String, Long> env = new HashMap<>();
-        env.put("receiveBufferRequested", (long) rcvbuf);
-        env.put("receiveBufferGranted", (long) ((DatagramChannelConfig)
+        env.put(UdpEnvironment.RECEIVE_BUFFER_REQUESTED.key, (long) rcvbuf);
+        env.put(UdpEnvironment.RECEIVE_BUFFER_GRANTED.key, (long) ((DatagramChannelConfig)
             first.config()).getReceiveBufferSize());
-        env.put("io." + io.name().toLowerCase(java.util.Locale.ROOT), 1L);
-        env.put("receiveThreads", (long) threads);
+        env.put(io.environmentKey(), 1L);
+        env.put(UdpEnvironment.RECEIVE_THREADS.key, (long) threads);
         if (gro) {
-            env.put("gro", 1L);
+            env.put(UdpEnvironment.GRO.key, 1L);
         }
         if (groAuto) {
-            env.put("groAuto", 1L);
+            env.put(UdpEnvironment.GRO_AUTO.key, 1L);
         }
         if (precision) {
-            env.put("timingPrecision", 1L);
-            env.put("receiveTimerSlackNs", tuning.timerSlackNs());
-            env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
-            env.put("receiveSliceNs", tuning.sliceNs());
+            env.put(UdpEnvironment.TIMING_PRECISION.key, 1L);
+            env.put(UdpEnvironment.RECEIVE_TIMER_SLACK_NS.key, tuning.timerSlackNs());
+            env.put(UdpEnvironment.RECEIVE_PINNED_THREADS.key, (long) tuning.pinnedThreads());
+            env.put(UdpEnvironment.RECEIVE_SLICE_NS.key, tuning.sliceNs());
             if (io == NettyIo.EPOLL) {
                 Integer busyPoll = first.config().getOption(UdpReceiver.SO_BUSY_POLL); // read back: Netty only logs
-                env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);
+                env.put(UdpEnvironment.RECEIVE_BUSY_POLL_US.key, busyPoll == null ? -1L : busyPoll);
             }
         }
-        env.put("kernelTimestamps", stamped ? 1L : 0L);
+        env.put(UdpEnvironment.KERNEL_TIMESTAMPS.key, stamped ? 1L : 0L);
         return env;
     }
 

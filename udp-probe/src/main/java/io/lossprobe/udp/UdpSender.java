@@ -123,7 +123,7 @@ final class UdpSender implements SenderEndpoint {
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
         tuneSendThread(spec, precision, group, env);
         if (spec.replies() != null) {
-            env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
+            env.put(UdpEnvironment.REPLY_KERNEL_TIMESTAMPS.key, stampedReplies ? 1L : 0L);
         }
         return new UdpSender(group, channels, writers, nativeSender, errors, env, precision,
                 precision ? SendPacing.PRECISION
@@ -163,11 +163,11 @@ final class UdpSender implements SenderEndpoint {
         throws Exception {
         ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 0);
         group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
-        env.put("sendTimerSlackNs", tuning.timerSlackNs());
+        env.put(UdpEnvironment.SEND_TIMER_SLACK_NS.key, tuning.timerSlackNs());
         if (precision) {
-            env.put("timingPrecision", 1L);
-            env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
-            env.put("sendSliceNs", tuning.sliceNs());
+            env.put(UdpEnvironment.TIMING_PRECISION.key, 1L);
+            env.put(UdpEnvironment.SEND_PINNED_THREADS.key, (long) tuning.pinnedThreads());
+            env.put(UdpEnvironment.SEND_SLICE_NS.key, tuning.sliceNs());
         }
     }
 
@@ -190,18 +190,18 @@ final class UdpSender implements SenderEndpoint {
     private static Map<String, Long> socketEnvironment(int sndbuf, int messagesPerBuffer, boolean recvErr,
                                                        NativeBatchSender nativeSender, List<Channel> channels) {
         Map<String, Long> env = new HashMap<>();
-        env.put("sendBufferRequested", (long) sndbuf);
-        env.put("gsoSegmentsPerSend", (long) messagesPerBuffer);
+        env.put(UdpEnvironment.SEND_BUFFER_REQUESTED.key, (long) sndbuf);
+        env.put(UdpEnvironment.GSO_SEGMENTS_PER_SEND.key, (long) messagesPerBuffer);
         env.put(SenderEndpoint.MESSAGES_PER_PACKET_MAX, (long) messagesPerBuffer);
-        env.put("nativeSend", nativeSender != null ? 1L : 0L);
+        env.put(UdpEnvironment.NATIVE_SEND.key, nativeSender != null ? 1L : 0L);
         if (nativeSender != null) {
             env.put(SenderEndpoint.EGRESS_DROPS_REPORTED, recvErr ? nativeSender.recvErrOn() : 0L);
-            env.put("sendBufferGranted", nativeSender.sendBufferGranted());
+            env.put(UdpEnvironment.SEND_BUFFER_GRANTED.key, nativeSender.sendBufferGranted());
         } else {
             // Read back from the socket: Bootstrap only logs an option it could not set.
             env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
                 recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
-            env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
+            env.put(UdpEnvironment.SEND_BUFFER_GRANTED.key, (long) ((io.netty.channel.socket.DatagramChannelConfig)
                 channels.get(0).config()).getSendBufferSize());
         }
         return env;
