@@ -237,14 +237,7 @@ final class AeronReceiver implements ReceiverEndpoint {
      */
     @Override
     public TransportReport endStep() throws Exception {
-        AeronDriver.awaitSettled(() -> {
-                long sum = counters.repairSum();
-                for (long n : driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
-                    this::ours)) {
-                    sum += n;
-                }
-                return sum;
-            }, AeronDriver.SETTLE_QUIET_NS, AeronDriver.SETTLE_TIMEOUT_NS);
+        AeronDriver.awaitSettled(this::repairsAndNaks, AeronDriver.SETTLE_QUIET_NS, AeronDriver.SETTLE_TIMEOUT_NS);
         Map<String, Long> totals = new HashMap<>(counters.deltas());
         int n = subscriptions.length;
         long[][] replyCounts = repliers == null ? null : replyCounts();
@@ -272,15 +265,7 @@ final class AeronReceiver implements ReceiverEndpoint {
             lossBytes += bytes;
             lossObservations += observations;
             if (replyCounts != null) {
-                long[] now = replyCounts[i];
-                long[] then = replyCountsAtStart[i];
-                f.put(REPLIES_DROPPED_BACK_PRESSURED.key, now[0] - then[0]);
-                f.put(REPLIES_DROPPED_NOT_CONNECTED.key, now[1] - then[1]);
-                f.put(REPLY_BACK_PRESSURE_EPISODES.key, now[2] - then[2]);
-                for (String key : List.of(REPLIES_DROPPED_BACK_PRESSURED.key,
-                    REPLIES_DROPPED_NOT_CONNECTED.key, REPLY_BACK_PRESSURE_EPISODES.key)) {
-                    totals.merge(key, f.get(key), Long::sum);
-                }
+                replyDeltas(replyCounts[i], replyCountsAtStart[i], f, totals);
             }
             flows.put(i, f);
         }
@@ -299,6 +284,27 @@ final class AeronReceiver implements ReceiverEndpoint {
         return new TransportReport(totals, flows, poller.errors().notes());
     }
 
+    /** What the step's end waits on to settle: the repairs, and the NAKs every flow sent. */
+    private long repairsAndNaks() {
+        long sum = counters.repairSum();
+        for (long n : driver.perFlow(AeronCounters.DRIVER_RECEIVER_NAKS_SENT_TYPE_ID, subscriptions.length,
+            this::ours)) {
+            sum += n;
+        }
+        return sum;
+    }
+
+    /** Echo mode: one flow's reply counts in the step ({@code now - then}) into its map {@code f} and the totals. */
+    private static void replyDeltas(long[] now, long[] then, Map<String, Long> f, Map<String, Long> totals) {
+        f.put(REPLIES_DROPPED_BACK_PRESSURED.key, now[0] - then[0]);
+        f.put(REPLIES_DROPPED_NOT_CONNECTED.key, now[1] - then[1]);
+        f.put(REPLY_BACK_PRESSURE_EPISODES.key, now[2] - then[2]);
+        for (String key : List.of(REPLIES_DROPPED_BACK_PRESSURED.key,
+            REPLIES_DROPPED_NOT_CONNECTED.key, REPLY_BACK_PRESSURE_EPISODES.key)) {
+            totals.merge(key, f.get(key), Long::sum);
+        }
+    }
+
     /** The receiving agent (for tests). */
     ReceivePoller poller() {
         return poller;
@@ -311,9 +317,9 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     @Override
     public Map<String, Long> environment() {
-        return Map.of("termLength", (long) driver.options().termLengthBytes(),
-            "reliable", driver.options().reliable() ? 1L : 0L,
-            "headerLength", (long) MessageHeader.LENGTH);
+        return Map.of(AeronEnvironment.TERM_LENGTH.key, (long) driver.options().termLengthBytes(),
+            AeronEnvironment.RELIABLE.key, driver.options().reliable() ? 1L : 0L,
+            AeronEnvironment.HEADER_LENGTH.key, (long) MessageHeader.LENGTH);
     }
 
     @Override

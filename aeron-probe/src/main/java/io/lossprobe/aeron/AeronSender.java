@@ -82,10 +82,10 @@ final class AeronSender implements SenderEndpoint {
             return t;
         });
         Map<String, Long> env = new HashMap<>();
-        env.put("termLength", (long) publications[0].termBufferLength());
-        env.put("mtu", (long) driver.options().mtuBytes());
-        env.put("maxPayloadLength", (long) publications[0].maxPayloadLength());
-        env.put("embeddedDriver", driver.embedded() ? 1L : 0L);
+        env.put(AeronEnvironment.TERM_LENGTH.key, (long) publications[0].termBufferLength());
+        env.put(AeronEnvironment.MTU.key, (long) driver.options().mtuBytes());
+        env.put(AeronEnvironment.MAX_PAYLOAD_LENGTH.key, (long) publications[0].maxPayloadLength());
+        env.put(AeronEnvironment.EMBEDDED_DRIVER.key, driver.embedded() ? 1L : 0L);
         this.environment = env;
     }
 

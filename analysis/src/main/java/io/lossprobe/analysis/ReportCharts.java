@@ -243,12 +243,7 @@ final class ReportCharts {
         if (cellPx < 16) {
             y.setTickUnit(new NumberTickUnit(Math.max(1, Math.ceil(ports * 16 / (height - 150.0)))));
         }
-        XYBlockRenderer r = new XYBlockRenderer();
-        r.setPaintScale(LossClasses.SCALE);
-        r.setBlockWidth(1.0);
-        r.setBlockHeight(1.0);
-        r.setDefaultToolTipGenerator((ds, s, item) -> tips.get(item));
-        XYPlot plot = new XYPlot(data, x, y, r);
+        XYPlot plot = new XYPlot(data, x, y, lossBlocks(tips));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinesVisible(false);
         plot.setRangeGridlinesVisible(false);
@@ -256,16 +251,37 @@ final class ReportCharts {
         int width = Math.max(460, Math.min(WIDE, 200 + 110 * levels.size()));
         double cellWidthPx = (width - 200.0) / Math.max(1, levels.size());
         if (cellPx >= 11 && cellWidthPx >= 40) {
-            for (double[] c : cells) {
-                if (c[2] > 0) {
-                    XYTextAnnotation a = new XYTextAnnotation(ChartParts.sig2(c[2]), c[0], c[1]);
-                    a.setFont(CELL);
-                    a.setPaint(LossClasses.of(c[2]) >= 4 ? Color.WHITE : Color.BLACK);
-                    plot.addAnnotation(a);
-                }
-            }
+            labelLossCells(plot, cells);
         }
         JFreeChart chart = ChartParts.chart(transport + ": loss % by port and level", plot, false);
+        chart.addSubtitle(lossLegend());
+        return new ChartParts.Figure(id, "heatmap", chart, width, height, true);
+    }
+
+    /** The heatmap's cells: one block per port and level, coloured by its loss class, {@code tips} on hover. */
+    private static XYBlockRenderer lossBlocks(List<String> tips) {
+        XYBlockRenderer r = new XYBlockRenderer();
+        r.setPaintScale(LossClasses.SCALE);
+        r.setBlockWidth(1.0);
+        r.setBlockHeight(1.0);
+        r.setDefaultToolTipGenerator((ds, s, item) -> tips.get(item));
+        return r;
+    }
+
+    /** The heatmap's cells with loss ({level, port, loss %}) labelled with it, white on the dark classes. */
+    private static void labelLossCells(XYPlot plot, List<double[]> cells) {
+        for (double[] c : cells) {
+            if (c[2] > 0) {
+                XYTextAnnotation a = new XYTextAnnotation(ChartParts.sig2(c[2]), c[0], c[1]);
+                a.setFont(CELL);
+                a.setPaint(LossClasses.of(c[2]) >= 4 ? Color.WHITE : Color.BLACK);
+                plot.addAnnotation(a);
+            }
+        }
+    }
+
+    /** The heatmap's legend on the right: one band per loss class. */
+    private static PaintScaleLegend lossLegend() {
         SymbolAxis legendAxis = new SymbolAxis("loss %", LossClasses.LABELS);
         legendAxis.setGridBandsVisible(false);
         legendAxis.setRange(-0.5, LossClasses.COLORS.length - 0.5);
@@ -274,8 +290,7 @@ final class ReportCharts {
         legend.setPosition(RectangleEdge.RIGHT);
         legend.setMargin(new RectangleInsets(10, 10, 10, 10));
         legend.setStripWidth(14);
-        chart.addSubtitle(legend);
-        return new ChartParts.Figure(id, "heatmap", chart, width, height, true);
+        return legend;
     }
 
     /**

@@ -85,6 +85,12 @@ public final class Verdict {
                 .append(String.format(Locale.ROOT, " (sent %s of %s)", ChartParts.rate(
                     firstSaturated.achievedSendRate()), ChartParts.rate(firstSaturated.offeredRate())));
         }
+        timing(sb, byRate);
+        return sb.toString();
+    }
+
+    /** The timing at the highest level ({@code byRate}'s last): echo's transactions and round trip, else delay. */
+    private static void timing(StringBuilder sb, List<StepMetrics> byRate) {
         StepMetrics top = byRate.get(byRate.size() - 1);
         if (top.echo()) {
             double bestTps = byRate.stream().mapToDouble(StepMetrics::tps).filter(v -> !Double.isNaN(v)).max()
@@ -99,7 +105,6 @@ public final class Verdict {
                 sb.append(" (+-").append(ChartParts.ms(top.delayUncertaintyMs())).append(" clock bound)");
             }
         }
-        return sb.toString();
     }
 
     private static String pct(StepMetrics m) {

@@ -5,7 +5,7 @@ import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.SenderLoad;
 import io.lossprobe.core.engine.StepStart;
 import io.lossprobe.core.accounting.SendFilter;
-import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.pacing.FlowSendCounts;
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.TransportReport;
@@ -127,10 +127,10 @@ final class RemoteSendSide implements SendSide {
         if (r.counts().length != flows) {
             throw new ControlProtocolException("send result without " + flows + " flows");
         }
-        SendLoop.FlowSendCounts[] out = new SendLoop.FlowSendCounts[flows];
+        FlowSendCounts[] out = new FlowSendCounts[flows];
         for (int i = 0; i < flows; i++) {
             long[] c = r.counts()[i];
-            out[i] = new SendLoop.FlowSendCounts(c[0], c[1], c[2], c[3]);
+            out[i] = new FlowSendCounts(c[0], c[1], c[2], c[3]);
         }
         Reply.Lag l = r.lag();
         Latency lag = new Latency(l.count(), l.meanNs(), l.minNs(), l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(),

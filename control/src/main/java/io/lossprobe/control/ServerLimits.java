@@ -98,27 +98,9 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
      * the memory they map under {@code options}).
      */
     public String refuse(Plan plan, Map<String, Transport> transports, Map<String, String> options) {
-        if (plan.ports() > maxPorts) {
-            return "ports " + plan.ports() + " exceeds this server's limit of " + maxPorts;
-        }
-        if (plan.basePort() < minPort) {
-            return "base port " + plan.basePort() + " is below this server's minimum of " + minPort;
-        }
-        if (plan.durationNs() > maxDurationNs || plan.warmupNs() > maxDurationNs || plan.drainNs() > maxDurationNs) {
-            return "duration exceeds this server's limit of " + TimeUnit.NANOSECONDS.toSeconds(maxDurationNs) + "s";
-        }
-        int steps = plan.stepsPerTransport();
-        if (steps > maxLevels) {
-            return steps == plan.levels().size() ? plan.levels().size() + " levels exceed this server's limit of "
-                + maxLevels : steps + " steps per transport (levels, search trials and steps, for each message size) "
-                + "exceed this server's limit of " + maxLevels + " levels";
-        }
-        long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs(); // each at most maxDurationNs: no overflow
-        if (stepNs > maxTotalDurationNs / ((long) steps * plan.transports().size())) {
-            return "the run takes " + TimeUnit.NANOSECONDS.toSeconds(stepNs) + "s x " + steps
-                + (steps == plan.levels().size() ? " levels" : " steps") + " x " + plan.transports().size()
-                + " transports, beyond this server's limit of "
-                + TimeUnit.NANOSECONDS.toSeconds(maxTotalDurationNs) + "s";
+        String shape = refuseShape(plan);
+        if (shape != null) {
+            return shape;
         }
         int largest = plan.sizes().stream().mapToInt(Integer::intValue).max().orElse(plan.messageSize());
         List<Level> rates = new java.util.ArrayList<>(plan.levels());
@@ -163,6 +145,33 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
                 + mib(windowBytes) + " with the intervals' histograms, transport buffers " + mib(transportBytes)
                 + "), beyond this server's limit of "
                 + mib(maxMemoryBytes);
+        }
+        return null;
+    }
+
+    /** Null when the plan's shape is within the limits (ports, durations, steps, the run's length), else why not. */
+    private String refuseShape(Plan plan) {
+        if (plan.ports() > maxPorts) {
+            return "ports " + plan.ports() + " exceeds this server's limit of " + maxPorts;
+        }
+        if (plan.basePort() < minPort) {
+            return "base port " + plan.basePort() + " is below this server's minimum of " + minPort;
+        }
+        if (plan.durationNs() > maxDurationNs || plan.warmupNs() > maxDurationNs || plan.drainNs() > maxDurationNs) {
+            return "duration exceeds this server's limit of " + TimeUnit.NANOSECONDS.toSeconds(maxDurationNs) + "s";
+        }
+        int steps = plan.stepsPerTransport();
+        if (steps > maxLevels) {
+            return steps == plan.levels().size() ? plan.levels().size() + " levels exceed this server's limit of "
+                + maxLevels : steps + " steps per transport (levels, search trials and steps, for each message size) "
+                + "exceed this server's limit of " + maxLevels + " levels";
+        }
+        long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs(); // each at most maxDurationNs: no overflow
+        if (stepNs > maxTotalDurationNs / ((long) steps * plan.transports().size())) {
+            return "the run takes " + TimeUnit.NANOSECONDS.toSeconds(stepNs) + "s x " + steps
+                + (steps == plan.levels().size() ? " levels" : " steps") + " x " + plan.transports().size()
+                + " transports, beyond this server's limit of "
+                + TimeUnit.NANOSECONDS.toSeconds(maxTotalDurationNs) + "s";
         }
         return null;
     }

@@ -7,7 +7,7 @@ import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.StepStart;
 import io.lossprobe.core.engine.StepTiming;
 import io.lossprobe.core.accounting.SendFilter;
-import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.pacing.FlowSendCounts;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.SenderSpec;
@@ -115,7 +115,7 @@ final class SessionSender {
         SendSide.Outcome outcome = call(side::finish);
         long[][] counts = new long[outcome.counts().length][];
         for (int i = 0; i < counts.length; i++) {
-            SendLoop.FlowSendCounts c = outcome.counts()[i];
+            FlowSendCounts c = outcome.counts()[i];
             counts[i] = new long[] {c.scheduled(), c.sent(), c.sendFailed(), c.behind()};
         }
         Latency lag = outcome.lag();

@@ -45,6 +45,31 @@ final class ManPage {
         for (String paragraph : paragraphs(spec.usageMessage().description())) {
             sb.append(".PP\n").append(escapeLine(paragraph)).append('\n');
         }
+        options(sb, spec);
+        List<CommandLine> subs = cl.getSubcommands().values().stream()
+            .filter(s -> !s.getCommandSpec().usageMessage().hidden() && !s.getCommandName().equals("help"))
+            .toList();
+        if (!subs.isEmpty()) {
+            sb.append(".SH COMMANDS\n");
+            for (CommandLine sub : subs) {
+                sb.append(".TP\n\\fB").append(escape(sub.getCommandName())).append("\\fR\n")
+                    .append(escapeLine(firstSentence(sub.getCommandSpec()))).append(" See \\fB")
+                    .append(escape(pageName(sub.getCommandSpec()))).append("\\fR(1).\n");
+            }
+        }
+        List<String> footer = paragraphs(spec.usageMessage().footer());
+        if (!footer.isEmpty()) {
+            sb.append(".SH NOTES\n");
+            for (String paragraph : footer) {
+                sb.append(".PP\n").append(escapeLine(paragraph)).append('\n');
+            }
+        }
+        seeAlso(sb, spec, subs);
+        return sb.toString();
+    }
+
+    /** OPTIONS and ARGUMENTS: every option and positional parameter that is not hidden. */
+    private static void options(StringBuilder sb, CommandSpec spec) {
         List<OptionSpec> options = spec.options();
         if (!options.isEmpty()) {
             sb.append(".SH OPTIONS\n");
@@ -75,24 +100,10 @@ final class ManPage {
                     .append(escapeLine(String.join(" ", text(p.description())))).append('\n');
             }
         }
-        List<CommandLine> subs = cl.getSubcommands().values().stream()
-            .filter(s -> !s.getCommandSpec().usageMessage().hidden() && !s.getCommandName().equals("help"))
-            .toList();
-        if (!subs.isEmpty()) {
-            sb.append(".SH COMMANDS\n");
-            for (CommandLine sub : subs) {
-                sb.append(".TP\n\\fB").append(escape(sub.getCommandName())).append("\\fR\n")
-                    .append(escapeLine(firstSentence(sub.getCommandSpec()))).append(" See \\fB")
-                    .append(escape(pageName(sub.getCommandSpec()))).append("\\fR(1).\n");
-            }
-        }
-        List<String> footer = paragraphs(spec.usageMessage().footer());
-        if (!footer.isEmpty()) {
-            sb.append(".SH NOTES\n");
-            for (String paragraph : footer) {
-                sb.append(".PP\n").append(escapeLine(paragraph)).append('\n');
-            }
-        }
+    }
+
+    /** SEE ALSO: the root command's page, the subcommands' pages and the documentation. */
+    private static void seeAlso(StringBuilder sb, CommandSpec spec, List<CommandLine> subs) {
         sb.append(".SH SEE ALSO\n");
         List<String> see = new ArrayList<>();
         CommandSpec root = spec;
@@ -107,7 +118,6 @@ final class ManPage {
         }
         see.add("the documentation in docs/ of the lossprobe distribution");
         sb.append(String.join(", ", see)).append('\n');
-        return sb.toString();
     }
 
     /** Description lines as picocli prints them ({@code %%} is a percent sign, {@code %n} a line break). */

@@ -156,12 +156,7 @@ public final class MeshCommand extends Subcommand {
 
     @Override
     int run(CommandLine cl) throws Exception {
-        if (!policy.given() && checkOutputs.junit != null) {
-            throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
-        }
-        policy.requireReadable(cl); // a bad policy fails before any traffic
-        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, hostsFile, secret.secretFile),
-            output);
+        checkOptions(cl);
         List<Host> hosts = MeshHosts.check(hosts());
         long seedValue = seed != null ? seed
             : Long.parseLong(LocalDate.now(ZoneOffset.UTC).format(DateTimeFormatter.BASIC_ISO_DATE));
@@ -170,12 +165,7 @@ public final class MeshCommand extends Subcommand {
         Map<String, String> options = planOptions.transportOptionsInEffect();
         Plan plan = planOptions.plan(hosts.get(0).address(), "stream", 0, options); // checks the plan options
         Map<String, Transport> available = Transports.available();
-        for (String t : plan.transports()) {
-            if (!available.containsKey(t)) {
-                throw new CommandLine.ParameterException(cl, "unknown transport '" + t + "' (available: "
-                    + String.join(", ", available.keySet()) + ")");
-            }
-        }
+        PlanOptions.requireTransports(cl, plan, available);
         planOptions.check(cl, options, available, plan, cl.getErr());
         long slackMs = Units.parseDurationNs(slack, "--slack") / 1_000_000;
         long slotMs = slot != null ? Units.parseDurationNs(slot, "--slot") / 1_000_000
@@ -189,55 +179,25 @@ public final class MeshCommand extends Subcommand {
         long localPairs = links.stream().filter(l -> local.contains(l.source())).count();
         out.printf("lossprobe mesh: %d hosts, %s: %d pairs in %d rounds%s; %s; %s%n", hosts.size(), selection,
             links.size(), rounds.size(), parallel > 0 ? " of at most " + parallel : "",
-            start == null ? "rounds back to back"
-                : String.format(Locale.ROOT, "slot %s from %s, about %s in all", StepTable.nanos(slotMs * 1_000_000),
-                    start, MeshSchedule.minutes(rounds.size() * slotMs)),
+            MeshSchedule.timetable(start, slotMs, rounds.size()),
             local.isEmpty() ? "no source here" : localPairs + " pairs from here (" + String.join(", ", local) + ")");
         if (dryRun) {
             MeshSchedule.print(out, rounds, local, start, slotMs);
             out.flush();
             return 0;
         }
-        if (local.isEmpty()) {
-            throw new CommandLine.ParameterException(cl, "none of the hosts is this host, so no pair has its source "
-                + "here: run the mesh on a source host, or name the sources to run here with --as-source");
-        }
-        if (start != null && clock.instant().isAfter(start.plusMillis(rounds.size() * slotMs))) {
-            throw new CommandLine.ParameterException(cl, "--start-at " + startAt + " is over: a mesh from " + start
-                + " ended at " + start.plusMillis(rounds.size() * slotMs) + " (a time of day means its nearest "
-                + "occurrence; give an instant ahead, e.g. " + clock.instant().plusSeconds(300)
-                .truncatedTo(java.time.temporal.ChronoUnit.MINUTES) + ")");
-        }
-        if (start == null && !sourcesElsewhere.isEmpty()) {
-            throw new CommandLine.ParameterException(cl, "pairs from " + String.join(", ", sourcesElsewhere)
-                + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
-                + "plan and --start-at (or name them with --as-source to send from here)");
-        }
+        requireRunnableHere(cl, local, start, rounds.size() * slotMs, sourcesElsewhere);
         Auth auth = secret.load(cl.getErr(), "lossprobe: ");
-        int connectTimeoutMs = (int) Math.min(Integer.MAX_VALUE,
-            Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
-        String defaultName = "lossprobe-mesh-" + (local.size() == 1
-            ? local.iterator().next().replaceAll("[^A-Za-z0-9_.-]", "_") + "-" : "")
-            + LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json";
-        Path file = output == null ? Path.of(defaultName)
-            : java.nio.file.Files.isDirectory(output) ? output.resolve(defaultName) : output;
+        int connectTimeoutMs = connectTimeoutMs();
+        Path file = resultsFile(local);
         Inputs.requireWritable(cl, file, "results to");
         checkOutputs.requireWritable(cl);
 
         Map<String, Host> byName = new LinkedHashMap<>();
         hosts.forEach(h -> byName.put(h.name(), h));
-        List<MeshResult.Planned> planned = new ArrayList<>();
-        for (int r = 0; r < rounds.size(); r++) {
-            for (MeshPairs.Link l : rounds.get(r)) {
-                planned.add(new MeshResult.Planned(l.source(), l.target(), r));
-            }
-        }
-        MeshResult.Schedule schedule = new MeshResult.Schedule(rounds.size(), parallel, start == null ? 0 : slotMs,
-            start == null ? null : start.toString(), planned);
-        String startedAt = clock.instant().toString();
-        List<String> sources = hosts.stream().map(Host::name).filter(local::contains).toList();
+        MeshWriter writer = writer(file, hosts, local, MeshSchedule.record(rounds, parallel, start, slotMs), selection,
+            out);
         List<MeshResult.Pair> done = new ArrayList<>();
-        MeshWriter writer = new MeshWriter(file, hosts, sources, schedule, selection, startedAt, out);
         writer.write(done);
         if (!quiet.quiet) {
             out.printf("%-24s %s%n", "pair", StepTable.header());
@@ -246,19 +206,39 @@ public final class MeshCommand extends Subcommand {
         MeshRunner runner = new MeshRunner(rounds, local, start, slotMs, slackMs, MeshSchedule.estimatePairMs(plan),
             meshClock);
         CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            interrupted = true;
-            runner.requestStop();
-            running.forEach(RunEngine::requestStop);
-            try {
-                finished.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "lossprobe-mesh-shutdown");
+        Thread hook = shutdownHook(runner, finished);
         Runtime.getRuntime().addShutdownHook(hook);
-        boolean stopped;
         long t0 = System.nanoTime();
+        boolean stopped = runRounds(runner, slotEnds -> new MeshPairRun(meshClock, planOptions, byName, auth, options,
+            available, connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running), done, writer, hook, finished);
+        writer.write(done);
+        return finish(cl, done, t0, file, sourcesElsewhere, stopped);
+    }
+
+    /** {@code --connect-timeout} in milliseconds. */
+    private int connectTimeoutMs() {
+        return (int) Math.min(Integer.MAX_VALUE,
+            Units.parseDurationNs(connectTimeout, "--connect-timeout") / 1_000_000);
+    }
+
+    /** The options that do not go together, and the inputs, checked before anything else. */
+    private void checkOptions(CommandLine cl) {
+        if (!policy.given() && checkOutputs.junit != null) {
+            throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
+        }
+        policy.requireReadable(cl); // a bad policy fails before any traffic
+        checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, hostsFile, secret.secretFile),
+            output);
+    }
+
+    /**
+     * Runs the rounds, each one's pairs written as it ends, with a slot-end thread for {@code pairRun}; the
+     * slot-end thread and Ctrl-C's {@code hook} are released however it ends. Returns whether it was interrupted.
+     */
+    private boolean runRounds(MeshRunner runner,
+                              java.util.function.Function<ScheduledExecutorService, MeshPairRun> pairRun,
+                              List<MeshResult.Pair> done, MeshWriter writer, Thread hook, CountDownLatch finished)
+        throws Exception {
         ScheduledExecutorService slotEnds = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lossprobe-mesh-slot-end");
             t.setDaemon(true);
@@ -266,13 +246,11 @@ public final class MeshCommand extends Subcommand {
         });
         try {
             RunEngine.prewarm(); // while the first round is still ahead
-            MeshPairRun pairRun = new MeshPairRun(meshClock, planOptions, byName, auth, options, available,
-                connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running);
-            runner.run(pairRun, round -> {
+            runner.run(pairRun.apply(slotEnds), round -> {
                     done.addAll(round);
                     writer.write(done);
                 });
-            stopped = interrupted;
+            return interrupted;
         } finally {
             slotEnds.shutdownNow();
             finished.countDown();
@@ -282,7 +260,63 @@ public final class MeshCommand extends Subcommand {
                 // Already shutting down (Ctrl-C): the hook waits for us.
             }
         }
-        writer.write(done);
+    }
+
+    /** Refuses a mesh this host cannot run: no source here, a start already over, or sources elsewhere unscheduled. */
+    private void requireRunnableHere(CommandLine cl, Set<String> local, Instant start, long meshMs,
+                                     Set<String> sourcesElsewhere) {
+        if (local.isEmpty()) {
+            throw new CommandLine.ParameterException(cl, "none of the hosts is this host, so no pair has its source "
+                + "here: run the mesh on a source host, or name the sources to run here with --as-source");
+        }
+        if (start != null && clock.instant().isAfter(start.plusMillis(meshMs))) {
+            throw new CommandLine.ParameterException(cl, "--start-at " + startAt + " is over: a mesh from " + start
+                + " ended at " + start.plusMillis(meshMs) + " (a time of day means its nearest "
+                + "occurrence; give an instant ahead, e.g. " + clock.instant().plusSeconds(300)
+                .truncatedTo(java.time.temporal.ChronoUnit.MINUTES) + ")");
+        }
+        if (start == null && !sourcesElsewhere.isEmpty()) {
+            throw new CommandLine.ParameterException(cl, "pairs from " + String.join(", ", sourcesElsewhere)
+                + " must run on those hosts: run 'lossprobe mesh' there too, every one with the same hosts, pairs, "
+                + "plan and --start-at (or name them with --as-source to send from here)");
+        }
+    }
+
+    /** {@code -o}, a file or a directory for the default name (with the one local source's name, if one). */
+    private Path resultsFile(Set<String> local) {
+        String defaultName = "lossprobe-mesh-" + (local.size() == 1
+            ? local.iterator().next().replaceAll("[^A-Za-z0-9_.-]", "_") + "-" : "")
+            + LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json";
+        return output == null ? Path.of(defaultName)
+            : java.nio.file.Files.isDirectory(output) ? output.resolve(defaultName) : output;
+    }
+
+    /** The results file's writer: the hosts, the sources here, the schedule, the selection, and when it started. */
+    private MeshWriter writer(Path file, List<Host> hosts, Set<String> local, MeshResult.Schedule schedule,
+                              String selection, PrintWriter out) {
+        String startedAt = clock.instant().toString();
+        List<String> sources = hosts.stream().map(Host::name).filter(local::contains).toList();
+        return new MeshWriter(file, hosts, sources, schedule, selection, startedAt, out);
+    }
+
+    /** Ctrl-C: stops the runner and every running pair, and waits (bounded) for the mesh to finish writing. */
+    private Thread shutdownHook(MeshRunner runner, CountDownLatch finished) {
+        return new Thread(() -> {
+            interrupted = true;
+            runner.requestStop();
+            running.forEach(RunEngine::requestStop);
+            try {
+                finished.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "lossprobe-mesh-shutdown");
+    }
+
+    /** Says how the mesh went, then checks or exports its results; returns the exit status. */
+    private int finish(CommandLine cl, List<MeshResult.Pair> done, long t0, Path file, Set<String> sourcesElsewhere,
+                       boolean stopped) throws Exception {
+        PrintWriter out = cl.getOut();
         Map<String, Long> byStatus = new LinkedHashMap<>();
         done.forEach(p -> byStatus.merge(p.status(), 1L, Long::sum));
         out.printf("mesh: %d pair(s) from here in %s: %s; results written to %s%n", done.size(),

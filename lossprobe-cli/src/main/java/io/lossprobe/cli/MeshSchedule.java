@@ -1,5 +1,6 @@
 package io.lossprobe.cli;
 
+import io.lossprobe.analysis.MeshResult;
 import io.lossprobe.core.plan.Plan;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -135,5 +136,24 @@ final class MeshSchedule {
             }
             out.println(line);
         }
+    }
+
+    /** How the rounds are timed: back to back, or in slots from the start. */
+    static String timetable(Instant start, long slotMs, int rounds) {
+        return start == null ? "rounds back to back"
+            : String.format(Locale.ROOT, "slot %s from %s, about %s in all", StepTable.nanos(slotMs * 1_000_000),
+                start, minutes(rounds * slotMs));
+    }
+
+    /** The schedule the results file records: every pair with its round, the slots when timed. */
+    static MeshResult.Schedule record(List<List<MeshPairs.Link>> rounds, int parallel, Instant start, long slotMs) {
+        List<MeshResult.Planned> planned = new ArrayList<>();
+        for (int r = 0; r < rounds.size(); r++) {
+            for (MeshPairs.Link l : rounds.get(r)) {
+                planned.add(new MeshResult.Planned(l.source(), l.target(), r));
+            }
+        }
+        return new MeshResult.Schedule(rounds.size(), parallel, start == null ? 0 : slotMs,
+            start == null ? null : start.toString(), planned);
     }
 }

@@ -80,6 +80,16 @@ final class PlanOptions {
             + "server are sent there too.")
     Map<String, String> transportOptions = new LinkedHashMap<>();
 
+    /** Every transport {@code plan} names is one of the {@code available} ones, else bad usage. */
+    static void requireTransports(CommandLine cl, Plan plan, Map<String, Transport> available) {
+        for (String t : plan.transports()) {
+            if (!available.containsKey(t)) {
+                throw new CommandLine.ParameterException(cl, "unknown transport '" + t + "' (available: "
+                    + String.join(", ", available.keySet()) + ")");
+            }
+        }
+    }
+
     /**
      * {@code options} (in effect) checked against every available transport's declarations, before any traffic:
      * an unknown key or a bad value is bad usage, one line; a -X for a transport {@code plan} does not use gets a

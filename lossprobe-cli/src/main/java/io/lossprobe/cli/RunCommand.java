@@ -94,6 +94,66 @@ public final class RunCommand extends Subcommand {
 
     @Override
     int run(CommandLine cl) throws Exception {
+        boolean resultsToStdout = checkOptions(cl);
+        Map<String, String> options = planOptions.transportOptionsInEffect();
+        Plan plan = buildPlan(options);
+        Map<String, Transport> available = Transports.available();
+        PlanOptions.requireTransports(cl, plan, available);
+        Path out = output != null ? output : Path.of("lossprobe-"
+            + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
+        PrintWriter results = cl.getOut();
+        PrintWriter stderr = cl.getErr();
+        // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
+        PrintWriter stdout = resultsToStdout ? stderr : results;
+        planOptions.check(cl, options, available, plan, stderr);
+        if (policy.given() && resultsToStdout) {
+            throw new CommandLine.ParameterException(cl, "--policy checks a results file: give -o "
+                + "a file, not -");
+        }
+        RunOutput sink = openSink(cl, plan, out, results, stdout, stderr, resultsToStdout);
+        RemoteRun remote = target != null ? openRemote(cl, plan, options, available, sink, stderr) : null;
+        RunEngine engine = remote != null ? remote.engine()
+            : new RunEngine(plan, available, options, sink, StepHooks.NONE);
+        sink.onWriteFailure(engine::requestStop);
+        try {
+            sink.writeInitial(engine.snapshot(RunStatus.RUNNING, null));
+        } catch (RuntimeException e) {
+            if (remote != null) {
+                remote.close();
+            }
+            throw e;
+        }
+
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            engine.requestStop();
+            try {
+                finished.await(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "lossprobe-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        announce(stdout, plan, out, resultsToStdout);
+        try {
+            return measure(engine, sink, out, stdout, stderr, resultsToStdout);
+        } finally {
+            if (remote != null) {
+                remote.close();
+            }
+            sink.closeProgress();
+            sink.closeStream();
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // Already shutting down (Ctrl-C): the hook is running and waits for us.
+            }
+        }
+    }
+
+    /** The options that do not go together, refused before anything else; returns whether -o - was given. */
+    private boolean checkOptions(CommandLine cl) {
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(cl, "--reverse needs --target");
         }
@@ -118,27 +178,12 @@ public final class RunCommand extends Subcommand {
         policy.requireReadable(cl); // a bad policy fails before any traffic
         checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, baseline.baseline, secret.secretFile),
             output, stream == null ? null : Path.of(stream));
-        Map<String, String> options = planOptions.transportOptionsInEffect();
-        Plan plan = buildPlan(options);
-        Map<String, Transport> available = Transports.available();
-        for (String t : plan.transports()) {
-            if (!available.containsKey(t)) {
-                throw new CommandLine.ParameterException(cl, "unknown transport '" + t
-                    + "' (available: " + String.join(", ", available.keySet()) + ")");
-            }
-        }
-        Path out = output != null ? output : Path.of("lossprobe-"
-            + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
-        PrintWriter results = cl.getOut();
-        PrintWriter stderr = cl.getErr();
-        // With -o -, stdout carries the results JSON alone; everything for people goes to stderr.
-        PrintWriter stdout = resultsToStdout ? stderr : results;
-        planOptions.check(cl, options, available, plan, stderr);
-        if (policy.given() && resultsToStdout) {
-            throw new CommandLine.ParameterException(cl, "--policy checks a results file: give -o "
-                + "a file, not -");
-        }
+        return resultsToStdout;
+    }
 
+    /** Where the run's results and progress go; every output path is checked before any traffic. */
+    private RunOutput openSink(CommandLine cl, Plan plan, Path out, PrintWriter results, PrintWriter stdout,
+                               PrintWriter stderr, boolean resultsToStdout) throws Exception {
         RunOutput sink = new RunOutput(out, stdout, stderr, !quiet.quiet, hlog);
         sink.ipv6(plan.bindAddress().contains(":"));
         if (resultsToStdout) {
@@ -156,40 +201,24 @@ public final class RunCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--hlog writes its logs beside the results: "
                 + "give -o a file, not the device " + out);
         }
-        RemoteRun remote = null;
-        RunEngine engine;
-        if (target != null) {
-            HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
-            try {
-                remote = RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
-                    RemoteRun.CONNECT_TIMEOUT_MS);
-            } catch (java.net.UnknownHostException e) {
-                throw new CommandLine.ParameterException(cl, e.getMessage());
-            }
-            engine = remote.engine();
-        } else {
-            engine = new RunEngine(plan, available, options, sink, StepHooks.NONE);
-        }
-        sink.onWriteFailure(engine::requestStop);
-        try {
-            sink.writeInitial(engine.snapshot(RunStatus.RUNNING, null));
-        } catch (RuntimeException e) {
-            if (remote != null) {
-                remote.close();
-            }
-            throw e;
-        }
+        return sink;
+    }
 
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            engine.requestStop();
-            try {
-                finished.await(15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "lossprobe-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+    /** {@code --target}: the run with its other half on a {@code lossprobe serve}. */
+    private RemoteRun openRemote(CommandLine cl, Plan plan, Map<String, String> options,
+                                 Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
+        throws Exception {
+        HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
+        try {
+            return RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
+                RemoteRun.CONNECT_TIMEOUT_MS);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+    }
+
+    /** The run's first line: what it measures and where the results go. */
+    private void announce(PrintWriter stdout, Plan plan, Path out, boolean resultsToStdout) {
         stdout.printf("lossprobe: %s over %d ports from %s, %s%s, %s per step%s; results -> %s%n",
             String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
             plan.levels().isEmpty() ? "" : "levels " + planOptions.levels + (plan.search() == null ? "" : ", "),
@@ -197,54 +226,45 @@ public final class RunCommand extends Subcommand {
             planOptions.duration, plan.sizes().size() > 1 ? ", sizes " + plan.sizes() : "",
             resultsToStdout ? "stdout" : out);
         stdout.flush();
+    }
+
+    /** Runs the engine and says how it went; returns the exit status. */
+    private int measure(RunEngine engine, RunOutput sink, Path out, PrintWriter stdout, PrintWriter stderr,
+                        boolean resultsToStdout) throws Exception {
+        RunResult result;
         try {
-            RunResult result;
-            try {
-                result = engine.run();
-            } catch (Exception e) {
-                textfileOfFailedRun(out, stderr);
-                throw e;
-            }
-            if (sink.writeFailure() != null) {
-                stderr.println("lossprobe: " + result.steps().size() + " step(s) measured; "
-                    + (sink.resultsWritten() ? out + " holds them, status failed"
-                    : sink.fileStatus() == null ? "nothing written to " + out
-                    : out + " holds fewer, status " + sink.fileStatus()));
-                textfileOfFailedRun(out, stderr);
-                return 1;
-            }
-            if (result.status() == RunStatus.INTERRUPTED) {
-                stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
-                    + out);
-                textfileOfFailedRun(out, stderr);
-                return 130;
-            }
-            // The answer after the table (the rows scrolled by as they came): a sentence per transport.
-            for (String line : io.lossprobe.analysis.Verdict.of(result)) {
-                (resultsToStdout ? stderr : stdout).println("verdict: " + line);
-            }
-            stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
-            stdout.flush();
-            if (policy.given()) {
-                return checkInline(out);
-            }
-            if (checkOutputs.prometheus != null) {
-                writeTextfile(out);
-            }
-            return 0;
-        } finally {
-            if (remote != null) {
-                remote.close();
-            }
-            sink.closeProgress();
-            sink.closeStream();
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // Already shutting down (Ctrl-C): the hook is running and waits for us.
-            }
+            result = engine.run();
+        } catch (Exception e) {
+            textfileOfFailedRun(out, stderr);
+            throw e;
         }
+        if (sink.writeFailure() != null) {
+            stderr.println("lossprobe: " + result.steps().size() + " step(s) measured; "
+                + (sink.resultsWritten() ? out + " holds them, status failed"
+                : sink.fileStatus() == null ? "nothing written to " + out
+                : out + " holds fewer, status " + sink.fileStatus()));
+            textfileOfFailedRun(out, stderr);
+            return 1;
+        }
+        if (result.status() == RunStatus.INTERRUPTED) {
+            stderr.println("lossprobe: interrupted; " + result.steps().size() + " completed step(s) written to "
+                + out);
+            textfileOfFailedRun(out, stderr);
+            return 130;
+        }
+        // The answer after the table (the rows scrolled by as they came): a sentence per transport.
+        for (String line : io.lossprobe.analysis.Verdict.of(result)) {
+            (resultsToStdout ? stderr : stdout).println("verdict: " + line);
+        }
+        stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
+        stdout.flush();
+        if (policy.given()) {
+            return checkInline(out);
+        }
+        if (checkOutputs.prometheus != null) {
+            writeTextfile(out);
+        }
+        return 0;
     }
 
     /** The textfile without a check: the run's numbers, labelled with the target as typed. */

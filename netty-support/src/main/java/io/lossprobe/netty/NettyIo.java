@@ -29,6 +29,14 @@ public enum NettyIo {
     EPOLL, NIO;
 
     /**
+     * The key a transport reports this choice under in a run's environment (value 1): {@code io.epoll} or
+     * {@code io.nio}.
+     */
+    public String environmentKey() {
+        return "io." + name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
      * {@code auto} (or null) picks epoll when Netty's native library loads.
      *
      * @param option the option's name, for the message when {@code value} is none of auto, epoll and nio

@@ -72,11 +72,11 @@ final class TcpReceiver implements ReceiverEndpoint {
             throw BindFailure.of("listen for TCP", spec.bindAddress(),
                 spec.plan().basePort(), spec.plan().port(flows - 1), e);
         }
-        receiver.environment.put("io." + settings.io().name().toLowerCase(java.util.Locale.ROOT), 1L);
+        receiver.environment.put(settings.io().environmentKey(), 1L);
         if (settings.receiveBufferBytes() > 0) {
-            receiver.environment.put("receiveBufferRequested", (long) settings.receiveBufferBytes());
+            receiver.environment.put(TcpEnvironment.RECEIVE_BUFFER_REQUESTED.key, (long) settings.receiveBufferBytes());
         }
-        receiver.environment.put("receiveBufferGranted", (long) ((ServerSocketChannelConfig)
+        receiver.environment.put(TcpEnvironment.RECEIVE_BUFFER_GRANTED.key, (long) ((ServerSocketChannelConfig)
             receiver.listeners.get(0).config()).getReceiveBufferSize());
         return receiver;
     }

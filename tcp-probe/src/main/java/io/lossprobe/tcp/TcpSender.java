@@ -90,13 +90,13 @@ final class TcpSender implements SenderEndpoint {
                 + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
         }
         SocketChannelConfig config = (SocketChannelConfig) writers[0].channel().config();
-        sender.environment.put("io." + settings.io().name().toLowerCase(java.util.Locale.ROOT), 1L);
-        sender.environment.put("noDelay", settings.noDelay() ? 1L : 0L);
-        sender.environment.put("writeBufferHighWaterMark", (long) settings.highWaterMarkBytes());
+        sender.environment.put(settings.io().environmentKey(), 1L);
+        sender.environment.put(TcpEnvironment.NO_DELAY.key, settings.noDelay() ? 1L : 0L);
+        sender.environment.put(TcpEnvironment.WRITE_BUFFER_HIGH_WATER_MARK.key, (long) settings.highWaterMarkBytes());
         if (settings.sendBufferBytes() > 0) {
-            sender.environment.put("sendBufferRequested", (long) settings.sendBufferBytes());
+            sender.environment.put(TcpEnvironment.SEND_BUFFER_REQUESTED.key, (long) settings.sendBufferBytes());
         }
-        sender.environment.put("sendBufferGranted", (long) config.getSendBufferSize());
+        sender.environment.put(TcpEnvironment.SEND_BUFFER_GRANTED.key, (long) config.getSendBufferSize());
         return sender;
     }
 

@@ -6,10 +6,7 @@ import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverSpec;
 import io.lossprobe.core.wire.MessageHeader;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.EpollDatagramChannel;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -344,45 +341,6 @@ final class StampedReader implements Runnable, Executor {
         }
     }
 
-    /**
-     * A host as the native records carry it (family and 16 address bytes, read as two native-order longs), compared
-     * without allocating. An IPv4 host also matches its IPv4-mapped IPv6 form (::ffff:a.b.c.d), which is how a
-     * dual-stack socket (Netty's default) reports an IPv4 peer.
-     */
-    static final class HostKey {
-        static final int AF_INET6 = 10;
-        private final int family;
-        private final long high;
-        private final long low;
-        private final long mappedHigh;
-        private final long mappedLow;
-        private final boolean ipv4;
-
-        HostKey(InetAddress address) {
-            byte[] b = address.getAddress();
-            ByteBuffer raw = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
-            raw.put(b);
-            this.ipv4 = address instanceof Inet4Address;
-            this.family = ipv4 ? NativeUdp.AF_INET : AF_INET6;
-            this.high = raw.getLong(0);
-            this.low = raw.getLong(8);
-            ByteBuffer mapped = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
-            if (ipv4) {
-                mapped.put(new byte[10]).put((byte) 0xFF).put((byte) 0xFF).put(b);
-            }
-            this.mappedHigh = mapped.getLong(0);
-            this.mappedLow = mapped.getLong(8);
-        }
-
-        boolean matches(ByteBuffer meta, int m) {
-            int f = meta.getShort(m + NativeUdp.META_FAMILY);
-            long h = meta.getLong(m + NativeUdp.META_ADDR);
-            long l = meta.getLong(m + NativeUdp.META_ADDR + 8);
-            return (f == family && h == high && l == low)
-                || (ipv4 && f == AF_INET6 && h == mappedHigh && l == mappedLow);
-        }
-    }
-
     /** Which of {@code threads} readers reads flow {@code flow} (the one rule: {@link #startAll} and step control). */
     static int readerOf(int flow, int threads) {
         return flow % threads;
@@ -418,24 +376,5 @@ final class StampedReader implements Runnable, Executor {
             CompletableFuture.runAsync(() -> { }, r).get(30, TimeUnit.SECONDS); // it runs
         }
         return readers;
-    }
-
-    /**
-     * A channel whose socket one of lossprobe's own threads reads ({@link StampedReader}): Netty only owns it and
-     * reports what its loop caught.
-     */
-    static final class OwnedOnly extends ChannelInboundHandlerAdapter {
-        private final LoopErrors errors;
-        private final int flow;
-
-        OwnedOnly(LoopErrors errors, int flow) {
-            this.errors = errors;
-            this.flow = flow;
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.record(flow, cause);
-        }
     }
 }

@@ -8,7 +8,6 @@ import io.lossprobe.core.transport.EchoReplies;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 import io.lossprobe.core.transport.ReceiverSpec;
-import io.lossprobe.core.transport.Timing;
 import io.lossprobe.core.transport.TransportReport;
 import io.lossprobe.netty.NettyIo;
 import io.netty.bootstrap.Bootstrap;
@@ -32,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  * <p>UDP_GRO: with it the kernel queues a sender's GSO send as one buffer and counts a dropped one as one drop in
  * /proc/net/udp, so per-socket drops count packets, not datagrams (loss itself stays exact: it is sent - received;
  * the socket's share becomes a labelled estimate). {@code udp.gro=auto} (default) turns it on for the rest of the run
- * at the first step whose rate makes the sender's GSO sends carry several messages ({@link #groPays}), where it
- * spares the receiving host most of its work; {@code on} from the start, {@code off} never.
+ * at the first step whose rate makes the sender's GSO sends carry several messages
+ * ({@link UdpReceiveSettings#groPays}), where it spares the receiving host most of its work; {@code on} from the
+ * start, {@code off} never.
  */
 final class UdpReceiver implements ReceiverEndpoint {
     static final int DATAGRAMS_PER_READ = 256;
@@ -93,21 +93,15 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     static UdpReceiver open(ReceiverSpec spec) throws Exception {
-        NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
-        int size = spec.plan().messageSize();
-        int rcvbuf = UdpOptions.RCVBUF.read(spec.options());
-        String groMode = groOption(io, UdpOptions.GRO.read(spec.options()));
-        boolean gro = groMode.equals("on");
-        boolean precision = Timing.precision(spec.options());
-        boolean stamped = kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
-        // auto needs lossprobe's own readers: Netty's reads are set up for GRO or not when the socket is made.
-        boolean groAuto = groMode.equals("auto") && stamped;
-        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
-        int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
+        UdpReceiveSettings set = UdpReceiveSettings.of(spec);
+        NettyIo io = set.io();
+        int size = set.messageSize();
+        boolean gro = set.gro();
+        boolean stamped = set.stamped();
         // With kernel timestamps lossprobe's own threads read the sockets and Netty's one loop only owns them.
-        BusyPoll busy = precision ? new BusyPoll() : null;
+        BusyPoll busy = set.precision() ? new BusyPoll() : null;
         EventLoopGroup group = stamped ? io.newGroup("lossprobe-udp-rx", 1)
-            : io.newGroup("lossprobe-udp-rx", threads, busy);
+            : io.newGroup("lossprobe-udp-rx", set.threads(), busy);
         List<Channel> channels = new ArrayList<>();
         int[] ports = new int[spec.flows().length];
         java.util.concurrent.atomic.AtomicLong[] foreign = new java.util.concurrent.atomic.AtomicLong[ports.length];
@@ -126,100 +120,84 @@ final class UdpReceiver implements ReceiverEndpoint {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 foreign[i] = new java.util.concurrent.atomic.AtomicLong();
-                Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
-                    .option(ChannelOption.SO_RCVBUF, rcvbuf);
-                if (echo) {
-                    // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
-                    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
-                }
-                if (precision && io == NettyIo.EPOLL) {
-                    // Kernel busy polling of the device queue for this socket's reads (a NIC with NAPI; loopback
-                    // has none, so there it changes nothing).
-                    b.option(SO_BUSY_POLL, BUSY_POLL_US);
-                }
+                Bootstrap b = socketOptions(new Bootstrap().group(group).channel(io.datagramChannel()), set, echo);
                 if (stamped) {
-                    b.option(ChannelOption.AUTO_READ, false).handler(new StampedReader.OwnedOnly(errors, i));
+                    b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnlyHandler(errors, i));
                     if (gro) {
                         b.option(EpollChannelOption.UDP_GRO, true);
                     }
                 } else {
-                    if (io == NettyIo.EPOLL) {
-                        configureEpollReads(b, size, gro);
-                    } else {
-                        b.option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(Math.max(size + 1, 2048)));
-                    }
-                    b.handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom, replyOnlyTo,
-                        echo ? replies.flow(i) : null, errors, i, foreign[i]));
+                    nettyReads(b, io, size, gro).handler(new DatagramHandler(flow, io == NettyIo.EPOLL, onlyFrom,
+                        replyOnlyTo, echo ? replies.flow(i) : null, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
                 channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
             }
             if (stamped) {
-                readers.addAll(StampedReader.startAll(spec, channels, threads, onlyFrom, replyOnlyTo,
-                    replies, errors, foreign, tuning, busy, gro ? GRO_SLOT_BYTES : slotBytes(size), groAuto));
+                readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
+                    replies, errors, foreign, set.tuning(), busy, gro ? GRO_SLOT_BYTES : slotBytes(size),
+                    set.groAuto()));
             }
         } catch (Exception e) {
-            for (StampedReader r : readers) {
-                r.close(Closing.deadline());
-            }
-            for (Channel c : channels) {
-                c.close();
-            }
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            closeOpened(readers, channels, group);
             throw BindFailure.of("bind UDP receivers", spec.bindAddress(),
                 spec.plan().basePort(), spec.plan().port(spec.flows().length - 1), e);
         }
-        Map<String, Long> env = new HashMap<>();
-        env.put("receiveBufferRequested", (long) rcvbuf);
-        env.put("receiveBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
-            channels.get(0).config()).getReceiveBufferSize());
-        env.put("io." + io.name().toLowerCase(java.util.Locale.ROOT), 1L);
-        env.put("receiveThreads", (long) threads);
-        if (gro) {
-            env.put("gro", 1L);
-        }
-        if (groAuto) {
-            env.put("groAuto", 1L);
-        }
-        List<java.util.concurrent.Executor> loops = new ArrayList<>(readers);
-        if (!stamped) {
-            for (int i = 0; i < threads; i++) {
-                loops.add(group.next());
-            }
-        }
-        if (precision) {
-            for (java.util.concurrent.Executor loop : loops) {
-                if (!(loop instanceof StampedReader)) { // a reader tunes itself as it starts
-                    java.util.concurrent.CompletableFuture.runAsync(tuning::applyToCurrentThread, loop)
-                        .get(30, TimeUnit.SECONDS);
-                }
-            }
-            env.put("timingPrecision", 1L);
-            env.put("receiveTimerSlackNs", tuning.timerSlackNs());
-            env.put("receivePinnedThreads", (long) tuning.pinnedThreads());
-            env.put("receiveSliceNs", tuning.sliceNs());
-            if (io == NettyIo.EPOLL) {
-                Integer busyPoll = channels.get(0).config().getOption(SO_BUSY_POLL); // read back: Netty only logs
-                env.put("receiveBusyPollUs", busyPoll == null ? -1L : busyPoll);
-            }
-        }
-        env.put("kernelTimestamps", stamped ? 1L : 0L);
+        List<java.util.concurrent.Executor> loops = receiveLoops(readers, group, set);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
-        return new UdpReceiver(group, loops, readers, channels, ports, env, replies, foreign, errors, busy,
-            UdpSender.mostMessagesPerGsoSend(size), gro, groAuto ? ports.length : 0,
+        return new UdpReceiver(group, loops, readers, channels, ports, set.environment(channels.get(0)), replies,
+            foreign, errors, busy, GsoSends.mostMessagesPerGsoSend(size), gro, set.groAuto() ? ports.length : 0,
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
     }
 
+    /** The socket options of every flow's socket: its receive buffer, echo mode's reply mark, busy polling. */
+    private static Bootstrap socketOptions(Bootstrap b, UdpReceiveSettings set, boolean echo) {
+        b.option(ChannelOption.SO_RCVBUF, set.rcvbuf());
+        if (echo) {
+            // Replies queue in Netty only up to the mark; past it they are dropped (reply loss), not kept.
+            b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+        }
+        if (set.precision() && set.io() == NettyIo.EPOLL) {
+            // Kernel busy polling of the device queue for this socket's reads (a NIC with NAPI; loopback
+            // has none, so there it changes nothing).
+            b.option(SO_BUSY_POLL, BUSY_POLL_US);
+        }
+        return b;
+    }
+
+    /** A failed open: what it opened so far closed, the readers first. */
+    private static void closeOpened(List<StampedReader> readers, List<Channel> channels, EventLoopGroup group) {
+        for (StampedReader r : readers) {
+            r.close(Closing.deadline());
+        }
+        for (Channel c : channels) {
+            c.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
     /**
-     * Whether UDP_GRO pays at {@code level}: only a GSO send of several messages is coalesced, and the sender's
-     * sends carry several once a flow's rate nears one message per send cycle ({@code udp.minCycleNs}, 50 us: 20k/s
-     * a flow); from half of that, or at max. Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow)
-     * kept its target in every run with it, not in every run without.
+     * The receiving threads: the stamped readers, or Netty's loops; in the precision mode each tuned (a stamped reader
+     * tunes itself as it starts).
      */
-    static boolean groPays(int flows, io.lossprobe.core.plan.Level level, long minCycleNs) {
-        return level.isMax()
-            || 2.0 * io.lossprobe.core.plan.Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
+    private static List<java.util.concurrent.Executor> receiveLoops(List<StampedReader> readers,
+                                                                    EventLoopGroup group, UdpReceiveSettings set)
+        throws Exception {
+        List<java.util.concurrent.Executor> loops = new ArrayList<>(readers);
+        if (!set.stamped()) {
+            for (int i = 0; i < set.threads(); i++) {
+                loops.add(group.next());
+            }
+        }
+        if (set.precision()) {
+            for (java.util.concurrent.Executor loop : loops) {
+                if (!(loop instanceof StampedReader)) { // a reader tunes itself as it starts
+                    java.util.concurrent.CompletableFuture.runAsync(set.tuning()::applyToCurrentThread, loop)
+                        .get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+        return loops;
     }
 
     /** SO_BUSY_POLL in the precision mode: how long a read may busy-poll the device queue, in microseconds. */
@@ -232,42 +210,19 @@ final class UdpReceiver implements ReceiverEndpoint {
         new io.netty.channel.unix.IntegerUnixChannelOption("SO_BUSY_POLL", 1, 46);
 
     /**
-     * {@code udp.timestamps}: {@code kernel} takes receive times from the kernel (SO_TIMESTAMPNS, read by
-     * lossprobe's native piece; refused where that cannot work), {@code user} from the receiving thread's clock,
-     * {@code auto} (default) the kernel's wherever it works (native epoll, the native piece loaded; with UDP_GRO too,
-     * each coalesced datagram taking its read's one stamp), else the
-     * user's. In both timing modes: lossprobe's own reader ({@link StampedReader}) also answers echo requests with
-     * one sendto each and allocates nothing per datagram; measured on this 2-core VM under load, echo at 1k/s had a
-     * round trip p50 of 53 us with it against 90-100 us through Netty's reads, and 48 flows at max delivered
-     * 550-570k msgs/s against 140-260k.
-     */
-    static boolean kernelTimestamps(NettyIo io, String option) {
-        String o = option.toLowerCase(java.util.Locale.ROOT);
-        String whyNot = io != NettyIo.EPOLL ? "needs native epoll (udp.io=epoll)"
-            : NativeUdp.available() ? null : NativeUdp.unavailableBecause();
-        return switch (o) {
-            case "kernel" -> {
-                if (whyNot != null) {
-                    throw new IllegalStateException("udp.timestamps=kernel: " + whyNot);
-                }
-                yield true;
-            }
-            case "user" -> false;
-            case "auto" -> whyNot == null;
-            default -> throw new IllegalArgumentException("udp.timestamps must be auto, kernel or user, not '"
-                + option + "'");
-        };
-    }
-
-    /**
      * recvmmsg: one syscall fills the buffer with up to {@value #DATAGRAMS_PER_READ} datagrams, one per slot (at
      * most {@value #MAX_READ_BUFFER_BYTES} bytes per read). One read is one recvmmsg (maxMessagesPerRead 1), so the
      * read's single timestamp is never older than a datagram it covers.
      *
      * <p>With {@code gro} the kernel hands over a sender's GSO batch as one buffer: Netty splits it into datagrams
-     * only on its recvmsg path (one batch per syscall), which a payload size of 0 selects.
+     * only on its recvmsg path (one batch per syscall), which a payload size of 0 selects. Without native epoll
+     * (NIO) a read takes one datagram into a buffer of the message plus one byte, at least 2 KiB.
      */
-    private static void configureEpollReads(Bootstrap b, int messageSize, boolean gro) {
+    private static Bootstrap nettyReads(Bootstrap b, NettyIo io, int messageSize, boolean gro) {
+        if (io != NettyIo.EPOLL) {
+            return b.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(Math.max(messageSize + 1,
+                2048)));
+        }
         int slot = gro ? 0 : slotBytes(messageSize);
         int bufferBytes = gro ? 65_536 : slot * Math.max(1, Math.min(DATAGRAMS_PER_READ, MAX_READ_BUFFER_BYTES / slot));
         b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
@@ -275,6 +230,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         if (gro) {
             b.option(EpollChannelOption.UDP_GRO, true);
         }
+        return b;
     }
 
     /**
@@ -283,40 +239,6 @@ final class UdpReceiver implements ReceiverEndpoint {
      */
     static int slotBytes(int messageSize) {
         return (messageSize + 1 + 7) & ~7;
-    }
-
-    /**
-     * {@code udp.rxThreads}: receiving threads, flows spread over them; {@code auto} is half the cores, at least
-     * two (in the precision mode, where each spins: half of the cores the sender leaves, at least one). Measured on
-     * 2 cores (the dated runs in docs/benchmarks/): with one receiving thread a sender at full speed takes a core and
-     * overruns it; with two the scheduler shares the cores three ways, and 48 flows delivered about 1.2x more at the
-     * max level, with almost no socket drops.
-     */
-    static int receiveThreads(int flows, String option, boolean precision) {
-        int cores = Runtime.getRuntime().availableProcessors();
-        // In the precision mode every receiving thread spins: with the sending thread, they must fit the cores,
-        // so auto leaves at least half of the rest free (one thread on two cores).
-        int auto = precision ? Math.max(1, (cores - 1) / 2) : Math.max(2, cores / 2);
-        int wanted = option.equalsIgnoreCase("auto") ? auto : Integer.parseInt(option);
-        if (wanted < 1) {
-            throw new IllegalArgumentException("udp.rxThreads must be auto or at least 1, not '" + option + "'");
-        }
-        return Math.min(flows, wanted);
-    }
-
-    /** {@code udp.gro}: {@code auto} (default), {@code on} or {@code off} ({@code true}/{@code false} too); on needs
-     * native epoll. */
-    static String groOption(NettyIo io, String option) {
-        String o = switch (option.toLowerCase(java.util.Locale.ROOT)) {
-            case "on", "true" -> "on";
-            case "off", "false" -> "off";
-            case "auto" -> "auto";
-            default -> throw new IllegalArgumentException("udp.gro must be auto, on or off, not '" + option + "'");
-        };
-        if (o.equals("on") && io != NettyIo.EPOLL) {
-            throw new IllegalStateException("udp.gro needs native epoll");
-        }
-        return o;
     }
 
     /**
@@ -359,12 +281,13 @@ final class UdpReceiver implements ReceiverEndpoint {
     }
 
     /**
-     * With {@code udp.gro=auto}, the first step whose rate it pays at ({@link #groPays}) turns UDP_GRO on, for the rest
-     * of the run: turned off again, a packet the kernel had already coalesced would be read without its segment size.
+     * With {@code udp.gro=auto}, the first step whose rate it pays at ({@link UdpReceiveSettings#groPays}) turns
+     * UDP_GRO on, for the rest of the run: turned off again, a packet the kernel had already coalesced would be read
+     * without its segment size.
      */
     @Override
     public void beginStep(int step, io.lossprobe.core.plan.Level level) throws Exception {
-        if (groAutoFlows > 0 && !groOn && groPays(groAutoFlows, level, minCycleNs)) {
+        if (groAutoFlows > 0 && !groOn && UdpReceiveSettings.groPays(groAutoFlows, level, minCycleNs)) {
             // Each reader widens its slots, then sets UDP_GRO on its sockets: no coalesced read meets a small slot.
             onFlowThreads(i -> {
                 readers.get(StampedReader.readerOf(i, readers.size())).readCoalesced();

@@ -16,7 +16,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -32,12 +31,6 @@ import java.util.concurrent.TimeUnit;
 final class UdpSender implements SenderEndpoint {
     /** Shortest gap between the starts of two send cycles that are not behind (see {@link #pacing}). */
     static final long DEFAULT_MIN_CYCLE_NS = 50_000;
-    /** Linux's UDP_MAX_SEGMENTS before 6.9 (128 after); the smaller value works on every GSO kernel. */
-    static final int MAX_GSO_SEGMENTS = 64;
-    /** One GSO send is one UDP datagram before segmentation: at most 65,507 bytes of payload over IPv4. */
-    private static final int MAX_GSO_BYTES = 65_507;
-    /** The largest segment a 1500-byte MTU carries in one IPv4 packet (1500 - 20 - 8). */
-    static final int MAX_GSO_SEGMENT_BYTES = 1472;
     /** Linux IP_RECVERR (SOL_IP = 0, optname 11, linux/in.h): report send errors, queue ICMP errors. */
     static final IntegerUnixChannelOption IP_RECVERR = new IntegerUnixChannelOption("IP_RECVERR", 0, 11);
 
@@ -85,7 +78,7 @@ final class UdpSender implements SenderEndpoint {
         NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
         int sndbuf = UdpOptions.SNDBUF.read(spec.options());
         int flows = spec.plan().ports();
-        int messagesPerBuffer = messagesPerGsoSend(io, spec.plan().messageSize(),
+        int messagesPerBuffer = GsoSends.messagesPerGsoSend(io, spec.plan().messageSize(),
             UdpOptions.GSO.read(spec.options()));
         boolean recvErr = recvErrOption(io, UdpOptions.RECVERR.read(spec.options()));
         boolean precision = Timing.precision(spec.options());
@@ -100,7 +93,7 @@ final class UdpSender implements SenderEndpoint {
         // Echo mode: lossprobe's own reader takes the replies with kernel stamps where it can, so the round trip
         // ends when the reply reached this host, not when this thread woke up to read it.
         boolean stampedReplies = spec.replies() != null
-            && UdpReceiver.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
+            && UdpReceiveSettings.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
         StampedReader replyReader = null;
         try {
             if (nativeSend(io, spec, precision)) {
@@ -113,25 +106,7 @@ final class UdpSender implements SenderEndpoint {
                 DatagramWriter writer = new DatagramWriter(i, spec.plan().messageSize(), messagesPerBuffer,
                     spec.failures(), recvErr, errors);
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
-                Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
-                    .option(ChannelOption.SO_SNDBUF, sndbuf)
-                    // Bounded memory: past 1 MiB of buffers held by queued writes (EAGAIN: the socket's buffer is
-                    // full) the flow reports BLOCKED and falls behind instead.
-                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                        new WriteBufferWaterMark(HIGH_WATER_MARK_BYTES / 4, HIGH_WATER_MARK_BYTES))
-                    .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE)
-                    .handler(writer);
-                if (recvErr) {
-                    b.option(IP_RECVERR, 1);
-                }
-                if (spec.replies() != null) {
-                    // Echo mode: replies queue here while this thread sends; as much room as for the requests.
-                    b.option(ChannelOption.SO_RCVBUF, sndbuf);
-                }
-                if (stampedReplies) {
-                    b.option(ChannelOption.AUTO_READ, false);
-                }
-                Channel ch = b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
+                Channel ch = nettyFlow(spec, group, io, i, writer, sndbuf, recvErr, stampedReplies);
                 writer.attach(ch);
                 channels.add(ch);
                 writers[i] = writer;
@@ -140,51 +115,96 @@ final class UdpSender implements SenderEndpoint {
                 replyReader = replyReader(spec, channels, errors);
             }
         } catch (Exception e) {
-            if (nativeSender != null) {
-                nativeSender.close();
-            }
-            if (replyReader != null) {
-                replyReader.close(Closing.deadline());
-            }
-            for (Channel c : channels) {
-                c.close();
-            }
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            closeOpened(nativeSender, replyReader, channels, group);
             throw new java.io.IOException("cannot open UDP senders to " + spec.targetHost() + ": " + e.getMessage(), e);
         }
-        Map<String, Long> env = new HashMap<>();
-        env.put("sendBufferRequested", (long) sndbuf);
-        env.put("gsoSegmentsPerSend", (long) messagesPerBuffer);
-        env.put(SenderEndpoint.MESSAGES_PER_PACKET_MAX, (long) messagesPerBuffer);
-        env.put("nativeSend", nativeSender != null ? 1L : 0L);
-        if (nativeSender != null) {
-            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED, recvErr ? nativeSender.recvErrOn() : 0L);
-            env.put("sendBufferGranted", nativeSender.sendBufferGranted());
-        } else {
-            // Read back from the socket: Bootstrap only logs an option it could not set.
-            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
-                recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
-            env.put("sendBufferGranted", (long) ((io.netty.channel.socket.DatagramChannelConfig)
-                channels.get(0).config()).getSendBufferSize());
-        }
+        Map<String, Long> env = socketEnvironment(sndbuf, messagesPerBuffer, recvErr, nativeSender, channels);
         // Echo mode answers each request as it comes back: waiting between cycles there would add to round trips.
         long minCycleNs = spec.replies() != null ? 0 : UdpOptions.MIN_CYCLE_NS.read(spec.options());
-        // Both modes: 1 ns of timer slack on the sending thread (its timers fired 50-60 us late at the median with
-        // Linux's default 50 us; 12 us with 1 ns, measured at 1k/s). Pinned only in the precision mode, when asked.
-        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 0);
-        group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
-        env.put("sendTimerSlackNs", tuning.timerSlackNs());
-        if (precision) {
-            env.put("timingPrecision", 1L);
-            env.put("sendPinnedThreads", (long) tuning.pinnedThreads());
-            env.put("sendSliceNs", tuning.sliceNs());
-        }
+        tuneSendThread(spec, precision, group, env);
         if (spec.replies() != null) {
-            env.put("replyKernelTimestamps", stampedReplies ? 1L : 0L);
+            env.put(UdpEnvironment.REPLY_KERNEL_TIMESTAMPS.key, stampedReplies ? 1L : 0L);
         }
         return new UdpSender(group, channels, writers, nativeSender, errors, env, precision,
                 precision ? SendPacing.PRECISION
             : SendPacing.DEFAULT.withMinCycleNs(minCycleNs).withEarlyWakeNs(SendPacing.EARLY_WAKE_NS), replyReader);
+    }
+
+    /** One flow's Netty socket, connected to its receiver, {@code writer} its handler. */
+    private static Channel nettyFlow(SenderSpec spec, EventLoopGroup group, NettyIo io, int i, DatagramWriter writer,
+                                     int sndbuf, boolean recvErr, boolean stampedReplies) throws Exception {
+        Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
+            .option(ChannelOption.SO_SNDBUF, sndbuf)
+            // Bounded memory: past 1 MiB of buffers held by queued writes (EAGAIN: the socket's buffer is
+            // full) the flow reports BLOCKED and falls behind instead.
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(HIGH_WATER_MARK_BYTES / 4, HIGH_WATER_MARK_BYTES))
+            .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE)
+            .handler(writer);
+        if (recvErr) {
+            b.option(IP_RECVERR, 1);
+        }
+        if (spec.replies() != null) {
+            // Echo mode: replies queue here while this thread sends; as much room as for the requests.
+            b.option(ChannelOption.SO_RCVBUF, sndbuf);
+        }
+        if (stampedReplies) {
+            b.option(ChannelOption.AUTO_READ, false);
+        }
+        return b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
+    }
+
+    /**
+     * Tunes the sending thread and reports it in {@code env}. Both modes: 1 ns of timer slack (its timers fired
+     * 50-60 us late at the median with Linux's default 50 us; 12 us with 1 ns, measured at 1k/s). Pinned only in the
+     * precision mode, when asked.
+     */
+    private static void tuneSendThread(SenderSpec spec, boolean precision, EventLoopGroup group, Map<String, Long> env)
+        throws Exception {
+        ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 0);
+        group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
+        env.put(UdpEnvironment.SEND_TIMER_SLACK_NS.key, tuning.timerSlackNs());
+        if (precision) {
+            env.put(UdpEnvironment.TIMING_PRECISION.key, 1L);
+            env.put(UdpEnvironment.SEND_PINNED_THREADS.key, (long) tuning.pinnedThreads());
+            env.put(UdpEnvironment.SEND_SLICE_NS.key, tuning.sliceNs());
+        }
+    }
+
+    /** A failed open: what it opened so far closed. */
+    private static void closeOpened(NativeBatchSender nativeSender, StampedReader replyReader, List<Channel> channels,
+                                    EventLoopGroup group) {
+        if (nativeSender != null) {
+            nativeSender.close();
+        }
+        if (replyReader != null) {
+            replyReader.close(Closing.deadline());
+        }
+        for (Channel c : channels) {
+            c.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** The sending sockets' part of the environment: buffers, GSO, the native path, egress drops reported. */
+    private static Map<String, Long> socketEnvironment(int sndbuf, int messagesPerBuffer, boolean recvErr,
+                                                       NativeBatchSender nativeSender, List<Channel> channels) {
+        Map<String, Long> env = new HashMap<>();
+        env.put(UdpEnvironment.SEND_BUFFER_REQUESTED.key, (long) sndbuf);
+        env.put(UdpEnvironment.GSO_SEGMENTS_PER_SEND.key, (long) messagesPerBuffer);
+        env.put(SenderEndpoint.MESSAGES_PER_PACKET_MAX, (long) messagesPerBuffer);
+        env.put(UdpEnvironment.NATIVE_SEND.key, nativeSender != null ? 1L : 0L);
+        if (nativeSender != null) {
+            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED, recvErr ? nativeSender.recvErrOn() : 0L);
+            env.put(UdpEnvironment.SEND_BUFFER_GRANTED.key, nativeSender.sendBufferGranted());
+        } else {
+            // Read back from the socket: Bootstrap only logs an option it could not set.
+            env.put(SenderEndpoint.EGRESS_DROPS_REPORTED,
+                recvErr ? (long) channels.get(0).config().getOption(IP_RECVERR) : 0L);
+            env.put(UdpEnvironment.SEND_BUFFER_GRANTED.key, (long) ((io.netty.channel.socket.DatagramChannelConfig)
+                channels.get(0).config()).getSendBufferSize());
+        }
+        return env;
     }
 
     /**
@@ -232,36 +252,6 @@ final class UdpSender implements SenderEndpoint {
         reader.start();
         java.util.concurrent.CompletableFuture.runAsync(() -> { }, reader).get(30, TimeUnit.SECONDS);
         return reader;
-    }
-
-    /**
-     * Messages per GSO send: up to 64 (UDP_MAX_SEGMENTS on Linux before 6.9), within one 64 KiB datagram, and only
-     * for messages that fit an Ethernet MTU (the kernel refuses a segment size larger than the route's MTU); 1 means
-     * no GSO. {@code udp.gso}: auto (default), on, off.
-     */
-    static int messagesPerGsoSend(NettyIo io, int messageSize, String option) {
-        String o = option.toLowerCase(java.util.Locale.ROOT);
-        if (!o.equals("auto") && !o.equals("on") && !o.equals("off")) {
-            throw new IllegalArgumentException("udp.gso must be auto, on or off, not '" + option + "'");
-        }
-        boolean supported = io == NettyIo.EPOLL && EpollDatagramChannel.isSegmentedDatagramPacketSupported();
-        if (o.equals("off") || !supported || messageSize > MAX_GSO_SEGMENT_BYTES) {
-            if (o.equals("on")) {
-                throw new IllegalStateException("UDP GSO is not available here (needs native epoll with "
-                    + "UDP_SEGMENT, and messages of at most " + MAX_GSO_SEGMENT_BYTES + " bytes)");
-            }
-            return 1;
-        }
-        return mostMessagesPerGsoSend(messageSize);
-    }
-
-    /**
-     * The most messages of {@code messageSize} bytes one GSO send of lossprobe's carries: {@value #MAX_GSO_SEGMENTS},
-     * fewer where they would pass a datagram's 65,507 bytes. Also what a receiver with UDP_GRO knows one dropped packet
-     * held at most.
-     */
-    static int mostMessagesPerGsoSend(int messageSize) {
-        return Math.max(1, Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / messageSize));
     }
 
     /**

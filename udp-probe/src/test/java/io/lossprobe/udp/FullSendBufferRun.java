@@ -106,7 +106,7 @@ public final class FullSendBufferRun extends TransportContractTest {
         if (path.equals("netty")) {
             // Each flow holds at most the high water mark plus one GSO batch's buffer; the pool reserves memory in
             // chunks, so SLACK_BYTES more for that and the rest of the process (the receivers' buffers).
-            long perFlow = UdpSender.HIGH_WATER_MARK_BYTES + (long) SIZE * UdpSender.MAX_GSO_SEGMENTS;
+            long perFlow = UdpSender.HIGH_WATER_MARK_BYTES + (long) SIZE * GsoSends.MAX_GSO_SEGMENTS;
             long bound = FLOWS * perFlow + SLACK_BYTES;
             assertThat(mostDirect.get()).as("pooled direct memory in use, bound %d", bound).isPositive()
                 .isLessThanOrEqualTo(bound);

@@ -14,25 +14,27 @@ class GroAutoTest {
     @Test
     void paysFromHalfAMessagePerFlowAndCycle() {
         assertThat(CYCLE_NS).isEqualTo(50_000); // the figures below are for the default 50 us cycle
-        assertThat(UdpReceiver.groPays(48, Level.parse("1M"), CYCLE_NS)).as("20.8k/s a flow").isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.parse("480k"), CYCLE_NS)).as("10k/s a flow").isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.parse("479k"), CYCLE_NS)).as("9,979/s a flow").isFalse();
-        assertThat(UdpReceiver.groPays(48, Level.parse("100k"), CYCLE_NS)).isFalse();
-        assertThat(UdpReceiver.groPays(1, Level.parse("30k"), CYCLE_NS)).isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.MAX, CYCLE_NS)).isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.parse("1M"), 200_000)).as("a longer cycle batches more").isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.parse("200k"), 200_000)).isTrue();
-        assertThat(UdpReceiver.groPays(48, Level.parse("1M"), 0)).as("no minimum cycle: only when behind").isFalse();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("1M"), CYCLE_NS)).as("20.8k/s a flow").isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("480k"), CYCLE_NS)).as("10k/s a flow").isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("479k"), CYCLE_NS)).as("9,979/s a flow").isFalse();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("100k"), CYCLE_NS)).isFalse();
+        assertThat(UdpReceiveSettings.groPays(1, Level.parse("30k"), CYCLE_NS)).isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.MAX, CYCLE_NS)).isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("1M"), 200_000)).as("a longer cycle batches more")
+            .isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("200k"), 200_000)).isTrue();
+        assertThat(UdpReceiveSettings.groPays(48, Level.parse("1M"), 0)).as("no minimum cycle: only when behind")
+            .isFalse();
     }
 
     @Test
     void theOptionTakesAutoOnOffAndRefusesTheRest() {
-        assertThat(UdpReceiver.groOption(NettyIo.NIO, "auto")).isEqualTo("auto");
-        assertThat(UdpReceiver.groOption(NettyIo.NIO, "OFF")).isEqualTo("off");
-        assertThat(UdpReceiver.groOption(NettyIo.NIO, "false")).isEqualTo("off");
-        assertThat(UdpReceiver.groOption(NettyIo.EPOLL, "true")).isEqualTo("on");
-        assertThatThrownBy(() -> UdpReceiver.groOption(NettyIo.NIO, "on")).hasMessageContaining("native epoll");
-        assertThatThrownBy(() -> UdpReceiver.groOption(NettyIo.EPOLL, "maybe"))
+        assertThat(UdpReceiveSettings.groOption(NettyIo.NIO, "auto")).isEqualTo("auto");
+        assertThat(UdpReceiveSettings.groOption(NettyIo.NIO, "OFF")).isEqualTo("off");
+        assertThat(UdpReceiveSettings.groOption(NettyIo.NIO, "false")).isEqualTo("off");
+        assertThat(UdpReceiveSettings.groOption(NettyIo.EPOLL, "true")).isEqualTo("on");
+        assertThatThrownBy(() -> UdpReceiveSettings.groOption(NettyIo.NIO, "on")).hasMessageContaining("native epoll");
+        assertThatThrownBy(() -> UdpReceiveSettings.groOption(NettyIo.EPOLL, "maybe"))
             .hasMessage("udp.gro must be auto, on or off, not 'maybe'");
     }
 }

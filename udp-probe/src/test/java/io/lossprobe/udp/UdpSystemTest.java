@@ -97,7 +97,7 @@ class UdpSystemTest extends TransportContractTest {
             assertThat(f.socketDrops()).as("flow %d: packets", f.flow()).isNotNull()
                 .isGreaterThanOrEqualTo(f.counts().lossEvents()).isLessThanOrEqualTo(lost);
             assertThat(lost).as("flow %d: at most 64 messages a packet", f.flow())
-                .isLessThanOrEqualTo(f.socketDrops() * UdpSender.MAX_GSO_SEGMENTS);
+                .isLessThanOrEqualTo(f.socketDrops() * GsoSends.MAX_GSO_SEGMENTS);
         }
         assertThat(step.socketDrops()).as("packets, fewer than the messages lost").isLessThan(step.counts().lost());
         assertThat(step.attribution()).containsEntry("receiverSocket", step.counts().lost() - step.counts().late())
@@ -123,7 +123,7 @@ class UdpSystemTest extends TransportContractTest {
             .containsEntry("udp.kernelTimestamps", NativeUdp.available() ? 1L : 0L);
         assertThat(step.counts().corrupt()).isZero();
         assertThat(step.counts().received()).as("all but what the sockets dropped (packets of <= 64)")
-            .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * UdpSender.MAX_GSO_SEGMENTS)
+            .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * GsoSends.MAX_GSO_SEGMENTS)
             .isPositive();
         assertThat(step.delay().timestampSource()).isEqualTo(NativeUdp.available() ? "kernel" : "user");
     }
@@ -158,7 +158,7 @@ class UdpSystemTest extends TransportContractTest {
         for (StepResult step : steps) {
             assertThat(step.counts().corrupt()).as("step %d", step.step()).isZero();
             assertThat(step.counts().received()).as("step %d: all but what the sockets dropped", step.step())
-                .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * UdpSender.MAX_GSO_SEGMENTS)
+                .isGreaterThanOrEqualTo(step.counts().sent() - step.socketDrops() * GsoSends.MAX_GSO_SEGMENTS)
                 .isPositive();
         }
         assertThat(steps.get(0).attribution()).doesNotContainKey("receiverSocketEstimated");

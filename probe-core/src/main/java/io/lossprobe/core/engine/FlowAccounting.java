@@ -1,7 +1,7 @@
 package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FlowReceiver;
-import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.pacing.FlowSendCounts;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.Echo;
@@ -43,13 +43,13 @@ final class FlowAccounting {
      * @param timing  the timing mode that produced the delays ({@link io.lossprobe.core.transport.Timing})
      * @param replies echo mode: the replies' summaries per flow, else null
      */
-    FlowAccounting(Plan plan, String timing, Clocks clocks, SendLoop.FlowSendCounts[] sendCounts,
+    FlowAccounting(Plan plan, String timing, Clocks clocks, FlowSendCounts[] sendCounts,
                    TransportReport txReport, TransportReport rxReport, FlowReceiver.Summary[] summaries,
                    FlowReceiver.Summary[] replies, long windowNs) {
         baselines = clocks.offset() == null ? null : new DelayBaselines();
         for (int i = 0; i < summaries.length; i++) {
             FlowReceiver.Summary s = summaries[i];
-            SendLoop.FlowSendCounts c = sendCounts[i];
+            FlowSendCounts c = sendCounts[i];
             Map<String, Long> perFlow = new HashMap<>(txReport.flow(i));
             perFlow.putAll(rxReport.flow(i));
             // Foreign arrivals the transport refused before accounting (another source address, an extra

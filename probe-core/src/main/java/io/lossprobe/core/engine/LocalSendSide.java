@@ -4,6 +4,7 @@ import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.FlowReceiver;
 import io.lossprobe.core.pacing.NanoClock;
 import io.lossprobe.core.pacing.SendDriver;
+import io.lossprobe.core.pacing.FlowSendCounts;
 import io.lossprobe.core.pacing.SendLoop;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.MessageWriter;
@@ -260,7 +261,7 @@ public final class LocalSendSide implements SendSide {
 
     @Override
     public Outcome finish() throws Exception {
-        SendLoop.FlowSendCounts[] counts = new SendLoop.FlowSendCounts[loop.flows()];
+        FlowSendCounts[] counts = new FlowSendCounts[loop.flows()];
         // On the sending thread, where failures are reported: after this no failure joins the step's ledger.
         java.util.concurrent.Future<Long> closing = endpoint.sendExecutor().submit(() -> {
             ledger.close();
@@ -278,7 +279,7 @@ public final class LocalSendSide implements SendSide {
             FailedRanges[] failures = ledger.current();
             SentIntervals[] perFlow = new SentIntervals[counts.length];
             for (int i = 0; i < perFlow.length; i++) {
-                SendLoop.FlowSendCounts c = counts[i];
+                FlowSendCounts c = counts[i];
                 perFlow[i] = intervalWriters[i].finish(c.sent() + failures[i].total(), failures[i], stepRates[i],
                     stepWindowNs, c.scheduled());
             }

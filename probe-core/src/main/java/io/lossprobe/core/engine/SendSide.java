@@ -1,7 +1,7 @@
 package io.lossprobe.core.engine;
 
 import io.lossprobe.core.accounting.FailedRanges;
-import io.lossprobe.core.pacing.SendLoop;
+import io.lossprobe.core.pacing.FlowSendCounts;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.TransportReport;
 import java.util.Map;
@@ -90,9 +90,9 @@ public interface SendSide extends AutoCloseable {
      * @param intervals          the sending per interval over all flows ({@code --interval}), else null
      * @param load               what the sending cost its thread, for why it fell short; null when not reported
      */
-    record Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
+    record Outcome(FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
                    long failedAfterClose, SentIntervals intervals, SenderLoad load) {
-        public Outcome(SendLoop.FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
+        public Outcome(FlowSendCounts[] counts, long windowNs, Latency lag, TransportReport report,
                        long failedAfterClose, SenderLoad load) {
             this(counts, windowNs, lag, report, failedAfterClose, null, load);
         }

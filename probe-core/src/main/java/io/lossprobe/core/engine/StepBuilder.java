@@ -75,13 +75,7 @@ final class StepBuilder {
         StepWarnings warnings = new StepWarnings(txReport, rxReport, flows.checks);
         warnings.counts(totals, failures, outcome.failedAfterClose(), windowSample);
         warnings.addAll(clocks.warnings(delay, flows.baselines));
-        List<IntervalResult> intervals = null;
-        if (outcome.intervals() != null && receipt.intervals() != null) {
-            IntervalResults cut = IntervalResults.of(outcome.intervals(), receipt.intervals(), plan.intervalNs(),
-                outcome.windowNs(), clocks.basis(), clocks.uncertaintyNs());
-            intervals = cut.intervals();
-            warnings.addAll(cut.warnings(totals));
-        }
+        List<IntervalResult> intervals = intervals(plan, outcome, receipt, clocks, totals, warnings);
         PacketDrops packets = flows.packetDrops;
         Map<String, Long> attribution = LossAttribution.attribute(totals,
             flows.socketDrops == null ? null : packets.messagesAtMost(), packets.estimated(),
@@ -93,12 +87,7 @@ final class StepBuilder {
         warnings.add(senderLimit.warning());
         String source = Timing.sourceOf(flows.kernelStamped, delay.count());
         DelayBaselines baselines = flows.baselines;
-        Echo echo = null;
-        if (replies != null) {
-            String repliesSource = Timing.sourceOf(flows.repliesStamped, rtt.count());
-            echo = flows.echoTotals(outcome.windowNs(), Latency.of(rtt, null, null).measuredBy(repliesSource, timing),
-                Latency.of(FlowAccounting.mergedTransit(replies), null, null).measuredBy(repliesSource, timing));
-        }
+        Echo echo = replies == null ? null : echo(flows, replies, rtt, outcome.windowNs(), timing);
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
             totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts),
             FlowAccounting.round(achievedSend), FlowAccounting.round(achievedReceive), saturated,
@@ -111,5 +100,25 @@ final class StepBuilder {
             Latency.of(flows.ipdv).measuredBy(source, timing), after.cpuSince(before), flows.socketDrops, hostDeltas,
             receipt.hostCounters(), receipt.cpu(), transportCounters, attribution, warnings.list(), echo,
             flows.flows, plan.messageSize(), intervals, senderLimit);
+    }
+
+    /** With {@code --interval}: the window cut into intervals, their warnings added to {@code warnings}; else null. */
+    private static List<IntervalResult> intervals(Plan plan, SendSide.Outcome outcome, ReceiveSide.Receipt receipt,
+                                                  Clocks clocks, Counts totals, StepWarnings warnings) {
+        if (outcome.intervals() == null || receipt.intervals() == null) {
+            return null;
+        }
+        IntervalResults cut = IntervalResults.of(outcome.intervals(), receipt.intervals(), plan.intervalNs(),
+            outcome.windowNs(), clocks.basis(), clocks.uncertaintyNs());
+        warnings.addAll(cut.warnings(totals));
+        return cut.intervals();
+    }
+
+    /** Echo mode: the replies' totals, round trips and transit. */
+    private static Echo echo(FlowAccounting flows, FlowReceiver.Summary[] replies, SignedHistogram rtt, long windowNs,
+                             String timing) {
+        String repliesSource = Timing.sourceOf(flows.repliesStamped, rtt.count());
+        return flows.echoTotals(windowNs, Latency.of(rtt, null, null).measuredBy(repliesSource, timing),
+            Latency.of(FlowAccounting.mergedTransit(replies), null, null).measuredBy(repliesSource, timing));
     }
 }

@@ -27,6 +27,27 @@ public final class FlowSchedule {
         return (ns / NANOS) * ratePerSecond + (ns % NANOS) * ratePerSecond / NANOS;
     }
 
+    /**
+     * Staggered starts: fills {@code offsetNs[i]}, how far flow i's schedule starts after the phase, with
+     * {@code i * 1e9 / R} ns, R the rate over all flows, so the flows' messages fall due one at a time, evenly spaced,
+     * rather than every flow's message k at the same instant. Each flow keeps its rate and its count; its offset is
+     * less than one of its own intervals, so its last message still falls due inside the phase. At "max" (every rate
+     * 0) the offsets are left as they are.
+     */
+    static void staggerOffsets(long[] flowRates, long[] offsetNs) {
+        long total = 0;
+        for (long r : flowRates) {
+            total += r;
+        }
+        if (total == 0) {
+            return;
+        }
+        for (int i = 0; i < offsetNs.length; i++) {
+            long interval = flowRates[i] == 0 ? 0 : NANOS / flowRates[i];
+            offsetNs[i] = Math.min(i * NANOS / total, Math.max(0, interval - 1));
+        }
+    }
+
     public boolean unlimited() {
         return ratePerSecond == 0;
     }

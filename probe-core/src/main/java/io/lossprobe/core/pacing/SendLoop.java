@@ -70,12 +70,8 @@ public final class SendLoop {
     private long windowStartNs;
     private long finishedNs;
     private int firstFlow;
-    private int concurrency;
-    private IntToLongFunction repliesOf;
-    private long replyTimeoutNs;
-    private long[] expired;
-    private long[] lastReplies;
-    private long[] lastActivityNs;
+    /** Echo mode's closed loop; null when open loop. */
+    private ClosedLoop closedLoop;
     /** Per flow: how far its schedule starts after the phase's start (all 0 unless staggered). */
     private final long[] offsetNs;
 
@@ -120,38 +116,19 @@ public final class SendLoop {
     }
 
     /**
-     * Staggers the flows (before {@link #start}): flow i's schedule starts {@code i * 1e9 / R} ns after the phase,
-     * R the rate over all flows, so the flows' messages fall due one at a time, evenly spaced, rather than every
-     * flow's message k at the same instant. Each flow keeps its rate and its count; its offset is less than one of
-     * its own intervals, so its last message still falls due inside the phase. No effect at "max".
+     * Staggers the flows (before {@link #start}) so their messages fall due one at a time, evenly spaced
+     * ({@link FlowSchedule#staggerOffsets}). No effect at "max".
      */
     public void staggerFlows() {
-        long total = 0;
-        for (long r : flowRates) {
-            total += r;
-        }
-        if (total == 0) {
-            return;
-        }
-        for (int i = 0; i < offsetNs.length; i++) {
-            long interval = flowRates[i] == 0 ? 0 : 1_000_000_000L / flowRates[i];
-            offsetNs[i] = Math.min(i * 1_000_000_000L / total, Math.max(0, interval - 1));
-        }
+        FlowSchedule.staggerOffsets(flowRates, offsetNs);
     }
 
     /**
-     * Closed loop (echo mode): at most {@code concurrency} requests outstanding per flow, where outstanding is
-     * requests on the wire minus {@code repliesOf(flow)} minus those given up on. When a flow has neither sent nor
-     * heard a reply for {@code replyTimeoutNs} (Tmax), its outstanding requests are given up on (they count as lost
-     * in the accounting anyway) so the flow can go on.
+     * Closed loop (echo mode, {@link ClosedLoop}): at most {@code concurrency} requests outstanding per flow, those
+     * without a reply for {@code replyTimeoutNs} (Tmax) given up on. A concurrency of 0 leaves the loop open.
      */
     public void closedLoop(int concurrency, IntToLongFunction repliesOf, long replyTimeoutNs) {
-        this.concurrency = concurrency;
-        this.repliesOf = repliesOf;
-        this.replyTimeoutNs = replyTimeoutNs;
-        this.expired = new long[writers.length];
-        this.lastReplies = new long[writers.length];
-        this.lastActivityNs = new long[writers.length];
+        closedLoop = concurrency > 0 ? new ClosedLoop(writers.length, concurrency, repliesOf, replyTimeoutNs) : null;
     }
 
     /**
@@ -180,10 +157,8 @@ public final class SendLoop {
         heldNs = 0;
         sendCallNs = 0;
         lastCycleBlocked = false;
-        if (concurrency > 0) {
-            Arrays.fill(expired, 0);
-            Arrays.fill(lastReplies, 0);
-            Arrays.fill(lastActivityNs, startNs);
+        if (closedLoop != null) {
+            closedLoop.beginWindow(startNs);
         }
         windowStarted = true;
     }
@@ -245,8 +220,8 @@ public final class SendLoop {
             return 0;
         }
         long count = Math.min(due - next, batchLimit);
-        if (concurrency > 0 && !warming) {
-            count = Math.min(count, closedLoopAllowance(flow, nowNs));
+        if (closedLoop != null && !warming) {
+            count = Math.min(count, closedLoop.allowance(flow, wireSequence[flow], nowNs));
             if (count <= 0) {
                 return 0;
             }
@@ -293,25 +268,11 @@ public final class SendLoop {
         wireSequence[flow] = wire;
         if (handed > 0) {
             writer.flush();
-            if (concurrency > 0) {
-                lastActivityNs[flow] = nowNs;
+            if (closedLoop != null) {
+                closedLoop.sent(flow, nowNs);
             }
         }
         return handed;
-    }
-
-    private long closedLoopAllowance(int flow, long nowNs) {
-        long replies = repliesOf.applyAsLong(flow);
-        if (replies != lastReplies[flow]) {
-            lastReplies[flow] = replies;
-            lastActivityNs[flow] = nowNs;
-        }
-        long outstanding = wireSequence[flow] - replies - expired[flow];
-        if (outstanding > 0 && nowNs - lastActivityNs[flow] >= replyTimeoutNs) {
-            expired[flow] += outstanding; // no reply within Tmax: lost, stop waiting for them
-            outstanding = 0;
-        }
-        return concurrency - outstanding;
     }
 
     private void finish(long nowNs) {
@@ -351,8 +312,8 @@ public final class SendLoop {
      * something is due already (or the schedule is unlimited).
      */
     public long nextDueNs(long nowNs) {
-        if (concurrency > 0 && !warming) {
-            return nowNs + 20_000; // replies arrive on their own time: look again shortly
+        if (closedLoop != null && !warming) {
+            return nowNs + ClosedLoop.POLL_NS; // replies arrive on their own time: look again shortly
         }
         if (warming) {
             return Math.min(nextDueInPhase(nowNs), startNs + warmupNs);
@@ -432,12 +393,5 @@ public final class SendLoop {
     /** How late each window message was handed to the transport, against its intended send time. */
     public Latency lag() {
         return Latency.of(lag);
-    }
-
-    /**
-     * What the sender did for one flow in the window. {@code behind = scheduled - sent - sendFailed}; the wire
-     * sequences of the window were {@code [0, sent + failed)} with the failed ranges skipped.
-     */
-    public record FlowSendCounts(long scheduled, long sent, long sendFailed, long behind) {
     }
 }

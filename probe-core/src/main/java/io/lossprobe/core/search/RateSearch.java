@@ -7,7 +7,6 @@ import io.lossprobe.core.result.SearchTrial;
 import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.search.CriterionBounds.Verdict;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,14 +102,10 @@ public final class RateSearch {
 
     private final SearchPlan plan;
     private final boolean twoPhases;
-    private final List<Trial> trials = new ArrayList<>();
+    private final TrialLog trials = new TrialLog();
     private final Map<String, CriterionBounds> bounds = new LinkedHashMap<>();
-    /** The lowest rate the sender could not carry; Long.MAX_VALUE: none seen. */
-    private long senderCeiling = Long.MAX_VALUE;
-    /** What the sender achieved at {@link #senderCeiling}: the next try goes just under it. */
-    private double senderSpeed = Double.MAX_VALUE;
-    /** Why the sender fell short at {@link #senderCeiling}. */
-    private SenderLimit senderCeilingLimit;
+    private final SenderCeiling ceiling = new SenderCeiling();
+    private final NextRate nextRate;
     private boolean stopped;
     private java.util.function.BiConsumer<SearchTrial, Map<String, String>> onTrial = (t, v) -> { };
 
@@ -118,6 +113,7 @@ public final class RateSearch {
     public RateSearch(SearchPlan plan, long fullTrialNs) {
         this.plan = plan;
         this.twoPhases = plan.shortTrialNs() < fullTrialNs;
+        this.nextRate = new NextRate(plan, ceiling);
         for (String c : plan.criteria()) {
             bounds.put(c, new CriterionBounds(c, plan.lossRatio(c)));
         }
@@ -173,7 +169,7 @@ public final class RateSearch {
             CriterionBounds b = null;
             Long rate = null;
             for (CriterionBounds candidate : bounds.values()) {
-                rate = candidate.done ? null : next(candidate, maxCap);
+                rate = candidate.done ? null : nextRate.next(candidate, maxCap);
                 if (rate != null) {
                     b = candidate;
                     break;
@@ -194,7 +190,7 @@ public final class RateSearch {
                     return;
                 }
                 if (!again.senderLimited()) {
-                    trials.get(trials.size() - 2).setAside(bounds.keySet());
+                    trials.repeated().setAside(bounds.keySet());
                 }
                 m = again;
             }
@@ -205,20 +201,7 @@ public final class RateSearch {
                 if (again == null) {
                     return;
                 }
-                Trial first = trials.get(trials.size() - 2);
-                for (CriterionBounds mb : marginal) {
-                    if (mb.verdict(again) != Verdict.FAIL) {
-                        first.outliers.put(mb.criterion, true);
-                    }
-                }
-                for (CriterionBounds other : bounds.values()) {
-                    if (!marginal.contains(other)) {
-                        update(other, m);
-                    }
-                }
-                for (CriterionBounds all : bounds.values()) {
-                    update(all, again);
-                }
+                judgeRepeat(marginal, m, again);
             } else {
                 for (CriterionBounds all : bounds.values()) {
                     update(all, m);
@@ -228,12 +211,34 @@ public final class RateSearch {
     }
 
     /**
+     * A full-length trial {@code m} failed the {@code marginal} criteria by little and was repeated ({@code again}):
+     * it is an outlier for each of them the repeat does not fail; the other criteria are judged by it, every
+     * criterion by the repeat.
+     */
+    private void judgeRepeat(List<CriterionBounds> marginal, Measured m, Measured again) {
+        TrialLog.Trial first = trials.repeated();
+        for (CriterionBounds mb : marginal) {
+            if (mb.verdict(again) != Verdict.FAIL) {
+                first.outliers.put(mb.criterion, true);
+            }
+        }
+        for (CriterionBounds other : bounds.values()) {
+            if (!marginal.contains(other)) {
+                update(other, m);
+            }
+        }
+        for (CriterionBounds all : bounds.values()) {
+            update(all, again);
+        }
+    }
+
+    /**
      * Whether {@code m} is the first trial the sender fell short at this low: a sender starved for a moment (another
      * process on its CPU, a cold start) says nothing about its speed, so the rate is tried once more at once, and
      * only a second shortfall makes it the sender's ceiling. A trial that failed on loss anyway is not repeated.
      */
     private boolean firstShortfallAt(Measured m) {
-        return m.rate() > 0 && m.rate() < senderCeiling
+        return m.rate() > 0 && m.rate() < ceiling.rate()
             && bounds.values().stream().anyMatch(b -> b.verdict(m) == Verdict.SENDER_LIMITED);
     }
 
@@ -259,11 +264,7 @@ public final class RateSearch {
         }
         Verdict v = b.verdict(m);
         if (v == Verdict.SENDER_LIMITED) {
-            if (m.rate() < senderCeiling) {
-                senderCeiling = m.rate();
-                senderSpeed = m.achievedSendRate();
-                senderCeilingLimit = m.senderLimit();
-            }
+            ceiling.fellShortAt(m);
         } else if (v == Verdict.PASS) {
             if (b.upper == null || m.rate() < b.upper) {
                 if (b.lower == null || m.rate() >= b.lower) {
@@ -281,101 +282,13 @@ public final class RateSearch {
         }
     }
 
-    /** The next rate to try for {@code b}, or null when it is done in this phase (and why is noted). */
-    private Long next(CriterionBounds b, long maxCap) {
-        long cap = Math.min(maxCap, senderCeiling);
-        SearchBound capKind = senderCeiling != Long.MAX_VALUE && senderCeiling <= maxCap ? SearchBound.SENDER
-            : SearchBound.MAX;
-        Long lower = b.lower;
-        Long upper = b.upper;
-        if (upper != null && upper <= plan.minRate()) {
-            return b.finish(true, SearchBound.MIN);
-        }
-        if (lower != null && upper != null) {
-            if ((double) upper / lower - 1 <= plan.precision()) {
-                return b.finish(true, SearchBound.PATH);
-            }
-            if (upper > cap && (double) cap / lower - 1 <= plan.precision()) {
-                return b.finish(true, capKind);
-            }
-            return RateSteps.inside(lower, Math.min(upper, cap));
-        }
-        if (lower != null) {
-            if ((double) cap / lower - 1 <= plan.precision() || lower >= cap) {
-                return b.finish(true, capKind);
-            }
-            long r;
-            if (b.hintUpper != null && b.hintUpper > lower && b.hintUpper < cap && !b.triedHintUpper) {
-                b.triedHintUpper = true;
-                r = b.hintUpper;
-            } else if (capKind == SearchBound.SENDER) {
-                // Towards a rate the sender could not carry, halve the gap: that trial may have been a cold start
-                // (a sender short far below its speed), so it is a bound to approach, not a hint to jump under.
-                return RateSteps.inside(lower, cap);
-            } else {
-                b.upWidth = b.upWidth == 0 ? 2 * plan.precision() : 2 * b.upWidth;
-                r = (long) Math.min(Long.MAX_VALUE / 2, Math.ceil(lower * (1 + b.upWidth)));
-            }
-            if (r >= cap) {
-                // The cap itself when it is the search's maximum (never tried), else just under the sender's limit
-                // (or, when the sender managed far less there, just under what it managed).
-                r = capKind == SearchBound.SENDER ? Math.max(underSpeed(lower), (long) Math.floor(cap
-                    / (1 + plan.precision() / 2))) : cap;
-                if (capKind == SearchBound.SENDER && underSpeed(lower) > lower) {
-                    r = underSpeed(lower);
-                }
-            }
-            return r > lower ? RateSteps.round(r, lower, RateSteps.plusOne(cap)) : b.finish(true, capKind);
-        }
-        if (upper != null) {
-            long r;
-            if (b.hintLower != null && b.hintLower < upper && !b.triedHintLower) {
-                b.triedHintLower = true;
-                r = b.hintLower;
-            } else {
-                // Just under what the path forwarded at the lowest failing rate, when it lost enough for that to
-                // tell where its capacity is; else (a little loss at any rate) twice as far as the last step.
-                double shortfall = b.atUpper == null ? 1 : 1 - b.atUpper.achievedReceiveRate() / upper;
-                b.downWidth = Math.min(0.5, shortfall >= plan.precision() ? shortfall + plan.precision()
-                    : b.downWidth == 0 ? 2 * plan.precision() : 2 * b.downWidth);
-                r = (long) Math.floor(upper * (1 - b.downWidth));
-            }
-            r = Math.max(plan.minRate(), Math.min(r, cap));
-            return r < upper ? RateSteps.round(r, plan.minRate() - 1, upper) : b.finish(true, SearchBound.MIN);
-        }
-        // Neither bound yet in this phase: start at the previous phase's lower bound, or the hint, or the cap.
-        long r = b.hintLower != null ? b.hintLower : b.hint != null ? b.hint : cap;
-        if (b.hintLower != null) {
-            b.triedHintLower = true;
-        }
-        if (r >= senderCeiling) {
-            r = underSpeed(plan.minRate() - 1);
-        }
-        r = Math.max(plan.minRate(), Math.min(r, cap));
-        // Rounded up to the search's maximum at most, never up to a rate the sender could not carry.
-        return RateSteps.round(r, plan.minRate() - 1,
-            senderCeiling != Long.MAX_VALUE ? senderCeiling : RateSteps.plusOne(cap));
-    }
-
-    /**
-     * Just under what the sender achieved where it fell short, when that is far enough under the rate it fell short
-     * at to be worth a trial and above {@code lower}; else {@code lower} (nothing to try there).
-     */
-    private long underSpeed(long lower) {
-        if (senderSpeed == Double.MAX_VALUE) {
-            return lower;
-        }
-        long r = (long) Math.floor(senderSpeed * (1 - plan.precision() / 2));
-        return r > lower && r < (long) Math.floor(senderCeiling / (1 + plan.precision() / 2)) ? r : lower;
-    }
-
     private Measured trial(Trials measure, long rate, boolean full, String phase) throws Exception {
         Measured m = measure.measure(rate, full);
         if (m == null) {
             stopped = true;
             return null;
         }
-        trials.add(new Trial(trials.size() + 1, m, phase));
+        trials.add(m, phase);
         List<SearchTrial> judged = trials(plan.criteria().get(0));
         onTrial.accept(judged.get(judged.size() - 1), verdicts(m));
         return m;
@@ -383,21 +296,7 @@ public final class RateSearch {
 
     /** The trials so far, as {@code criterion} judged them. */
     public List<SearchTrial> trials(String criterion) {
-        CriterionBounds b = bounds.get(criterion);
-        List<SearchTrial> out = new ArrayList<>();
-        for (Trial t : trials) {
-            Measured m = t.measured;
-            Verdict v = b.verdict(m);
-            Latency d = m.delay();
-            boolean hasDelay = d != null && d.count() > 0;
-            out.add(new SearchTrial(t.number, m.rate(), m.windowNs(), t.phase, m.sent(), m.lost(), m.sendFailed(),
-                m.behind(), m.lossRatio(), m.achievedSendRate(), m.achievedReceiveRate(), m.senderLimited(),
-                v == Verdict.PASS ? SearchTrial.PASS : v == Verdict.FAIL ? SearchTrial.FAIL
-                    : SearchTrial.SENDER_LIMITED,
-                t.outliers.containsKey(criterion) ? Boolean.TRUE : null, hasDelay ? d.p50Ns() : null,
-                hasDelay ? d.p99Ns() : null, m.senderLimit()));
-        }
-        return out;
+        return trials.judged(bounds.get(criterion), criterion);
     }
 
     /** How each criterion judged the latest trial. */
@@ -419,35 +318,15 @@ public final class RateSearch {
                 boundedBy = stopped ? SearchBound.STOPPED : SearchBound.TRIALS;
             }
             if (boundedBy == SearchBound.SENDER) {
-                upper = senderCeiling == Long.MAX_VALUE ? upper : Long.valueOf(senderCeiling);
+                upper = ceiling.rate() == Long.MAX_VALUE ? upper : Long.valueOf(ceiling.rate());
             } else if (boundedBy == SearchBound.MAX) {
                 upper = null;
             }
             Double width = b.lower != null && upper != null ? (double) upper / b.lower - 1 : null;
             out.add(new Finding(b.criterion, b.allowed, b.lower, b.lower, upper,
                 b.atLower == null ? null : b.atLower.lossRatio(), width, b.done, boundedBy, trials(b.criterion),
-                boundedBy == SearchBound.SENDER ? senderCeilingLimit : null));
+                boundedBy == SearchBound.SENDER ? ceiling.limit() : null));
         }
         return out;
-    }
-
-    private static final class Trial {
-        final int number;
-        final Measured measured;
-        final String phase;
-        final Map<String, Boolean> outliers = new HashMap<>();
-
-        Trial(int number, Measured measured, String phase) {
-            this.number = number;
-            this.measured = measured;
-            this.phase = phase;
-        }
-
-        /** A trial its repeat contradicted: kept in the record, judged by the repeat. */
-        void setAside(Iterable<String> criteria) {
-            for (String c : criteria) {
-                outliers.put(c, true);
-            }
-        }
     }
 }

@@ -70,7 +70,7 @@ class SendLoopTest {
             assertThat(MessageHeader.step(m[1])).isEqualTo(3);
             assertThat(MessageHeader.runId(m[1])).isEqualTo(7);
         }
-        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
+        assertThat(loop.counts(0)).isEqualTo(new FlowSendCounts(100, 100, 0, 0));
     }
 
     @Test
@@ -122,9 +122,9 @@ class SendLoopTest {
         for (long t = 51 * MS; t <= 101 * MS && !loop.isDone(); t += MS) {
             loop.doWork(t);
         }
-        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
-        assertThat(loop.counts(1)).isEqualTo(new SendLoop.FlowSendCounts(100, 100, 0, 0));
-        assertThat(loop.counts(2)).isEqualTo(new SendLoop.FlowSendCounts(100, 30, 70, 0));
+        assertThat(loop.counts(0)).isEqualTo(new FlowSendCounts(100, 100, 0, 0));
+        assertThat(loop.counts(1)).isEqualTo(new FlowSendCounts(100, 100, 0, 0));
+        assertThat(loop.counts(2)).isEqualTo(new FlowSendCounts(100, 30, 70, 0));
 
         RecordingWriter stuck = new RecordingWriter();
         stuck.blocked = true;
@@ -134,7 +134,7 @@ class SendLoopTest {
             stuckLoop.doWork(t);
         }
         assertThat(stuckLoop.isDone()).isTrue();
-        assertThat(stuckLoop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 0, 0, 100));
+        assertThat(stuckLoop.counts(0)).isEqualTo(new FlowSendCounts(100, 0, 0, 100));
     }
 
     @Test
@@ -144,7 +144,7 @@ class SendLoopTest {
         SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1000}, 0, 100);
         loop.start(0);
         runToEnd(loop, 0, 101);
-        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(100, 90, 10, 0));
+        assertThat(loop.counts(0)).isEqualTo(new FlowSendCounts(100, 90, 10, 0));
         assertThat(w.written.stream().mapToLong(m -> m[2])).containsExactlyElementsOf(
             java.util.stream.LongStream.range(0, 90).boxed().toList());
         // The schedule moved on: the message after the refusals keeps its own intended time (50 ms), not 40 ms.
@@ -160,7 +160,7 @@ class SendLoopTest {
         loop.start(0);
         runToEnd(loop, 0, 10);
         failed.add(4, 3); // the transport learned that 4, 5 and 6 never left
-        assertThat(loop.counts(0)).isEqualTo(new SendLoop.FlowSendCounts(10, 7, 3, 0));
+        assertThat(loop.counts(0)).isEqualTo(new FlowSendCounts(10, 7, 3, 0));
         assertThat(loop.failures(0)).isSameAs(failed);
         assertThat(w.written).hasSize(10); // the wire sequences 0..9 were all used: the receiver skips 4..6
     }
