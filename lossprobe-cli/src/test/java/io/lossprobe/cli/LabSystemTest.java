@@ -441,15 +441,21 @@ class LabSystemTest {
         assertThat(run.step().warnings()).anySatisfy(w -> assertThat(w).contains("UDP GSO"));
     }
 
-    /** The lab's data shaper: 20 Mbit/s into the receiver, a 5 ms queue and a 4 KiB bucket. */
-    private static final long SHAPED_BITS_PER_SECOND = 20_000_000;
+    /**
+     * The lab's data shaper: 5 Mbit/s into the receiver, a 5 ms queue and a 2 KiB bucket: 5,896 datagrams/s of
+     * 64-byte messages, a quarter of what the lab's sender can carry (its CPU cost per message, with the veth, bridge
+     * and shaper all run in the sending thread's softirqs, is 20-35 us here: at 20 Mbit/s and 30k/s it was at its own
+     * CPU limit and fell behind, so the shaper was never overloaded).
+     */
+    private static final String[] SHAPE = {"shape", "5mbit", "5ms", "2kb"};
+    private static final long SHAPED_BITS_PER_SECOND = 5_000_000;
     /**
      * A 64-byte message as tbf counts it: Ethernet 14 + IPv4 20 + UDP 8 + 64 = 106 bytes (tbf counts from the
      * Ethernet header, and without GSO a packet is one datagram).
      */
     private static final int SHAPED_PACKET_BYTES = 14 + 20 + 8 + 64;
 
-    /** The shaped link's capacity in datagrams/s: 2,500,000 bytes/s over 106 bytes, 23,584.9. */
+    /** The shaped link's capacity in datagrams/s: 625,000 bytes/s over 106 bytes, 5,896.2. */
     static double shapedCapacity() {
         return SHAPED_BITS_PER_SECOND / 8.0 / SHAPED_PACKET_BYTES;
     }
@@ -474,20 +480,24 @@ class LabSystemTest {
     }
 
     /**
-     * Ground truth for the rate search: tbf shapes the data into the receiver to 20 Mbit/s, so the link carries
-     * 23,585 datagrams/s of 64-byte messages; the NDR the search finds is within 3 % of that (its precision is 2 %,
-     * and a rate over the capacity loses once tbf's 5 ms queue is full, which a 1 s trial overfills by far). Every
-     * packet the shaper passed was 106 bytes, as the capacity assumes. A search whose trials the sender could not
-     * carry is bounded by the sender, not the link: it is run again (the premise), the exact checks hold regardless.
+     * Ground truth for the rate search: tbf shapes the data into the receiver to 5 Mbit/s, so the link carries
+     * 5,896 datagrams/s of 64-byte messages; the NDR the search finds is within 3 % of that (its precision is 2 %,
+     * and a rate over the capacity loses once tbf's 8 ms of queue and bucket is full, which a 1 s trial at 2 % over
+     * overfills by far). Every packet the shaper passed was 106 bytes, as the capacity assumes. The premise: no trial
+     * was sender-limited below the capacity, and none at 1 % or more under it lost. A smooth sender under the
+     * capacity never fills the shaper; one that lost there was bunched before the shaper (a sender or a veth's
+     * softirq work that lost its CPU and then caught up in a burst: beside a CPU hog, trials at 0.82-0.97 of the
+     * capacity lost 26-471 with delay p99 12-27 ms). Such a search measured the lab's scheduling, not the link: it is
+     * run again, and skipped with the trials named when no attempt was clean; the exact checks hold regardless.
      */
     @Test
     void theNdrFoundForUdpIsTheShapedCapacity() throws Exception {
-        assertThat(lab("shape", "20mbit", "5ms", "4kb").exit).isZero();
+        assertThat(lab(SHAPE).exit).isZero();
         ShapedRun run = untilPremiseHolds(
-            "no trial of the search was sender-limited below the capacity or bursty at it",
+            "no trial of the search was sender-limited below the capacity or lost under it",
             attempt -> throughShaper("search-" + attempt, "--transport", "udp", "--ports", "4", "--base-port", "48900",
                 "-X", "udp.gso=off", "--search", "ndr,pdr", "--duration", "1s", "--warmup", "200ms", "--drain",
-                "300ms", "--search-trial", "200ms", "--search-max", "60k"),
+                "300ms", "--search-trial", "200ms", "--search-max", "12k"),
             r -> assertThat(r.bytes()).as("every packet through the shaper was a 106-byte datagram")
                 .isEqualTo(r.passed() * SHAPED_PACKET_BYTES),
             r -> {
@@ -499,18 +509,17 @@ class LabSystemTest {
                     .filter(t -> t.senderLimited() && t.achievedSendRate() < 1.1 * shapedCapacity())
                     .map(t -> String.format(java.util.Locale.ROOT, "%.0f/s of %d", t.achievedSendRate(), t.rate()))
                     .toList();
-                // A sender that ran late catches up in a burst, and the shaper's 4 KiB bucket and 5 ms queue (195
-                // datagrams, 8 ms at the capacity) drop what a smooth sender at the same rate would not: a trial at
-                // or under the capacity that failed with a delay p99 over 8 ms (from the intended send, so the
-                // sender's lag is in it) lost to the sender's bursts, not to the rate.
+                // A smooth sender under the capacity never fills the shaper's queue: a trial 1 % or more under it
+                // that lost was bunched before the shaper, and lost to the lab's scheduling, not to the rate.
                 limited = new ArrayList<>(limited);
                 trials.stream()
-                    .filter(t -> t.lost() > 0 && t.rate() <= 1.03 * shapedCapacity() && t.delayP99Ns() != null
-                        && t.delayP99Ns() > 8_000_000)
-                    .map(t -> String.format(java.util.Locale.ROOT, "trial %d lost %d at %d/s with delay p99 %.1f ms",
-                        t.trial(), t.lost(), t.rate(), t.delayP99Ns() / 1e6))
+                    .filter(t -> t.lost() > 0 && t.rate() <= 0.99 * shapedCapacity())
+                    .map(t -> String.format(java.util.Locale.ROOT, "trial %d lost %d at %d/s (%.3f of the capacity) "
+                        + "with delay p99 %.1f ms", t.trial(), t.lost(), t.rate(), t.rate() / shapedCapacity(),
+                        t.delayP99Ns() == null ? 0.0 : t.delayP99Ns() / 1e6))
                     .forEach(limited::add);
-                return limited.isEmpty() ? null : "sender-limited or bursty trials " + limited;
+                return limited.isEmpty() ? null
+                    : "sender-limited trials, or trials that lost under the capacity: " + limited;
             });
         RunResult r = run.result();
         double capacity = shapedCapacity();
@@ -531,16 +540,28 @@ class LabSystemTest {
      * Above the shaped rate, what lossprobe counts lost is exactly what tbf dropped (plus the receiving sockets'
      * own drops), and what arrived is what tbf passed, whatever the sender managed to send. A first step below the
      * capacity warms both ends (JIT) without overloading the shaper; lost and passed are summed over both steps,
-     * since tbf's counters cover the run. Per interval, each quarter of the window in which the sender sent above
-     * the capacity lost some; a run where the sender could not overload every quarter is run again.
+     * since tbf's counters cover the run. Per interval, each quarter of the window lost some. The premise is that the
+     * sender kept its schedule (nothing behind, its lag at most {@link #KEPT_SCHEDULE_LAG_NS}): intervals are binned by
+     * intended send time, so a late sender's quarter shows the planned rate while its datagrams went out later and
+     * slower. (That is what failed here before: at 30k/s the sender was at its own CPU limit, its lag grew to 240 ms,
+     * the delay rose with it and the shaper, offered only what the sender managed, dropped nothing in the first
+     * quarter; no queue held the excess, the sender's own backlog of due messages did.) A run where it did not keep
+     * its schedule is run again.
      */
+    /**
+     * The most a sender's lag may reach for it to have kept its schedule over a shaped quarter: at 8k/s against 5,896/s
+     * a quarter offers 526 datagrams over the capacity, and a sender 20 ms late moves at most 160 of them into the
+     * next quarter.
+     */
+    private static final long KEPT_SCHEDULE_LAG_NS = 20_000_000;
+
     @Test
     void lossAboveTheShapedRateIsExactlyWhatTheShaperDropped() throws Exception {
-        assertThat(lab("shape", "20mbit", "5ms", "4kb").exit).isZero();
+        assertThat(lab(SHAPE).exit).isZero();
         double capacity = shapedCapacity();
         ShapedRun run = untilPremiseHolds("the sender overloads the shaper in every quarter",
             attempt -> throughShaper("over-shaped-" + attempt, "--transport", "udp", "--ports", "4", "--base-port",
-                "48950", "-X", "udp.gso=off", "--levels", "10k,30k", "--duration", "1s", "--warmup", "0", "--drain",
+                "48950", "-X", "udp.gso=off", "--levels", "3k,8k", "--duration", "1s", "--warmup", "0", "--drain",
                 "300ms", "--interval", "250ms"),
             r -> {
                 List<StepResult> steps = r.result().steps();
@@ -554,12 +575,10 @@ class LabSystemTest {
             },
             r -> {
                 StepResult over = r.result().steps().get(1);
-                List<String> under = over.intervals().stream()
-                    .filter(iv -> iv.achievedSendRate() < 1.1 * capacity)
-                    .map(iv -> String.format(java.util.Locale.ROOT, "quarter %d sent %.0f/s", iv.index(),
-                        iv.achievedSendRate())).toList();
-                return under.isEmpty() ? null : under + " against a capacity of " + Math.round(capacity) + "/s; "
-                    + senderState(over);
+                boolean kept = over.counts().behind() == 0 && over.senderLag() != null
+                    && over.senderLag().maxNs() <= KEPT_SCHEDULE_LAG_NS;
+                return kept ? null : "the sender did not keep its schedule at " + over.targetRate() + "/s against a "
+                    + "capacity of " + Math.round(capacity) + "/s: " + senderState(over);
             });
         StepResult s = run.result().steps().get(1);
         assertThat(run.drops()).as("the shaper dropped some").isPositive();
