@@ -16,14 +16,20 @@
 #                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards, and
 #                                      with link-loss the drops per direction and peer, with shape the data
 #                                      tbf's packets, bytes and drops ("shaped")
-#   scripts/lab.sh clear               remove loss, duplication and shaping (nftables and qdisc counters reset)
+#   scripts/lab.sh cut-control         drop the control connection (TCP port 7400) at the switch, both ways, without
+#                                      FIN or RST: each side sees its peer fall silent ("cut" in counters)
+#   scripts/lab.sh data                the data packets the switch has forwarded so far, as "TO_RX FROM_RX" (UDP and
+#                                      TCP to or from lp-rx, the control port excepted): poll it to see when a side
+#                                      stopped sending; "data" in counters
+#   scripts/lab.sh clear               remove loss, duplication, shaping and cuts (nftables and qdisc counters reset)
 #   scripts/lab.sh hosts               every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh)
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
 # LAB_PREFIX (default lp-) prefixes every namespace, so labs with different prefixes coexist (each namespace is its
 # own network stack; the addresses repeat from lab to lab). Up to 30 senders.
-# Only the lab's own data ports are touched (udp/tcp 1024-65535 except the control port 7400).
+# Only the lab's own data ports are touched (udp/tcp 1024-65535 except the control port 7400). The switch counts
+# every data packet to and from lp-rx from the moment the lab is up (its "watch" table), and cut-control drops there.
 set -euo pipefail
 
 P=${LAB_PREFIX:-lp-}
@@ -84,7 +90,50 @@ up() {
   for i in $(seq 1 "$n"); do
     link_host "${P}tx$i" "198.18.0.$((10 + i))" "$i"
   done
+  watch "$n"
   echo "lab up: $RX $RX_ADDR; senders: $(for i in $(seq 1 "$n"); do printf '%stx%d 198.18.0.%d  ' "$P" "$i" $((10 + i)); done)"
+}
+
+# The switch's data counters: ingress on every port, so each packet is counted once, on its way in. A netdev chain
+# is bound to its devices, so the table is written when the lab is up (after its ports exist) and on each clear.
+watch() { # SENDERS
+  command -v nft >/dev/null || return 0
+  local devs="\"${PORT}0\"" i cut=""
+  for i in $(seq 1 "$1"); do devs+=", \"$PORT$i\""; done
+  [ "${2:-}" = cut ] && cut="    tcp dport $CONTROL_PORT counter name \"cut\" drop
+    tcp sport $CONTROL_PORT counter name \"cut\" drop"
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_watch
+delete table netdev lossprobe_watch
+table netdev lossprobe_watch {
+  counter toRx { }
+  counter fromRx { }
+  counter cut { }
+  chain ingress {
+    type filter hook ingress devices = { $devs } priority -400; policy accept;
+$cut
+    ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT th sport != $CONTROL_PORT counter name "toRx"
+    ip saddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT th sport != $CONTROL_PORT counter name "fromRx"
+  }
+}
+NFT
+}
+
+lab_size() { senders | wc -l; }
+
+cut_control() {
+  need_nft
+  ip -n "$SW" link show "${PORT}0" >/dev/null 2>&1 || die "lab is not up"
+  local before; before=$(data)
+  watch "$(lab_size)" cut
+  echo "control connection to $RX:$CONTROL_PORT cut at the switch, both ways (data so far: $before)"
+}
+
+data() { # -> "TO_RX FROM_RX" packets
+  ip netns exec "$SW" nft list table netdev lossprobe_watch 2>/dev/null | awk '
+    /counter toRx/ { on = "to" } /counter fromRx/ { on = "from" } /counter cut/ { on = "" }
+    on != "" && /packets/ { for (i = 1; i <= NF; i++) if ($i == "packets") v[on] = $(i + 1); on = "" }
+    END { printf "%d %d\n", v["to"], v["from"] }'
 }
 
 need_nft() { command -v nft >/dev/null || die "needs nftables (apt-get install nftables)"; }
@@ -289,6 +338,10 @@ counters() {
     printf ',"shaped":{"packets":%d,"bytes":%d,"drops":%d}' "${1:-0}" "${2:-0}" "${3:-0}"
   fi
   link_counters
+  local to from cut
+  read -r to from < <(data)
+  cut=$(counter_of "$SW" netdev cut packets watch)
+  printf ',"data":{"toRx":%d,"fromRx":%d},"cut":%d' "${to:-0}" "${from:-0}" "${cut:-0}"
   printf '}\n'
 }
 
@@ -300,6 +353,7 @@ clear_all() {
   for ns in $(hosts_list | awk '{print $1}') $SW; do
     ip netns exec "$ns" nft delete table netdev lossprobe_link 2>/dev/null || true
   done
+  watch "$(lab_size)"
   echo "lab clear"
 }
 
@@ -313,8 +367,10 @@ case "$cmd" in
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
   link-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh link-loss HOST PCT [udp|tcp]"; link_loss "$@" ;;
   counters) counters ;;
+  cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
+  data) data ;;
   hosts) hosts_list | awk '{print $1, $2}' ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

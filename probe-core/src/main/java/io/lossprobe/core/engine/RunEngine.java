@@ -97,6 +97,9 @@ public final class RunEngine {
         stopRequested = true;
     }
 
+    /** The step being measured, in words, while one is (for a failed run's error); null between steps. */
+    private volatile String runningStep;
+
     public boolean stopRequested() {
         return stopRequested;
     }
@@ -116,13 +119,25 @@ public final class RunEngine {
                 runTransport(transport);
             }
         } catch (Exception e) {
-            RunResult failed = snapshot(RunStatus.FAILED, e.toString());
+            RunResult failed = snapshot(RunStatus.FAILED, failure(runningStep, e));
             listener.resultsUpdated(failed);
             throw e;
         }
         RunResult result = snapshot(stopRequested ? RunStatus.INTERRUPTED : RunStatus.COMPLETE, null);
         listener.resultsUpdated(result);
         return result;
+    }
+
+    /**
+     * A failed run's {@code error}: the step that was running when it failed (the steps before it are complete in the
+     * result; this one is not there), then what failed: lossprobe's own messages as they are, anything else with its
+     * exception's simple name ({@code SocketException: Connection reset}).
+     */
+    static String failure(String runningStep, Exception e) {
+        String what = e.getMessage() == null ? e.getClass().getName()
+            : e.getClass().getName().startsWith("io.lossprobe.") ? e.getMessage()
+            : e.getClass().getSimpleName() + ": " + e.getMessage();
+        return runningStep == null ? what : runningStep + " failed: " + what;
     }
 
     /**
@@ -195,7 +210,10 @@ public final class RunEngine {
          * returned. Null when the run was stopped during it.
          */
         StepResult measure(int step, Level level, StepTiming timing, boolean keep) throws Exception {
+            runningStep = pass.transport().name() + " step " + step + " at " + level + (level.isMax() ? "" : "/s")
+                + " (" + pass.plan().messageSize() + " B)";
             StepResult result = new StepRun(pass, step, level, timing).run(keep);
+            runningStep = null;
             if (result != null && keep) {
                 synchronized (RunEngine.this) {
                     record.add(new CompletedStep(result, pass.sides().receivers()));

@@ -129,6 +129,31 @@ class EngineBoundaryTest {
 
     // ---- window edges ----
 
+    /**
+     * A run that fails mid-step (a server gone, here a hook that throws during step 1's window) keeps the steps it
+     * completed and says in its error which step was running and what failed, with the exception's simple name when
+     * the failure is not lossprobe's own.
+     */
+    @Test
+    void aRunThatFailsMidStepKeepsTheCompletedStepsAndNamesTheRunningOne() {
+        StepHooks failInStepOne = new StepHooks() {
+            @Override
+            public void duringWindow(String t, int step, ReceiverEndpoint receiver, long elapsedNs)
+                throws java.io.IOException {
+                if (step == 1 && elapsedNs > 20 * MS) {
+                    throw new java.net.SocketException("Connection reset");
+                }
+            }
+        };
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> run(plan(2, 1_000, 100, 0, 20, 3), failInStepOne))
+            .isInstanceOf(java.net.SocketException.class);
+        RunResult last = updates.get(updates.size() - 1);
+        assertThat(last.status()).hasToString("failed");
+        assertThat(last.steps()).extracting(StepResult::step).containsExactly(0);
+        assertThat(last.error()).isEqualTo(MemoryTransport.NAME
+            + " step 1 at 1k/s (64 B) failed: SocketException: Connection reset");
+    }
+
     @Test
     void warmUpIsNeverCountedAndTheWindowBeginsWithDataSequenceZeroAtItsStart() throws Exception {
         // 1,000/s over 3 flows: 334 + 333 + 333, the remainder on the first flows; a 1 s window schedules exactly

@@ -1,0 +1,322 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Faults in the namespace lab (scripts/lab.sh, one sender host), with the switch's nftables counters as the witness:
+ * every data packet to or from the server's host is counted there on its way through, so the moment each counter
+ * stops moving is the moment each side stopped sending. For every fault (the server killed, the controller killed,
+ * the control connection cut without FIN or RST) and mode (stream, {@code --reverse}, echo), no data packet from
+ * either side is counted later than the bound after the fault, and the files say what happened:
+ * <ul>
+ *   <li>a side that died closes its control connection (its kernel sends FIN or RST): its peer stops within
+ *       {@link #CLOSED_BOUND_MS};</li>
+ *   <li>a control connection cut off without a word: a controller's poll, or a server's watch over its controller
+ *       during a send step, gives up after 5 s of silence, so each side stops within {@link #SILENT_BOUND_MS}.</li>
+ * </ul>
+ * Its own lab (LAB_FAULT_PREFIX, default lf-), so it can run beside LabSystemTest's. Needs root, iproute2, nftables.
+ */
+@Tag("lab")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class FaultLabSystemTest {
+    private static final String RX = "198.18.0.1";
+    private static final String LAB = System.getenv().getOrDefault("LAB_FAULT_PREFIX", "lf-");
+    /** A peer that died: its kernel closed the control connection, and the other side stops at once. */
+    static final long CLOSED_BOUND_MS = 2_000;
+    /** A peer that fell silent: 5 s without an answer (the watchdogs' limit), plus a poll and the sampling. */
+    static final long SILENT_BOUND_MS = 6_000;
+    /** How long both counters must stand still before a side is taken to have stopped. */
+    private static final long QUIET_MS = 2_000;
+    private Path repo;
+    private Path work;
+    private Path secret;
+    private final List<Process> started = new ArrayList<>();
+
+    @BeforeAll
+    void upLab() throws Exception {
+        repo = Paths.get("").toAbsolutePath().getParent();
+        assumeTrue(Files.isExecutable(repo.resolve("scripts/lab.sh")), "scripts/lab.sh missing");
+        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
+        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft").exit() == 0,
+            "the lab needs iproute2 and nftables");
+        assertThat(lab("up", "1").exit()).isZero();
+        work = Files.createTempDirectory("lossprobe-faults");
+        secret = work.resolve("secret");
+        io.lossprobe.control.Auth.writeNewSecret(secret);
+    }
+
+    @AfterAll
+    void downLab() throws Exception {
+        if (repo != null) {
+            lab("down");
+        }
+    }
+
+    @BeforeEach
+    void clear() throws Exception {
+        assertThat(lab("clear").exit()).isZero();
+    }
+
+    @AfterEach
+    void stopProcesses() throws Exception {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        started.clear();
+    }
+
+    /** A started process and the lines it printed so far. */
+    record Running(Process process, List<String> lines) {
+        boolean printed(String text) {
+            return lines.stream().anyMatch(l -> l.contains(text));
+        }
+
+        String output() {
+            return String.join("\n", lines);
+        }
+    }
+
+    private Running start(String ns, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            Main.class.getName()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start(); // ip netns exec execs: p is the JVM
+        started.add(p);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        return new Running(p, lines);
+    }
+
+    private Running serve() throws Exception {
+        Running s = start(LAB + "rx", "serve", "--bind", RX, "--secret-file", secret.toString());
+        await("serve listening", () -> s.printed("listening on"), 60_000);
+        return s;
+    }
+
+    /** A run from the sender host, one step of 2k/s over 4 flows for 20 s (ended by the fault long before). */
+    private Running controller(String name, String... extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of("run", "--target", RX, "--secret-file", secret.toString(),
+            "--transport", "udp", "--ports", "4", "--base-port", "47600", "--warmup", "0", "-o",
+            work.resolve(name + ".json").toString()));
+        args.addAll(List.of(extra));
+        return start(LAB + "tx1", args.toArray(String[]::new));
+    }
+
+    private static void await(String what, BooleanSupplier condition, long timeoutMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("%s within %d ms", what, timeoutMs).isLessThan(deadline);
+            LockSupport.parkNanos(20_000_000L);
+        }
+    }
+
+    /** The switch's data counters: packets to the server's host and from it. */
+    record Data(long toRx, long fromRx) {
+    }
+
+    private Data data() {
+        try {
+            String[] f = lab("data").output().strip().split("\\s+");
+            return new Data(Long.parseLong(f[0]), Long.parseLong(f[1]));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** When each direction's data last moved after {@code faultNs}, in ms (0 when it never moved after it). */
+    record Stopped(long toRxMs, long fromRxMs, Data at) {
+        long latestMs() {
+            return Math.max(toRxMs, fromRxMs);
+        }
+    }
+
+    private Stopped lastMoves(long faultNs) {
+        Data last = data();
+        long toMove = faultNs;
+        long fromMove = faultNs;
+        long deadline = faultNs + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() - Math.max(toMove, fromMove) < TimeUnit.MILLISECONDS.toNanos(QUIET_MS)) {
+            assertThat(System.nanoTime()).as("the data stops within 30 s of the fault").isLessThan(deadline);
+            LockSupport.parkNanos(20_000_000L);
+            Data now = data();
+            long t = System.nanoTime();
+            if (now.toRx() != last.toRx()) {
+                toMove = t;
+            }
+            if (now.fromRx() != last.fromRx()) {
+                fromMove = t;
+            }
+            last = now;
+        }
+        Stopped s = new Stopped(TimeUnit.NANOSECONDS.toMillis(toMove - faultNs),
+            TimeUnit.NANOSECONDS.toMillis(fromMove - faultNs), last);
+        System.out.println("after the fault: data to the server's host last moved at " + s.toRxMs()
+            + " ms, from it at " + s.fromRxMs() + " ms (" + last + ")");
+        return s;
+    }
+
+    private static void kill(Running r) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-KILL", Long.toString(r.process().pid())).start()
+            .waitFor(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(r.process().waitFor(10, TimeUnit.SECONDS)).as("killed").isTrue();
+    }
+
+    private RunResult result(String name) throws IOException {
+        return ResultFiles.read(work.resolve(name + ".json"));
+    }
+
+    /**
+     * The server killed in the second step of a stream run: the controller stops sending at once, exits 1, and its
+     * file holds the completed first step, the run failed, and an error naming the step that was running.
+     */
+    @org.junit.jupiter.api.Test
+    void serverKilledMidStep() throws Exception {
+        Running server = serve();
+        Running run = controller("server-killed", "--levels", "2k,2k", "--duration", "3s");
+        await("the first step's row printed", () -> run.lines().stream().anyMatch(l -> l.matches("udp\\s+64B\\s+2k.*")),
+            60_000);
+        Data inStep = data();
+        await("data flowing in the second step", () -> data().toRx() > inStep.toRx() + 1_000, 10_000);
+        long fault = System.nanoTime();
+        kill(server);
+        Stopped s = lastMoves(fault);
+        assertThat(s.toRxMs()).as("ms from the server's death to the controller's last data packet")
+            .isLessThanOrEqualTo(CLOSED_BOUND_MS);
+        assertThat(run.process().waitFor(20, TimeUnit.SECONDS)).as("the controller ended").isTrue();
+        assertThat(run.process().exitValue()).as(run.output()).isEqualTo(1);
+        RunResult r = result("server-killed");
+        assertThat(r.status()).hasToString("failed");
+        assertThat(r.steps()).extracting(StepResult::step).containsExactly(0);
+        assertThat(r.steps().get(0).counts().sent()).isEqualTo(6_000);
+        assertThat(r.error()).startsWith("udp step 1 at 2k/s (64 B) failed: ");
+    }
+
+    /**
+     * The controller killed during a step in which the server sends (reverse) or answers (echo): the server stops
+     * at once (its control connection closed), says so, and takes the next run.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--reverse", "echo"})
+    void controllerKilledMidStep(String mode) throws Exception {
+        Running server = serve();
+        Running run = controller("controller-killed", modeArgs(mode, "--levels", "2k", "--duration", "20s"));
+        await("data both ways", () -> {
+            Data d = data();
+            return d.fromRx() > 2_000 && (mode.equals("--reverse") || d.toRx() > 2_000);
+        }, 60_000);
+        long fault = System.nanoTime();
+        kill(run);
+        Stopped s = lastMoves(fault);
+        assertThat(s.latestMs()).as("ms from the controller's death to either side's last data packet")
+            .isLessThanOrEqualTo(CLOSED_BOUND_MS);
+        await("the server says the session closed", () -> server.printed("session 1 from 198.18.0.11 closed"),
+            10_000);
+        Running next = controller("after", "--levels", "1k", "--duration", "500ms");
+        assertThat(next.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(next.process().exitValue()).as(next.output()).isZero();
+        assertThat(result("after").status()).hasToString("complete");
+    }
+
+    /**
+     * The control connection cut at the switch (no FIN, no RST) mid-step, in each mode: whoever was sending stops
+     * within the silence bound, the controller exits 1 with the reason in its file, and in a reverse run the server
+     * says it stopped sending because its controller fell silent.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"stream", "--reverse", "echo"})
+    void controlConnectionCutMidStep(String mode) throws Exception {
+        Running server = serve();
+        Running run = controller("cut", modeArgs(mode, "--levels", "2k", "--duration", "20s"));
+        await("data flowing", () -> {
+            Data d = data();
+            return mode.equals("--reverse") ? d.fromRx() > 2_000 : d.toRx() > 2_000;
+        }, 60_000);
+        long fault = System.nanoTime();
+        assertThat(lab("cut-control").exit()).isZero();
+        Stopped s = lastMoves(fault);
+        assertThat(s.latestMs()).as("ms from the cut to either side's last data packet")
+            .isLessThanOrEqualTo(SILENT_BOUND_MS);
+        assertThat(run.process().waitFor(30, TimeUnit.SECONDS)).as("the controller ended").isTrue();
+        assertThat(run.process().exitValue()).as(run.output()).isEqualTo(1);
+        RunResult r = result("cut");
+        assertThat(r.status()).hasToString("failed");
+        assertThat(r.error()).startsWith("udp step 0 at 2k/s (64 B) failed: ").contains("did not answer");
+        if (mode.equals("--reverse")) {
+            await("the server says why it stopped", () -> server.printed("the controller was silent"), 10_000);
+        }
+        assertThat(counters().get("cut").asLong()).as("the switch dropped control segments").isPositive();
+    }
+
+    private static String[] modeArgs(String mode, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        if (mode.equals("--reverse")) {
+            all.add("--reverse");
+        } else if (mode.equals("echo")) {
+            all.addAll(List.of("--mode", "echo"));
+        }
+        return all.toArray(String[]::new);
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode counters() throws Exception {
+        return ResultFiles.mapper().readTree(lab("counters").output().strip());
+    }
+
+    record Exec(int exit, String output) {
+    }
+
+    private static Exec exec(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new Exec(p.exitValue(), out);
+    }
+
+    private Exec lab(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("env", "LAB_PREFIX=" + LAB, repo.resolve("scripts/lab.sh")
+            .toString()));
+        cmd.addAll(List.of(args));
+        return exec(cmd.toArray(String[]::new));
+    }
+}
