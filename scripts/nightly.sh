@@ -18,7 +18,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 LOSSPROBE="${LOSSPROBE:-$here/lossprobe}"
 LOSSPROBE_HOME="${LOSSPROBE_HOME:-$HOME/lossprobe-nightly}"
-POLICY="${POLICY:-$here/../docs/examples/policy.json}"
+# The example policy: beside the script in a checkout or the archive, in /etc/lossprobe from the Debian package.
+default_policy="$here/../docs/examples/policy.json"
+[ -f "$default_policy" ] || default_policy=/etc/lossprobe/policy.json
+POLICY="${POLICY:-$default_policy}"
 TEXTFILE_DIR="${TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}"
 TEXTFILE_NAME="${TEXTFILE_NAME:-lossprobe.prom}"
 KEEP_DAYS="${KEEP_DAYS:-120}"

@@ -21,7 +21,9 @@ import picocli.CommandLine.Parameters;
         + "max p99 delay, max retransmits and NAKs per 1k messages, and regression against a baseline result.",
         "The policy is JSON; see docs/check.md and docs/examples/policy.json."},
     footer = {"", "Exit codes: 0 every limit held, 1 a limit failed (each failure is printed), "
-        + "2 bad usage or unreadable input (malformed JSON, newer schema, unknown policy key)."})
+        + "2 bad usage or unreadable input (malformed JSON, newer schema, unknown policy key).", "",
+        "Example: lossprobe check --policy /etc/lossprobe/policy.json --prometheus "
+            + "/var/lib/prometheus/node-exporter/lossprobe.prom result.json"})
 public final class CheckCommand extends Subcommand {
     @Option(names = "--policy", required = true, paramLabel = "POLICY.json", description = "The policy file.")
     Path policyFile;

@@ -20,8 +20,12 @@ import picocli.CommandLine.Parameters;
         + "levels, options, hosts).",
         "Formats: text (100 columns), md, json, html (A and B loss curves and delay bands overlaid)."},
     footer = {"", "Exit codes: 0 ok (regressions are printed), 1 regression with --fail-on-regression, "
-        + "2 bad usage or unreadable input."})
+        + "2 bad usage or unreadable input.", "",
+        "Example: lossprobe compare --format md --fail-on-regression baseline.json result.json"})
 public final class CompareCommand extends Subcommand {
+    /** What --format takes. */
+    static final List<String> FORMATS = List.of("text", "md", "json", "html");
+
     @Parameters(index = "0", paramLabel = "A.json", description = "The earlier (baseline) result.")
     Path a;
 
@@ -29,6 +33,7 @@ public final class CompareCommand extends Subcommand {
     Path b;
 
     @Option(names = "--format", defaultValue = "text", paramLabel = "FORMAT",
+        completionCandidates = CompletionValues.CompareFormats.class,
         description = "text, md, json or html. Default: ${DEFAULT-VALUE}.")
     String format;
 
@@ -53,7 +58,7 @@ public final class CompareCommand extends Subcommand {
     @Override
     int run(CommandLine cl) throws Exception {
         String fmt = format.toLowerCase(Locale.ROOT);
-        if (!List.of("text", "md", "json", "html").contains(fmt)) {
+        if (!FORMATS.contains(fmt)) {
             throw new CommandLine.ParameterException(cl, "--format must be text, md, json or html, got '" + format
                 + "'");
         }

@@ -10,7 +10,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "keygen",
     description = {"Writes a new shared secret for 'serve' and 'run --target': 256 random bits in hex, in a new file "
         + "with mode 0600. Copy it to the other host over a channel you trust (scp, a secrets manager)."},
-    footer = {"", "Exit codes: 0 written, 1 runtime failure, 2 bad usage (the file exists)."})
+    footer = {"", "Exit codes: 0 written, 1 runtime failure, 2 bad usage (the file exists).", "",
+        "Example: lossprobe keygen /etc/lossprobe/secret"})
 public final class KeygenCommand extends Subcommand {
     @Parameters(index = "0", paramLabel = "FILE", description = "The secret file to create (never overwritten).")
     Path file;

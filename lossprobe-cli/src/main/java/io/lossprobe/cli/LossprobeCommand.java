@@ -10,7 +10,10 @@ import picocli.CommandLine.Command;
     description = "Measures how reliable raw UDP, TCP and Aeron are between two hosts as the message rate climbs.",
     subcommands = {RunCommand.class, ServeCommand.class, MeshCommand.class, KeygenCommand.class,
         OptionsCommand.class, ReportCommand.class, CompareCommand.class, CheckCommand.class,
-        CommandLine.HelpCommand.class})
+        CommandLine.HelpCommand.class},
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage (an unknown command or option), 130 interrupted; "
+        + "each command's page has its own.", "",
+        "Example: lossprobe run --transport udp,tcp --levels 10k,100k -o result.json && lossprobe report result.json"})
 public final class LossprobeCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

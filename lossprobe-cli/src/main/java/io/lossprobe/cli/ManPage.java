@@ -26,25 +26,33 @@ final class ManPage {
         return spec.qualifiedName("-");
     }
 
+    /** The page with no date in its title line; {@link #render(CommandLine, String, String)} gives one. */
     static String render(CommandLine cl, String version) {
+        return render(cl, version, "");
+    }
+
+    /**
+     * The page of {@code cl}, dated {@code date} (YYYY-MM-DD, the build's output timestamp). Sections: NAME,
+     * SYNOPSIS, DESCRIPTION, OPTIONS, ARGUMENTS, COMMANDS, EXIT STATUS, ENVIRONMENT, FILES, NOTES, EXAMPLES and
+     * SEE ALSO. The footer's "Exit codes: ..." paragraph is the EXIT STATUS, its "Example: ..." paragraphs are the
+     * EXAMPLES; ENVIRONMENT and FILES follow from the options the command has. No input line is longer than 80
+     * bytes, so {@code mandoc -Tlint} has nothing to say.
+     */
+    static String render(CommandLine cl, String version, String date) {
         CommandSpec spec = cl.getCommandSpec();
         String name = pageName(spec);
         StringBuilder sb = new StringBuilder();
         sb.append(".\\\" Generated from the picocli model of lossprobe ").append(version).append("; do not edit.\n");
-        sb.append(".TH \"").append(name.toUpperCase(Locale.ROOT)).append("\" \"1\" \"\" \"lossprobe ")
-            .append(escape(version)).append("\" \"lossprobe manual\"\n");
-        sb.append(".SH NAME\n").append(escape(name)).append(" \\- ").append(escape(firstSentence(spec)))
-            .append('\n');
+        sb.append(".TH \"").append(name.toUpperCase(Locale.ROOT)).append("\" \"1\" \"").append(date)
+            .append("\" \"lossprobe ").append(escape(version)).append("\" \"lossprobe manual\"\n");
+        sb.append(".SH NAME\n").append(wrap(escape(name) + " \\- " + escape(firstSentence(spec)))).append('\n');
         sb.append(".SH SYNOPSIS\n.nf\n");
         String synopsis = cl.getHelp().synopsis(0).stripTrailing();
         for (String line : synopsis.split("\n")) {
             sb.append(escapeLine(line.replaceFirst("^Usage: ", ""))).append('\n');
         }
         sb.append(".fi\n");
-        sb.append(".SH DESCRIPTION\n");
-        for (String paragraph : paragraphs(spec.usageMessage().description())) {
-            sb.append(".PP\n").append(escapeLine(paragraph)).append('\n');
-        }
+        section(sb, "DESCRIPTION", paragraphs(spec.usageMessage().description()));
         options(sb, spec);
         List<CommandLine> subs = cl.getSubcommands().values().stream()
             .filter(s -> !s.getCommandSpec().usageMessage().hidden() && !s.getCommandName().equals("help"))
@@ -53,19 +61,79 @@ final class ManPage {
             sb.append(".SH COMMANDS\n");
             for (CommandLine sub : subs) {
                 sb.append(".TP\n\\fB").append(escape(sub.getCommandName())).append("\\fR\n")
-                    .append(escapeLine(firstSentence(sub.getCommandSpec()))).append(" See \\fB")
-                    .append(escape(pageName(sub.getCommandSpec()))).append("\\fR(1).\n");
+                    .append(wrap(escape(firstSentence(sub.getCommandSpec())) + " See \\fB"
+                        + escape(pageName(sub.getCommandSpec())) + "\\fR(1).")).append('\n');
             }
         }
-        List<String> footer = paragraphs(spec.usageMessage().footer());
-        if (!footer.isEmpty()) {
-            sb.append(".SH NOTES\n");
-            for (String paragraph : footer) {
-                sb.append(".PP\n").append(escapeLine(paragraph)).append('\n');
+        List<String> notes = new ArrayList<>();
+        List<String> examples = new ArrayList<>();
+        String exitCodes = null;
+        for (String paragraph : paragraphs(spec.usageMessage().footer())) {
+            if (paragraph.startsWith(EXIT_CODES)) {
+                exitCodes = paragraph.substring(EXIT_CODES.length()).strip();
+            } else if (paragraph.startsWith(EXAMPLE)) {
+                examples.add(paragraph.substring(EXAMPLE.length()).strip());
+            } else {
+                notes.add(paragraph);
             }
         }
+        exitStatus(sb, exitCodes);
+        ManPageFiles.environment(sb, spec);
+        ManPageFiles.files(sb, spec);
+        section(sb, "NOTES", notes);
+        examples(sb, examples);
         seeAlso(sb, spec, subs);
         return sb.toString();
+    }
+
+    private static final String EXIT_CODES = "Exit codes:";
+    private static final String EXAMPLE = "Example:";
+    /** The longest input line mandoc's lint accepts without a STYLE message. */
+    static final int MAX_LINE = 80;
+
+    /** A section of paragraphs: the first right after .SH (a .PP there is one mandoc skips), the others after .PP. */
+    static void section(StringBuilder sb, String title, List<String> paragraphs) {
+        if (paragraphs.isEmpty()) {
+            return;
+        }
+        sb.append(".SH ").append(title).append('\n');
+        for (int i = 0; i < paragraphs.size(); i++) {
+            sb.append(i == 0 ? "" : ".PP\n").append(escapeLine(paragraphs.get(i))).append('\n');
+        }
+    }
+
+    /** EXIT STATUS: "0 ok, 1 runtime failure, 2 bad usage" as a list of codes. */
+    private static void exitStatus(StringBuilder sb, String exitCodes) {
+        if (exitCodes == null) {
+            throw new IllegalStateException("a command without an 'Exit codes:' paragraph in its footer");
+        }
+        sb.append(".SH EXIT STATUS\n");
+        for (String code : exitCodes.replaceFirst("\\.$", "").split(",\\s+(?=\\d+ )")) {
+            int space = code.indexOf(' ');
+            sb.append(".TP\n\\fB").append(code, 0, space).append("\\fR\n")
+                .append(escapeLine(code.substring(space + 1))).append('\n');
+        }
+    }
+
+    /** EXAMPLES: each command line as typed, broken with a backslash where it would pass 80 columns. */
+    private static void examples(StringBuilder sb, List<String> examples) {
+        if (examples.isEmpty()) {
+            throw new IllegalStateException("a command without an 'Example:' paragraph in its footer");
+        }
+        sb.append(".SH EXAMPLES\n");
+        for (int i = 0; i < examples.size(); i++) {
+            sb.append(i == 0 ? "" : ".PP\n").append(".nf\n");
+            StringBuilder line = new StringBuilder();
+            for (String word : escape(examples.get(i)).split(" ")) {
+                if (line.length() > 0 && line.length() + 1 + word.length() + 3 > MAX_LINE) {
+                    sb.append(line).append(" \\e\n");
+                    line.setLength(0);
+                    line.append("    ");
+                }
+                line.append(line.length() == 0 || line.toString().isBlank() ? "" : " ").append(word);
+            }
+            sb.append(line).append("\n.fi\n");
+        }
     }
 
     /** OPTIONS and ARGUMENTS: every option and positional parameter that is not hidden. */
@@ -116,8 +184,9 @@ final class ManPage {
         for (CommandLine sub : subs) {
             see.add("\\fB" + escape(pageName(sub.getCommandSpec())) + "\\fR(1)");
         }
-        see.add("the documentation in docs/ of the lossprobe distribution");
-        sb.append(String.join(", ", see)).append('\n');
+        see.add("the documentation in docs/ of the lossprobe distribution (/usr/share/doc/lossprobe/docs from the "
+            + "Debian package)");
+        sb.append(wrap(String.join(", ", see))).append('\n');
     }
 
     /** Description lines as picocli prints them ({@code %%} is a percent sign, {@code %n} a line break). */
@@ -161,16 +230,36 @@ final class ManPage {
         return text.replace("\\", "\\e").replace("-", "\\-");
     }
 
-    /** {@link #escape}, and a line that starts with a control character made literal. */
-    private static String escapeLine(String text) {
+    /** {@link #escape}, wrapped ({@link #wrap}); a line break in the text is a .br. */
+    static String escapeLine(String text) {
         StringBuilder sb = new StringBuilder();
         for (String line : text.split("\n", -1)) {
-            String e = escape(line);
-            if (e.startsWith(".") || e.startsWith("'")) {
-                e = "\\&" + e;
-            }
-            sb.append(sb.length() == 0 ? "" : "\n.br\n").append(e);
+            sb.append(sb.length() == 0 ? "" : "\n.br\n").append(wrap(escape(line)));
         }
         return sb.toString();
+    }
+
+    /**
+     * Roff text in lines of at most 80 bytes, broken at spaces (roff joins them again); a line that would start
+     * with a control character (. or ') is made literal with \\&amp;.
+     */
+    static String wrap(String roff) {
+        StringBuilder out = new StringBuilder();
+        StringBuilder line = new StringBuilder();
+        for (String word : roff.split(" +")) {
+            if (word.isEmpty()) {
+                continue;
+            }
+            if (line.length() > 0 && line.length() + 1 + word.length() > MAX_LINE) {
+                out.append(literal(line.toString())).append('\n');
+                line.setLength(0);
+            }
+            line.append(line.length() == 0 ? "" : " ").append(word);
+        }
+        return out.append(literal(line.toString())).toString();
+    }
+
+    private static String literal(String line) {
+        return line.startsWith(".") || line.startsWith("'") ? "\\&" + line : line;
     }
 }

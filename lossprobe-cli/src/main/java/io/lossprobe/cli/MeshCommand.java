@@ -66,7 +66,7 @@ import picocli.CommandLine.Option;
             + "that fails (host down, refused) is a result, not an abort. One line per pair and step is printed."},
     footer = {"", "Exit codes: 0 the mesh ran (whatever its pairs found), 1 runtime failure or (with --policy) a "
         + "limit failed, 2 bad usage, 130 interrupted (finished pairs written).",
-        "Example: lossprobe mesh --hosts-file hosts.txt --secret-file /etc/lossprobe.secret --transport udp "
+        "", "Example: lossprobe mesh --hosts-file hosts.txt --secret-file /etc/lossprobe/secret --transport udp "
             + "--levels 10k --duration 5s -o mesh.json && lossprobe report mesh.json"})
 public final class MeshCommand extends Subcommand {
     @Option(names = "--hosts-file", paramLabel = "FILE", description = "The hosts, one a line: NAME ADDRESS[:PORT] "
@@ -82,6 +82,7 @@ public final class MeshCommand extends Subcommand {
     String hostsDns;
 
     @Option(names = "--pairs", defaultValue = "full", paramLabel = "WHICH",
+        completionCandidates = CompletionValues.Pairs.class,
         description = "full, ring, targets or sample:K. Default: ${DEFAULT-VALUE}.")
     String pairs;
 

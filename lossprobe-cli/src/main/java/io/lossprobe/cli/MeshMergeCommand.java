@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         + "pair whose source sent no file is kept as 'missing'.",
         "'lossprobe report' and 'lossprobe check' also accept the unmerged files."},
     footer = {"", "Exit codes: 0 merged, 1 runtime failure, 2 bad usage, unreadable input or files of different "
-        + "meshes."})
+        + "meshes.", "", "Example: lossprobe mesh merge -o mesh.json rack1-a.json rack1-b.json"})
 final class MeshMergeCommand extends Subcommand {
     @Parameters(arity = "1..*", paramLabel = "MESH.json", description = "The sources' mesh files.")
     List<Path> files;

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 /** {@code lossprobe options}: every transport option, as the transports declare it. */
 @Command(name = "options",
     description = {"Lists the transport options 'run -X KEY=VALUE' takes, per transport: the values, the default, "
-        + "and whether a --target run also applies it on the server ('server') or only on this host ('local')."})
+        + "and whether a --target run also applies it on the server ('server') or only on this host ('local')."},
+    footer = {"", "Exit codes: 0 listed, 2 bad usage.", "", "Example: lossprobe options"})
 public final class OptionsCommand extends Subcommand {
     @Override
     int run(CommandLine cl) {

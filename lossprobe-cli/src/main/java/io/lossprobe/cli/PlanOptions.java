@@ -23,6 +23,7 @@ import picocli.CommandLine.Option;
  */
 final class PlanOptions {
     @Option(names = "--transport", split = ",", paramLabel = "NAME",
+        completionCandidates = CompletionValues.TransportNames.class,
         description = "Transports to run, in order (udp,tcp,aeron). Default: all available.")
     List<String> transports;
 
@@ -65,16 +66,18 @@ final class PlanOptions {
     String sndbuf;
 
     @Option(names = "--udp-io", defaultValue = "auto", paramLabel = "IO",
+        completionCandidates = CompletionValues.UdpIo.class,
         description = "UDP I/O: auto, epoll (sendmmsg/recvmmsg) or nio. Default: ${DEFAULT-VALUE}.")
     String udpIo;
 
-    @Option(names = "--timing", paramLabel = "MODE",
+    @Option(names = "--timing", paramLabel = "TIMING", completionCandidates = CompletionValues.Timings.class,
         description = "default (threads sleep between events: modest CPU) or precision (the send loop spins the last "
             + "stretch to each intended time and receiving threads busy-poll, with kernel receive timestamps where "
             + "available: a core each while a step runs; UDP). Default: default.")
     String timing;
 
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
+        completionCandidates = CompletionValues.TransportOptionKeys.class,
         description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
             + "Checked before any traffic; 'lossprobe options' lists them all. Between hosts, those that apply on a "
             + "server are sent there too.")

@@ -20,8 +20,13 @@ import picocli.CommandLine.Parameters;
     description = {"Draws a self-contained HTML report (charts as inline SVG, no network needed) or prints the "
         + "summary table as Markdown or CSV.",
         "With several result files the report adds the trend over time (by each run's start)."},
-    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unreadable input."})
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or unreadable input.", "",
+        "Example: lossprobe report -o report.html result.json", "",
+        "Example: lossprobe report --policy /etc/lossprobe/policy.json -o trend.html history/*/lossprobe-*.json"})
 public final class ReportCommand extends Subcommand {
+    /** What --format takes. */
+    static final List<String> FORMATS = List.of("html", "md", "csv");
+
     @Parameters(arity = "1..*", paramLabel = "RESULTS.json", description = "Result files of lossprobe run, or the "
         + "mesh file(s) of lossprobe mesh (drawn as source-by-destination matrices).")
     List<Path> files;
@@ -31,6 +36,7 @@ public final class ReportCommand extends Subcommand {
     Path output;
 
     @Option(names = "--format", defaultValue = "html", paramLabel = "FORMAT",
+        completionCandidates = CompletionValues.ReportFormats.class,
         description = "html, md or csv. Default: ${DEFAULT-VALUE}.")
     String format;
 
@@ -46,7 +52,7 @@ public final class ReportCommand extends Subcommand {
     int run(CommandLine cl) throws Exception {
         boolean quiet = quietOption.quiet;
         String fmt = format.toLowerCase(java.util.Locale.ROOT);
-        if (!List.of("html", "md", "csv").contains(fmt)) {
+        if (!FORMATS.contains(fmt)) {
             throw new CommandLine.ParameterException(cl, "--format must be html, md or csv, got '" + format + "'");
         }
         Path out = output == null && fmt.equals("html") ? Path.of("lossprobe-report.html") : output;

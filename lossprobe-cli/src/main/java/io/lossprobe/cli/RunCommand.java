@@ -32,7 +32,9 @@ import picocli.CommandLine.Option;
     description = {"Steps each transport through the target rates and counts loss, duplicates, reordering, late "
         + "arrivals, send refusals and kernel drops per flow and step.",
         "With no options: every transport, 48 ports on 127.0.0.1, levels 30k,100k,1M, 3s per step."},
-    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 130 interrupted (partial results written)."})
+    footer = {"", "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 130 interrupted (partial results written).", "",
+        "Example: lossprobe run --transport udp,tcp --levels 10k,100k --duration 5s -o result.json", "",
+        "Example: lossprobe run --target 10.0.0.5 --secret-file /etc/lossprobe/secret --transport udp -o result.json"})
 public final class RunCommand extends Subcommand {
     @CommandLine.Mixin
     PlanOptions planOptions;
@@ -48,9 +50,10 @@ public final class RunCommand extends Subcommand {
     @Option(names = "--stream", paramLabel = "FILE",
         description = "Also write the run as JSON lines while it goes (each step's intervals and totals, search "
             + "trials and findings); - for stdout.")
-    String stream;
+    Path stream;
 
     @Option(names = "--mode", defaultValue = "stream", paramLabel = "MODE",
+        completionCandidates = CompletionValues.Modes.class,
         description = "stream (one way) or echo (request/response: the receiver answers every message; TPS and "
             + "round-trip percentiles, loss by direction). Default: ${DEFAULT-VALUE}.")
     String mode;
@@ -168,7 +171,7 @@ public final class RunCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--search goes with --mode stream");
         }
         boolean resultsToStdout = output != null && output.toString().equals("-");
-        if (resultsToStdout && "-".equals(stream)) {
+        if (resultsToStdout && stream != null && stream.toString().equals("-")) {
             throw new CommandLine.ParameterException(cl,
                 "-o - and --stream - both want stdout: give one of them a file");
         }
@@ -177,7 +180,7 @@ public final class RunCommand extends Subcommand {
         }
         policy.requireReadable(cl); // a bad policy fails before any traffic
         checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, baseline.baseline, secret.secretFile),
-            output, stream == null ? null : Path.of(stream));
+            output, stream);
         return resultsToStdout;
     }
 
@@ -324,7 +327,7 @@ public final class RunCommand extends Subcommand {
 
     /** The --stream target: stdout, or a file created (or emptied) now, before any traffic. */
     private java.io.OutputStream openStream(PrintWriter stdoutWriter) {
-        if (stream.equals("-")) {
+        if (stream.toString().equals("-")) {
             return new java.io.OutputStream() {
                 @Override
                 public void write(int b) {
@@ -342,7 +345,7 @@ public final class RunCommand extends Subcommand {
                 }
             };
         }
-        Path file = Path.of(stream);
+        Path file = stream;
         Inputs.requireWritable(spec.commandLine(), file, "--stream");
         try {
             return new java.io.BufferedOutputStream(OutputFiles.openStream(file));

@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
         + "controller's data ports, counts what arrives, and returns per-flow results with this host's counters.",
         "It sends data traffic only for a --reverse controller, and only to that controller's own address. Runs until "
             + "Ctrl-C. Make the shared secret with 'lossprobe keygen FILE'."},
-    footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage."})
+    footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage.", "",
+        "Example: lossprobe serve --bind 10.0.0.5 --secret-file /etc/lossprobe/secret --max-rate 1M"})
 public final class ServeCommand extends Subcommand {
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "ADDR",
         description = "Address for the control port and the data receivers. Default: ${DEFAULT-VALUE}.")

@@ -34,6 +34,7 @@ final class ShapeOptions {
     String interval;
 
     @Option(names = "--search", split = ",", paramLabel = "CRITERIA",
+        completionCandidates = CompletionValues.SearchCriteria.class,
         description = "Search the highest rate within ndr (no loss) and/or pdr (loss at most --pdr-loss), per "
             + "transport and size: short trials, then full-length ones near the answer (docs/search.md). Without "
             + "--levels, only the search runs.")
