@@ -5,15 +5,11 @@ import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.io.ByteArrayOutputStream;
+import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -30,14 +26,14 @@ import java.util.stream.Stream;
  * The last run (and its check, when a policy was applied) as a Prometheus text file for node_exporter's textfile
  * collector. Every metric is a gauge named for what it is, {@code lossprobe_last_run_...} with its unit in the name
  * (seconds, ratio, messages, messages_per_second): a cron job's textfile holds the last run's values, which a
- * counter's {@code _total} (reset every run) would misrepresent. Every series carries the labels that tell two
- * jobs apart ({@code target}, {@code mode}, {@code direction}, {@code size_bytes}), step series also
- * {@code transport} and {@code level}. Written with the Prometheus client library's own text format writer and
- * put in place by a rename, so the collector never reads half a file. See docs/check.md for the list.
+ * counter's {@code _total} (reset every run) would misrepresent. The delay distributions are summaries
+ * ({@code quantile} labels, {@code _count} and {@code _sum} of the last run's step). Every series carries the labels
+ * that tell two jobs apart ({@code name}, {@code target}, {@code mode}, {@code direction}, {@code size_bytes}), step
+ * series also {@code transport} and {@code offered_rate}. Written with the Prometheus client library's own text
+ * format writer and put in place by a rename, so the collector never reads half a file. See docs/check.md for the
+ * list.
  */
 public final class PrometheusTextfile {
-    /** Significant digits kept: the measurements carry fewer, and more only prints floating-point noise. */
-    private static final MathContext DIGITS = new MathContext(10);
     /** Every state {@code lossprobe_last_run_status} has a series for (1 for the run's, 0 for the others). */
     static final List<String> STATUSES = Stream.of(RunStatus.COMPLETE, RunStatus.INTERRUPTED, RunStatus.FAILED,
         RunStatus.RUNNING).map(RunStatus::json).toList();
@@ -50,9 +46,22 @@ public final class PrometheusTextfile {
         return render(report.run(), RunLabels.of(report.run().run()), Optional.of(report));
     }
 
-    /** The text exposition (Prometheus text format 0.0.4) of {@code run}, with {@code check} when given. */
+    /** The text exposition of {@code run} under its default name, with {@code check} when given. */
     public static String render(LoadedResult run, RunLabels labels, Optional<CheckReport> check) {
-        Metrics m = new Metrics(labels);
+        return render(run, labels, null, check);
+    }
+
+    /** The {@code name} label of a run when {@code --name} is not given: {@code plan-} and 8 hex digits. */
+    public static String defaultName(RunResult run) {
+        return Exposition.defaultName(run.plan());
+    }
+
+    /**
+     * The text exposition (Prometheus text format 0.0.4) of {@code run}, with {@code check} when given; every series
+     * labelled {@code name} (null or blank: {@link #defaultName}).
+     */
+    public static String render(LoadedResult run, RunLabels labels, String name, Optional<CheckReport> check) {
+        Metrics m = new Metrics(labels, Exposition.name(name, defaultName(run.run())));
         RunResult r = run.run();
         String status = String.valueOf(r.status());
         for (String s : STATUSES) {
@@ -84,8 +93,14 @@ public final class PrometheusTextfile {
     /** Writes the file atomically (temporary file in the same directory, then rename), world-readable. */
     public static void write(Path file, LoadedResult run, RunLabels labels, Optional<CheckReport> check)
         throws IOException {
+        write(file, run, labels, null, check);
+    }
+
+    /** Writes the file atomically, every series labelled {@code name} (null: the default). */
+    public static void write(Path file, LoadedResult run, RunLabels labels, String name, Optional<CheckReport> check)
+        throws IOException {
         io.lossprobe.core.result.ResultFiles.writeAtomically(file,
-            render(run, labels, check).getBytes(StandardCharsets.UTF_8));
+            render(run, labels, name, check).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The textfile of a check, labels from the result. */
@@ -96,7 +111,8 @@ public final class PrometheusTextfile {
     private static void step(Metrics m, RunResult r, StepResult s) {
         StepMetrics sm = StepMetrics.of(r, s);
         Function<Labels, Labels> at = l -> {
-            Labels with = l.add("transport", s.transport()).add("level", s.level().toString());
+            Labels with = l.add("transport", s.transport()).add("offered_rate",
+                Exposition.rateLabel(s.level().toString()));
             return s.messageSize() == null ? with : with.add("size_bytes", Integer.toString(s.messageSize()));
         };
         long sent = s.counts().sent();
@@ -132,8 +148,8 @@ public final class PrometheusTextfile {
         m.runLevel("lossprobe_last_run_retransmits", "Retransmissions in the step (TCP, Aeron)", at,
             sm.retransmits());
         m.runLevel("lossprobe_last_run_naks", "NAKs in the step (Aeron)", at, sm.naks());
-        percentiles(m, "lossprobe_last_run_delay_seconds", "One-way delay from the intended send time, by "
-            + "percentile", at, s.delay());
+        m.summary("lossprobe_last_run_delay_seconds", "One-way delay from the intended send time over the step's "
+            + "window (quantile 1 is the maximum)", at, s.delay());
         if (s.delay() != null && s.delay().uncertaintyNs() != null) {
             m.runLevel("lossprobe_last_run_delay_uncertainty_seconds", "Between hosts: every one-way delay is true "
                 + "to plus or minus this (the clock offset's bound)", at, s.delay().uncertaintyNs() / 1e9);
@@ -142,26 +158,13 @@ public final class PrometheusTextfile {
         if (e != null) {
             m.runLevel("lossprobe_last_run_transactions_per_second", "Echo mode: replies received per second", at,
                 e.tps());
-            percentiles(m, "lossprobe_last_run_round_trip_seconds", "Echo mode: round trip from the request's "
-                + "intended send time, by percentile", at, e.rtt());
+            m.summary("lossprobe_last_run_round_trip_seconds", "Echo mode: round trip from the request's "
+                + "intended send time (quantile 1 is the maximum)", at, e.rtt());
             m.runLevel("lossprobe_last_run_echo_lost_messages", "Echo mode: requests lost on the way out "
                 + "(leg=request) and replies lost on the way back (leg=reply)", l -> at.apply(l).add("leg",
                 "request"), e.requestsLost());
             m.runLevel("lossprobe_last_run_echo_lost_messages", "", l -> at.apply(l).add("leg", "reply"),
                 e.repliesLost());
-        }
-    }
-
-    private static void percentiles(Metrics m, String name, String help, Function<Labels, Labels> at, Latency l) {
-        if (l == null || l.count() == 0) {
-            return;
-        }
-        // A "percentile" label, not "quantile": Prometheus keeps "quantile" for summaries (promtool lints it).
-        String[] p = {"50", "90", "99", "99.9", "100"};
-        long[] ns = {l.p50Ns(), l.p90Ns(), l.p99Ns(), l.p999Ns(), l.maxNs()};
-        for (int i = 0; i < p.length; i++) {
-            String percentile = p[i];
-            m.runLevel(name, help, x -> at.apply(x).add("percentile", percentile), ns[i] / 1e9);
         }
     }
 
@@ -172,7 +175,8 @@ public final class PrometheusTextfile {
             c.failures().size());
         for (CheckReport.Evaluation e : c.evaluations()) {
             m.runLevel("lossprobe_last_check_limit_passed", "1 when this limit held in the last check, else 0",
-                l -> l.add("transport", e.transport()).add("level", e.level()).add("metric", e.metric()),
+                l -> l.add("transport", e.transport()).add("offered_rate", Exposition.rateLabel(e.level()))
+                    .add("metric", e.metric()),
                 e.passed() ? 1 : 0);
         }
     }
@@ -185,15 +189,18 @@ public final class PrometheusTextfile {
         }
     }
 
-    /** Gauges gathered by name, in first-seen order, each point with the run's labels plus its own. */
+    /** Gauges and summaries gathered by name, in first-seen order, each point with the run's labels plus its own. */
     private static final class Metrics {
         private final Labels base;
         private final String sizeBytes;
         private final Map<String, GaugeSnapshot.Builder> gauges = new LinkedHashMap<>();
+        private final Map<String, SummarySnapshot.Builder> summaries = new LinkedHashMap<>();
+        private final List<String> order = new ArrayList<>();
         private final Map<String, List<Labels>> seen = new LinkedHashMap<>();
 
-        Metrics(RunLabels labels) {
-            this.base = Labels.of("target", labels.target(), "mode", labels.mode(), "direction", labels.direction());
+        Metrics(RunLabels labels, String name) {
+            this.base = Labels.of("name", name, "target", labels.target(), "mode", labels.mode(), "direction",
+                labels.direction());
             this.sizeBytes = Integer.toString(labels.sizeBytes());
         }
 
@@ -201,34 +208,51 @@ public final class PrometheusTextfile {
             if (Double.isNaN(value) || Double.isInfinite(value)) {
                 return;
             }
-            GaugeSnapshot.Builder b = gauges.computeIfAbsent(name, n -> GaugeSnapshot.builder().name(n).help(help));
+            Labels l = first(name, labels);
+            if (l != null) {
+                gauges.computeIfAbsent(name, n -> GaugeSnapshot.builder().name(n).help(help)).dataPoint(
+                    GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(round(value)).build());
+            }
+        }
+
+        void summary(String name, String help, Function<Labels, Labels> labels, Latency latency) {
+            if (latency == null || latency.count() == 0) {
+                return;
+            }
+            Labels l = first(name, labels);
+            if (l != null) {
+                summaries.computeIfAbsent(name, n -> SummarySnapshot.builder().name(n).help(help))
+                    .dataPoint(Exposition.summary(l, latency));
+            }
+        }
+
+        /** The point's labels, or null when the series has a point already. */
+        private Labels first(String name, Function<Labels, Labels> labels) {
             Labels l = labels.apply(base);
             if (!l.contains("size_bytes")) {
                 l = l.add("size_bytes", sizeBytes); // a step of a run at several sizes says its own
             }
+            if (!seen.containsKey(name)) {
+                order.add(name);
+            }
             List<Labels> names = seen.computeIfAbsent(name, n -> new ArrayList<>());
             if (names.contains(l)) {
-                return; // two steps of one transport at one level: the first is kept (a series is unique)
+                return null; // two steps of one transport at one level: the first is kept (a series is unique)
             }
             names.add(l);
-            b.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(round(value)).build());
+            return l;
         }
 
         String text() {
             List<MetricSnapshot> all = new ArrayList<>();
-            gauges.values().forEach(b -> all.add(b.build()));
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            try {
-                PrometheusTextFormatWriter.builder().setIncludeCreatedTimestamps(false).build()
-                    .write(bytes, new MetricSnapshots(all));
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot happen writing to memory", e);
+            for (String name : order) {
+                all.add(gauges.containsKey(name) ? gauges.get(name).build() : summaries.get(name).build());
             }
-            return bytes.toString(StandardCharsets.UTF_8);
+            return Exposition.text(all);
         }
     }
 
     static double round(double v) {
-        return v == 0 ? 0 : new BigDecimal(v).round(DIGITS).doubleValue();
+        return Exposition.round(v);
     }
 }

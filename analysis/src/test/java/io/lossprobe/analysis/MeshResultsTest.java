@@ -155,11 +155,23 @@ class MeshResultsTest {
         Path prom = dir.resolve("mesh.prom");
         MeshPrometheus.write(prom, mesh, Optional.of(new MeshCheck(policy).check(mesh)));
         String text = Files.readString(prom);
-        assertThat(text).contains("lossprobe_mesh_pair_up{source=\"a\",target=\"c\"} 1.0",
-            "lossprobe_mesh_pair_up{source=\"c\",target=\"a\"} 0.0",
-            "lossprobe_mesh_messages_lost_total{level=\"50k\",source=\"c\",target=\"b\",transport=\"udp\"} 500.0",
-            "lossprobe_mesh_delay_seconds{level=\"10k\",percentile=\"99\",source=\"a\",target=\"b\",transport=\"udp\"}",
-            "lossprobe_mesh_check_passed{source=\"c\",target=\"b\"} 0.0", "lossprobe_mesh_check_failures 4.0");
+        String name = "name=\"" + MeshPrometheus.defaultName(mesh) + "\"";
+        assertThat(MeshPrometheus.defaultName(mesh)).matches("mesh-[0-9a-f]{8}");
+        assertThat(text).contains("lossprobe_mesh_pair_up{" + name + ",source=\"a\",target=\"c\"} 1.0",
+            "lossprobe_mesh_pair_up{" + name + ",source=\"c\",target=\"a\"} 0.0",
+            // The last mesh's counts: gauges, not counters that reset every night.
+            "# TYPE lossprobe_mesh_lost_messages gauge",
+            "lossprobe_mesh_lost_messages{" + name + ",offered_rate=\"50000\",source=\"c\",target=\"b\","
+                + "transport=\"udp\"} 500.0",
+            "# TYPE lossprobe_mesh_delay_seconds summary",
+            "lossprobe_mesh_delay_seconds{" + name + ",offered_rate=\"10000\",source=\"a\",target=\"b\","
+                + "transport=\"udp\",quantile=\"0.99\"}",
+            "lossprobe_mesh_delay_seconds_count{" + name + ",offered_rate=\"10000\",source=\"a\",target=\"b\",",
+            "lossprobe_mesh_check_passed{" + name + ",source=\"c\",target=\"b\"} 0.0",
+            "lossprobe_mesh_check_failures{" + name + "} 4.0", "lossprobe_mesh_end_timestamp_seconds{" + name + "}");
+        assertThat(text).doesNotContain("_total", "percentile=", "level=");
+        assertThat(MeshPrometheus.render(mesh, "nightly-udp", Optional.empty()))
+            .contains("lossprobe_mesh_pair_up{name=\"nightly-udp\",source=\"a\",target=\"c\"} 1.0");
         Path promtool = Path.of("/usr/bin/promtool");
         assumeTrue(Files.isExecutable(promtool), "promtool not installed (apt-get install prometheus)");
         Process p = new ProcessBuilder(new ArrayList<>(List.of(promtool.toString(), "check", "metrics")))

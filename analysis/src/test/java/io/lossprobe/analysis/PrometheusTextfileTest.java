@@ -45,23 +45,30 @@ class PrometheusTextfileTest {
         PrometheusTextfile.write(prom, report);
 
         String text = Files.readString(prom);
-        String step = "direction=\"forward\",level=\"50k\",mode=\"stream\",size_bytes=\"64\",target=\"local\","
-            + "transport=\"udp\"";
-        assertThat(text).contains("lossprobe_last_check_passed{direction=\"forward\",mode=\"stream\","
-                + "size_bytes=\"64\",target=\"local\"} 0.0")
+        String name = "name=\"" + PrometheusTextfile.defaultName(run.run()) + "\"";
+        String step = "direction=\"forward\",mode=\"stream\"," + name + ",offered_rate=\"50000\",size_bytes=\"64\","
+            + "target=\"local\",transport=\"udp\"";
+        assertThat(text).contains("lossprobe_last_check_passed{direction=\"forward\",mode=\"stream\"," + name
+                + ",size_bytes=\"64\",target=\"local\"} 0.0")
             .contains("lossprobe_last_run_lost_messages{" + step + "} 700.0")
             .contains("# TYPE lossprobe_last_run_lost_messages gauge")
             .contains("lossprobe_last_run_loss_ratio{" + step + "} 0.014")
-            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"stream\",size_bytes=\"64\","
-                + "status=\"complete\",target=\"local\"} 1.0")
-            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"stream\",size_bytes=\"64\","
-                + "status=\"failed\",target=\"local\"} 0.0")
+            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"stream\"," + name
+                + ",size_bytes=\"64\",status=\"complete\",target=\"local\"} 1.0")
+            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"stream\"," + name
+                + ",size_bytes=\"64\",status=\"failed\",target=\"local\"} 0.0")
             .contains("lossprobe_last_run_duration_seconds{")
             .contains("lossprobe_last_run_start_timestamp_seconds{")
-            .contains("lossprobe_last_run_delay_seconds{direction=\"forward\",level=\"50k\",mode=\"stream\","
-                + "percentile=\"99\",size_bytes=\"64\",target=\"local\",transport=\"udp\"}")
-            .contains("lossprobe_last_check_limit_passed{direction=\"forward\",level=\"50k\",metric=\"maxLossPercent\","
-                + "mode=\"stream\",size_bytes=\"64\",target=\"local\",transport=\"udp\"} 0.0")
+            // Delay distributions are summaries: quantile labels (1 is the maximum), _count and _sum.
+            .contains("# TYPE lossprobe_last_run_delay_seconds summary")
+            .contains("lossprobe_last_run_delay_seconds{" + step + ",quantile=\"0.99\"}")
+            .contains("lossprobe_last_run_delay_seconds{" + step + ",quantile=\"1.0\"}")
+            .contains("lossprobe_last_run_delay_seconds_count{" + step + "} ")
+            .contains("lossprobe_last_run_delay_seconds_sum{" + step + "} ")
+            .contains("lossprobe_last_check_limit_passed{direction=\"forward\",metric=\"maxLossPercent\","
+                + "mode=\"stream\"," + name + ",offered_rate=\"50000\",size_bytes=\"64\",target=\"local\","
+                + "transport=\"udp\"} 0.0")
+            .doesNotContain("percentile=").doesNotContain("level=")
             .contains("lossprobe_last_run_retransmits{" + step + "} 3.0")
             // A cron job's file holds the last run's values: gauges only, no counters that "reset" every run.
             .doesNotContain("_total").doesNotContain("counter");
@@ -81,10 +88,12 @@ class PrometheusTextfileTest {
         Path prom = dir.resolve("echo.prom");
         PrometheusTextfile.write(prom, run, RunLabels.of(run.run()), Optional.empty());
         String text = Files.readString(prom);
-        String at = "direction=\"forward\",level=\"20k\",mode=\"echo\"";
-        assertThat(text).contains("lossprobe_last_run_round_trip_seconds{" + at + ",percentile=\"99\"")
+        String at = "direction=\"forward\",mode=\"echo\",name=\"" + PrometheusTextfile.defaultName(run.run())
+            + "\",offered_rate=\"20000\"";
+        assertThat(text).contains("lossprobe_last_run_round_trip_seconds{" + at + ",size_bytes=\"64\",target=\"local\","
+                + "transport=\"udp\",quantile=\"0.99\"}")
             .contains("lossprobe_last_run_transactions_per_second{" + at)
-            .contains("lossprobe_last_run_echo_lost_messages{" + at.replace("level", "leg=\"reply\",level"))
+            .contains("lossprobe_last_run_echo_lost_messages{" + at.replace("mode", "leg=\"reply\",mode"))
             .contains("target=\"local\"")
             .doesNotContain("lossprobe_last_check");
         assumeTrue(Files.isExecutable(PROMTOOL), "promtool not installed (apt-get install prometheus)");
@@ -118,9 +127,11 @@ class PrometheusTextfileTest {
             s.put("level", "max").put("targetRate", 0);
         }));
         String text = PrometheusTextfile.render(run, RunLabels.of(run.run()), Optional.empty());
-        assertThat(text).contains("lossprobe_last_run_sent_messages_per_second{direction=\"forward\",level=\"max\"")
-            .doesNotContain("lossprobe_last_run_offered_messages_per_second{direction=\"forward\",level=\"max\"")
-            .contains("lossprobe_last_run_offered_messages_per_second{direction=\"forward\",level=\"10k\"");
+        String at = "{direction=\"forward\",mode=\"stream\",name=\"" + PrometheusTextfile.defaultName(run.run())
+            + "\",offered_rate=";
+        assertThat(text).contains("lossprobe_last_run_sent_messages_per_second" + at + "\"max\"")
+            .doesNotContain("lossprobe_last_run_offered_messages_per_second" + at + "\"max\"")
+            .contains("lossprobe_last_run_offered_messages_per_second" + at + "\"10000\"");
     }
 
     @Test
@@ -132,12 +143,36 @@ class PrometheusTextfileTest {
         String tb = PrometheusTextfile.render(b, RunLabels.of(b.run()), Optional.empty());
         assertThat(ta).contains("target=\"server-a.example\"").doesNotContain("target=\"local\"")
             .contains("lossprobe_last_run_delay_uncertainty_seconds{direction=\"forward\"");
+        // The same plan against another server: the same default name, told apart by the target.
+        assertThat(PrometheusTextfile.defaultName(a.run())).isEqualTo(PrometheusTextfile.defaultName(b.run()));
+        assertThat(PrometheusTextfile.render(a, RunLabels.of(a.run()).withTarget("server-a.example:7401"),
+            Optional.empty())).contains("target=\"server-a.example:7401\"");
         assertThat(tb).contains("target=\"192.0.2.7\"");
         assertThat(series(ta)).doesNotContainAnyElementsOf(series(tb));
         // A reverse run's file does not name the server; the caller (run --target) does.
         assertThat(RunLabels.of(reverse.run())).isEqualTo(new RunLabels("remote", "reverse", "stream", 64));
         assertThat(PrometheusTextfile.render(reverse, RunLabels.of(reverse.run()).withTarget("server-a.example"),
             Optional.empty())).contains("direction=\"reverse\"").contains("target=\"server-a.example\"");
+    }
+
+    @Test
+    void twoPlansAgainstOneTargetHaveTwoNamesAndAGivenNameWins() {
+        ObjectNode other = Fixtures.sample();
+        ((ObjectNode) other.get("plan")).put("durationNs", 2_000_000_000L);
+        LoadedResult a = Fixtures.load(dir, "a.json", Fixtures.sample());
+        LoadedResult again = Fixtures.load(dir, "again.json", Fixtures.sample());
+        LoadedResult b = Fixtures.load(dir, "b.json", other);
+        assertThat(RunLabels.of(a.run())).isEqualTo(RunLabels.of(b.run()));
+        assertThat(PrometheusTextfile.defaultName(a.run())).matches("plan-[0-9a-f]{8}")
+            .isEqualTo(PrometheusTextfile.defaultName(again.run()))
+            .isNotEqualTo(PrometheusTextfile.defaultName(b.run()));
+        String ta = PrometheusTextfile.render(a, RunLabels.of(a.run()), Optional.empty());
+        // Before names, these two files in one textfile directory made node_exporter drop both.
+        assertThat(series(ta)).isNotEmpty().doesNotContainAnyElementsOf(
+            series(PrometheusTextfile.render(b, RunLabels.of(b.run()), Optional.empty())));
+        String named = PrometheusTextfile.render(again, RunLabels.of(again.run()), "nightly-udp", Optional.empty());
+        assertThat(series(named)).doesNotContainAnyElementsOf(series(ta));
+        assertThat(named).contains("name=\"nightly-udp\"").doesNotContain("name=\"plan-");
     }
 
     @Test

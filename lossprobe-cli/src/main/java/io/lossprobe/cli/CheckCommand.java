@@ -55,7 +55,7 @@ public final class CheckCommand extends Subcommand {
         outputs.requireNotInput(cl, java.util.Arrays.asList(resultFile, policyFile, baseline.baseline));
         Policy policy = Inputs.policy(cl, policyFile);
         if (MeshOutputs.isMesh(java.util.List.of(resultFile))) {
-            return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, prometheus, junit, quiet);
+            return MeshOutputs.check(cl, policy, resultFile, baseline.baseline, outputs, quiet);
         }
         LoadedResult run = Inputs.read(cl, resultFile);
         Optional<LoadedResult> against = Optional.empty();
@@ -69,7 +69,7 @@ public final class CheckCommand extends Subcommand {
         }
         CheckReport report = new PolicyCheck(policy).check(run, against);
         if (prometheus != null) {
-            PrometheusTextfile.write(prometheus, run, RunLabels.of(run.run()).withTarget(targetLabel),
+            PrometheusTextfile.write(prometheus, run, RunLabels.of(run.run()).withTarget(targetLabel), outputs.name,
                 Optional.of(report));
         }
         if (junit != null) {

@@ -17,12 +17,21 @@ final class CheckOutputs {
             + "(atomically; name it *.prom). A run writes it also when it fails or is interrupted.")
     Path prometheus;
 
+    @Option(names = "--name", paramLabel = "NAME",
+        description = "The textfile's name label, telling this job's series from another's in one textfile directory "
+            + "(e.g. the systemd unit's name). Default: plan- and 8 hex digits of the plan's SHA-256 (a mesh: mesh- "
+            + "and those of its host list), the same every time the same command runs.")
+    String name;
+
     @Option(names = "--junit", paramLabel = "FILE",
         description = "Write the policy check's outcome as JUnit XML (needs a policy).")
     Path junit;
 
-    /** Both files can be written: checked before any traffic, so a typo does not cost a run. */
+    /** Both files can be written, the name is not blank: checked before any traffic, so a typo costs no run. */
     void requireWritable(CommandLine cl) {
+        if (name != null && name.isBlank()) {
+            throw new CommandLine.ParameterException(cl, "--name must not be blank");
+        }
         Inputs.requireWritable(cl, prometheus, "--prometheus");
         Inputs.requireWritable(cl, junit, "--junit");
     }
@@ -46,6 +55,9 @@ final class CheckOutputs {
         }
         if (junit != null) {
             args.addAll(List.of("--junit", junit.toString()));
+        }
+        if (name != null) {
+            args.addAll(List.of("--name", name));
         }
     }
 }

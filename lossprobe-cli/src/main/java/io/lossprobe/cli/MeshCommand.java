@@ -337,7 +337,7 @@ public final class MeshCommand extends Subcommand {
         }
         if (checkOutputs.prometheus != null) {
             io.lossprobe.analysis.MeshPrometheus.write(checkOutputs.prometheus, MeshFiles.read(file),
-                java.util.Optional.empty());
+                checkOutputs.name, java.util.Optional.empty());
         }
         return 0;
     }

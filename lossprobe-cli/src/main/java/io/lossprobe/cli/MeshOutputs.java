@@ -49,15 +49,17 @@ final class MeshOutputs {
     }
 
     /** Every pair of a mesh against the policy: exit 0 when all held, 1 when one broke a limit or did not run. */
-    static int check(CommandLine cl, Policy policy, Path file, Path baseline, Path prometheus, Path junit,
-                     boolean quiet) throws IOException {
+    static int check(CommandLine cl, Policy policy, Path file, Path baseline, CheckOutputs outputs, boolean quiet)
+        throws IOException {
+        Path prometheus = outputs.prometheus;
+        Path junit = outputs.junit;
         if (baseline != null) {
             throw new CommandLine.ParameterException(cl, "--baseline is not supported for mesh files yet");
         }
         MeshResult mesh = Inputs.mesh(cl, List.of(file));
         MeshCheck.Outcome outcome = new MeshCheck(policy).check(mesh);
         if (prometheus != null) {
-            MeshPrometheus.write(prometheus, mesh, Optional.of(outcome));
+            MeshPrometheus.write(prometheus, mesh, outputs.name, Optional.of(outcome));
         }
         if (junit != null) {
             ResultFiles.writeAtomically(junit, MeshCheck.junit(outcome).getBytes(StandardCharsets.UTF_8));

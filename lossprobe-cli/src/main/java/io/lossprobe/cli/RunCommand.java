@@ -275,7 +275,8 @@ public final class RunCommand extends Subcommand {
         try {
             io.lossprobe.analysis.LoadedResult loaded = io.lossprobe.analysis.LoadedResult.read(results);
             io.lossprobe.analysis.PrometheusTextfile.write(checkOutputs.prometheus, loaded,
-                io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), java.util.Optional.empty());
+                io.lossprobe.analysis.RunLabels.of(loaded.run()).withTarget(targetLabel()), checkOutputs.name,
+                java.util.Optional.empty());
         } catch (io.lossprobe.analysis.InputException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -293,9 +294,12 @@ public final class RunCommand extends Subcommand {
         }
     }
 
-    /** The host of --target as typed, for the textfile's target label; null for a run on this host. */
+    /**
+     * --target as {@code host:port} (the default port when none was typed), for the textfile's target label: two
+     * servers on one host are two targets. Null for a run on this host.
+     */
     private String targetLabel() {
-        return target == null ? null : HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
+        return target == null ? null : HostPort.parse(target, ControlClient.DEFAULT_PORT).toString();
     }
 
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */

@@ -79,8 +79,16 @@ class AnalysisCommandsTest {
             "--prometheus", prom.toString(), "--junit", junit.toString());
         assertThat(o.exit()).as(o.out() + o.err()).isZero();
         assertThat(o.out()).contains("check passed");
-        assertThat(Files.readString(prom)).contains("lossprobe_last_check_passed{direction=\"forward\",mode=\"stream\","
-            + "size_bytes=\"64\",target=\"local\"} 1.0");
+        assertThat(Files.readString(prom)).containsPattern("lossprobe_last_check_passed\\{direction=\"forward\","
+            + "mode=\"stream\",name=\"plan-[0-9a-f]{8}\",size_bytes=\"64\",target=\"local\"} 1.0");
+        // --name labels every series instead of the plan's hash.
+        assertThat(execute("check", "--policy", policy(POLICY).toString(), result("ok.json", 0, null).toString(),
+            "--prometheus", prom.toString(), "--name", "nightly-udp").exit()).isZero();
+        assertThat(Files.readString(prom)).contains("lossprobe_last_check_passed{direction=\"forward\","
+            + "mode=\"stream\",name=\"nightly-udp\",size_bytes=\"64\",target=\"local\"} 1.0")
+            .doesNotContain("name=\"plan-");
+        assertThat(execute("check", "--policy", policy(POLICY).toString(), result("ok.json", 0, null).toString(),
+            "--prometheus", prom.toString(), "--name", " ").err()).contains("--name must not be blank");
         // The textfile's target label can be named where the result cannot (a --reverse run's server).
         assertThat(execute("check", "--policy", policy(POLICY).toString(), result("ok.json", 0, null).toString(),
             "--prometheus", prom.toString(), "--target-label", "server-b.example").exit()).isZero();

@@ -128,8 +128,9 @@ class MeshCommandTest {
                         .filter(h -> h.name().equals(p.target())).findFirst().orElseThrow().address());
                 }
             }
-            assertThat(Files.readString(prom)).contains("lossprobe_mesh_pair_up{source=\"a\",target=\"d\"} 0.0",
-                "lossprobe_mesh_pair_up{source=\"d\",target=\"a\"} 1.0");
+            assertThat(Files.readString(prom))
+                .containsPattern("lossprobe_mesh_pair_up\\{name=\"mesh-[0-9a-f]{8}\",source=\"a\",target=\"d\"} 0.0")
+                .containsPattern("lossprobe_mesh_pair_up\\{name=\"mesh-[0-9a-f]{8}\",source=\"d\",target=\"a\"} 1.0");
             RunCommandTest.Outcome md = execute("report", "--format", "md", out.toString());
             assertThat(md.out()).contains("| a | · | 0.000% / ", "- c -> d: failed: cannot reach");
         } finally {

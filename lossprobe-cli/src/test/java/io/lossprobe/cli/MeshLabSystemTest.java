@@ -248,8 +248,9 @@ class MeshLabSystemTest {
         assertThat(lossyElsewhere).as("pairs away from the link that lost (late or socket drops)").isLessThan(2);
         assertThat(check.exit()).isEqualTo(1);
         assertThat(check.out()).contains("mesh check FAILED: " + (throughLink + lossyElsewhere) + " of 12");
-        assertThat(Files.readString(prom)).contains("lossprobe_mesh_loss_ratio{level=\"5k\",source=\"" + LOSSY
-            + "\",target=\"" + PREFIX + "rx\",transport=\"udp\"}");
+        assertThat(Files.readString(prom)).containsPattern("lossprobe_mesh_loss_ratio\\{name=\"mesh-[0-9a-f]{8}\","
+            + "offered_rate=\"5000\",source=\"" + java.util.regex.Pattern.quote(LOSSY) + "\",target=\""
+            + java.util.regex.Pattern.quote(PREFIX + "rx") + "\",transport=\"udp\"}");
         RunCommandTest.Outcome md = RunCommandTest.execute("report", "--format", "md", merged.toString());
         assertThat(md.exit()).isZero();
         assertThat(md.out()).contains("| " + LOSSY + " |");

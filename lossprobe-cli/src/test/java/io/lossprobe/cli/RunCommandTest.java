@@ -187,11 +187,12 @@ class RunCommandTest {
             "-o", dir.resolve("e.json").toString(), "--prometheus", prom.toString());
         assertThat(o.exit()).as(o.out() + o.err()).isZero();
         String text = java.nio.file.Files.readString(prom);
-        assertThat(text).contains("lossprobe_last_run_round_trip_seconds{direction=\"forward\",level=\"2k\","
-                + "mode=\"echo\",percentile=\"99\",size_bytes=\"64\",target=\"local\",transport=\"udp\"}")
+        assertThat(text).containsPattern("lossprobe_last_run_round_trip_seconds\\{direction=\"forward\","
+                + "mode=\"echo\",name=\"plan-[0-9a-f]{8}\",offered_rate=\"2000\",size_bytes=\"64\","
+                + "target=\"local\",transport=\"udp\",quantile=\"0.99\"}")
             .contains("lossprobe_last_run_transactions_per_second{")
-            .contains("lossprobe_last_run_status{direction=\"forward\",mode=\"echo\",size_bytes=\"64\","
-                + "status=\"complete\",target=\"local\"} 1.0")
+            .containsPattern("lossprobe_last_run_status\\{direction=\"forward\",mode=\"echo\","
+                + "name=\"plan-[0-9a-f]{8}\",size_bytes=\"64\",status=\"complete\",target=\"local\"} 1.0")
             .doesNotContain("lossprobe_last_check");
         java.nio.file.Path promtool = java.nio.file.Path.of("/usr/bin/promtool");
         org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(promtool), "no promtool");
