@@ -87,7 +87,9 @@ final class RemoteSendSide implements SendSide {
     public boolean awaitDone(long timeoutNs) throws IOException {
         long deadline = System.nanoTime() + timeoutNs;
         while (true) {
-            Reply.Sent p = client.request(new Request.SendProgress(), Reply.Sent.class);
+            // A server silent this long while it sends ends the step here too (it stops itself after as long).
+            Reply.Sent p = client.request(new Request.SendProgress(), Reply.Sent.class,
+                RemoteReceiveSide.STEP_SILENCE_MS);
             sent = p.sent();
             FailedRangesCodec.decodeInto(p.failed(), failures);
             if (p.done()) {
