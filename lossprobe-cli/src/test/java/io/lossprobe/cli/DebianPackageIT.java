@@ -166,7 +166,12 @@ class DebianPackageIT {
         Path textfile = TEXTFILES.resolve("lossprobe.prom");
         long before = System.currentTimeMillis() - 1000;
         Exec nightly = run(cmd.toArray(String[]::new));
-        assertThat(nightly.exit()).as(nightly.output()).isZero();
+        // The check's verdict is the exit code (1: a limit broke, which a sender late on a busy host can do to the
+        // example policy's 99 % achieved rate); what this test is about is that the run and its textfile happened.
+        assertThat(nightly.exit()).as(nightly.output()).isIn(0, 1);
+        if (nightly.exit() == 1) {
+            assertThat(nightly.output()).as("exit 1 only from the check's verdict").contains("check FAILED");
+        }
         assertThat(nightly.output()).doesNotContain("not writable");
         assertThat(textfile).isRegularFile();
         assertThat(Files.getLastModifiedTime(textfile).toMillis()).isGreaterThanOrEqualTo(before);
