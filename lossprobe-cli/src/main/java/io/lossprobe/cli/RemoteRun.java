@@ -49,12 +49,14 @@ final class RemoteRun implements AutoCloseable {
             int runId = ThreadLocalRandom.current().nextInt();
             // Exactly the options the run's transports declare as applying on a server travel there.
             client.negotiate(plan, runId, options, transportsOf(plan, transports));
-            // --reverse: this host's receivers take data only from the server's address.
+            // --reverse: this host's receivers take data only from the server's address. Forward: the data goes to
+            // the address the authenticated connection reached, never to the name resolved again (which could
+            // answer with another host).
             RunEngine engine = reverse
                 ? new RunEngine(plan, transports, options, listener, StepHooks.NONE,
                     ReceiveSideFactory.local(client.peerAddress()), client.sendSides(), runId)
                 : new RunEngine(plan, transports, options, listener, StepHooks.NONE, client.receiveSides(),
-                    server.host(), runId);
+                    client.peerAddress(), runId);
             return new RemoteRun(client, engine);
         } catch (IOException | RuntimeException e) {
             client.close();
