@@ -42,7 +42,7 @@ public final class FlowReceiver {
             return size() > CLOSED_STEPS_KEPT;
         }
     };
-    /** Closed steps whose late arrivals are still told apart; an arrival for an older step is assumed a first. */
+    /** Closed steps whose late arrivals are still told apart; an arrival for an older step is counted foreign. */
     static final int CLOSED_STEPS_KEPT = 16;
     private int step = -1;
     private boolean open;
@@ -231,7 +231,10 @@ public final class FlowReceiver {
         }
         ClosedStep closed = closedSteps.get(msgStep);
         if (closed == null) {
-            lateAfterClose.incrementAndGet(msgStep); // a step closed long ago: assumed a first arrival
+            // A step closed more than CLOSED_STEPS_KEPT steps ago: no network holds a datagram that long, and
+            // without the step's classifier a replay of a message that arrived cannot be told from a first
+            // arrival, so it is foreign (never late: a replay must not fill that step's loss as late).
+            foreign++;
             return;
         }
         if (sequence >= closed.wireEnd()) {

@@ -82,6 +82,29 @@ class FlowReceiverTest {
     }
 
     /**
+     * A message of a step closed more than {@link FlowReceiver#CLOSED_STEPS_KEPT} steps ago (a replay: no network
+     * holds a datagram that long) is foreign, not late: it cannot fill that step's loss.
+     */
+    @Test
+    void aReplayOfAStepClosedLongAgoIsForeignNotLate() {
+        FlowReceiver many = new FlowReceiver(FLOW, RUN, SIZE, FlowReceiver.CLOSED_STEPS_KEPT + 3, false, KEY);
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        many.beginStep(0, 4096);
+        long tag = KEY.tag(w0, MessageHeader.word1(RUN, 0, SIZE), 1, 0, 0);
+        many.closeStep(2); // sequence 1 of step 0 was lost
+        for (int step = 1; step <= FlowReceiver.CLOSED_STEPS_KEPT + 1; step++) {
+            many.beginStep(step, 4096);
+            if (step <= FlowReceiver.CLOSED_STEPS_KEPT) {
+                many.closeStep(0);
+            }
+        }
+        many.onMessage(w0, MessageHeader.word1(RUN, 0, SIZE), 1, 0, 0, tag, SIZE, 50);
+        assertThat(many.lateAfterClose(0)).as("late for step 0").isZero();
+        FlowReceiver.Summary s = many.closeStep(0);
+        assertThat(s.foreign()).isEqualTo(1);
+    }
+
+    /**
      * Between hosts every delay is corrected by the clock offset (receiver minus sender): a sender whose clock is
      * an hour ahead still gives one-way delays, and one below zero (the estimate's uncertainty) is kept, not
      * clamped. The warm-up's smallest delay is the flow's baseline, with its sample count.
