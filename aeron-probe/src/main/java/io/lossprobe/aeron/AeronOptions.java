@@ -134,13 +134,19 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
         return flow >= 0 && flow < flows ? flow : -1;
     }
 
-    String publicationChannel(String host, int port) {
+    /** A publication to {@code host:port} whose frames carry {@code sessionId} ({@link AeronSessions}). */
+    String publicationChannel(String host, int port, int sessionId) {
         return new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port))
-            .termLength(termLengthBytes).mtu(mtuBytes).build();
+            .termLength(termLengthBytes).mtu(mtuBytes).sessionId(sessionId).build();
     }
 
-    String subscriptionChannel(String host, int port) {
-        ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port));
+    /**
+     * A subscription on {@code host:port} to the one session {@code sessionId}: the driver makes no image for a
+     * SETUP or data frame of any other session of the stream (an external driver too, without lossprobe's filter).
+     */
+    String subscriptionChannel(String host, int port, int sessionId) {
+        ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port))
+            .sessionId(sessionId);
         if (!reliable) {
             b.reliable(Boolean.FALSE);
         }

@@ -23,6 +23,8 @@ import java.util.List;
 enum AeronProbeCounter {
     RCV_NAKS_SENT("aeron.rcvNaksSent", NAK, "naks",
         "NAKs sent for this run's request streams (per-stream rcv-naks-sent)"),
+    FOREIGN_IMAGES("aeron.foreignImages", OTHER, "images",
+        "images of another session than the flow's sender's (spoofed SETUPs), refused"),
     SND_NAKS_RECEIVED("aeron.sndNaksReceived", OTHER, "naks",
         "NAKs received for this run's streams (snd-naks-received)"),
     SND_BPE("aeron.sndBpe", BACK_PRESSURE, "events",

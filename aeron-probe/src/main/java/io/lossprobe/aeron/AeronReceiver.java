@@ -1,6 +1,7 @@
 package io.lossprobe.aeron;
 
 import static io.lossprobe.aeron.AeronProbeCounter.DATAGRAMS_RECEIVED;
+import static io.lossprobe.aeron.AeronProbeCounter.FOREIGN_IMAGES;
 import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_BYTES;
 import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_FRAMES;
 import static io.lossprobe.aeron.AeronProbeCounter.LOSS_REPORT_OBSERVATIONS;
@@ -54,6 +55,11 @@ final class AeronReceiver implements ReceiverEndpoint {
     private final int[] ports;
     /** Frames refused per flow (another source) when the step began. */
     private final long[] refusedAtStart;
+    /** Per flow: the one session that is the flow's sender's ({@link AeronSessions}). */
+    private final int[] sessions;
+    /** Frames of another session, and the SETUPs among them, per flow when the step began. */
+    private final long[] foreignSessionAtStart;
+    private final long[] foreignSetupsAtStart;
     private final boolean unfragmented;
     private long[] naksAtStart;
     private long[] lossBytesAtStart;
@@ -63,9 +69,12 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     private AeronReceiver(AeronDriver driver, Consumer<AeronDriver> release, Subscription[] subscriptions,
                           ReceivePoller poller, int messageSize, EchoReplier[] repliers, EchoReplies replies,
-                          ExclusivePublication[] replyPublications, int[] ports) {
+                          ExclusivePublication[] replyPublications, int[] ports, int[] sessions) {
         this.ports = ports;
+        this.sessions = sessions;
         this.refusedAtStart = new long[ports.length];
+        this.foreignSessionAtStart = new long[ports.length];
+        this.foreignSetupsAtStart = new long[ports.length];
         this.driver = driver;
         this.release = release;
         this.subscriptions = subscriptions;
@@ -102,7 +111,8 @@ final class AeronReceiver implements ReceiverEndpoint {
                 repliers = new EchoReplier[flows];
                 for (int i = 0; i < flows; i++) {
                     replyPublications[i] = driver.aeron().addExclusivePublication(
-                        driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i)),
+                        driver.options().publicationChannel(host, AeronOptions.replyPort(spec.plan(), i),
+                            AeronSessions.reply(spec.flows()[i].auth(), i)),
                         AeronOptions.replyStreamId(i));
                     repliers[i] = new EchoReplier(new AeronWriter(replyPublications[i], spec.plan().messageSize()),
                         replies.flow(i));
@@ -110,18 +120,23 @@ final class AeronReceiver implements ReceiverEndpoint {
             }
             java.net.InetAddress onlyFrom = spec.peer() == null ? null
                 : java.net.InetAddress.getByName(spec.peer());
+            int[] sessions = new int[flows];
             for (int i = 0; i < flows; i++) {
-                if (onlyFrom != null && driver.datagrams() != null) {
-                    // Registered before the subscription creates the endpoint, which reads it once.
-                    driver.datagrams().allowOnly(spec.plan().port(i), onlyFrom);
+                sessions[i] = AeronSessions.request(spec.flows()[i].auth(), i);
+                if (driver.datagrams() != null) {
+                    // Registered before the subscription creates the endpoint, which reads them once.
+                    if (onlyFrom != null) {
+                        driver.datagrams().allowOnly(spec.plan().port(i), onlyFrom);
+                    }
+                    driver.datagrams().expectSession(spec.plan().port(i), sessions[i]);
                 }
                 subscriptions[i] = driver.aeron().addSubscription(
-                    driver.options().subscriptionChannel(spec.bindAddress(), spec.plan().port(i)),
+                    driver.options().subscriptionChannel(spec.bindAddress(), spec.plan().port(i), sessions[i]),
                     AeronOptions.streamId(i));
             }
             return new AeronReceiver(driver, release, subscriptions,
                 new ReceivePoller(ReceivePoller.ROLE_NAME, subscriptions, spec.flows(), repliers),
-                spec.plan().messageSize(), repliers, replies, replyPublications, ports(spec));
+                spec.plan().messageSize(), repliers, replies, replyPublications, ports(spec), sessions);
         } catch (java.net.UnknownHostException e) {
             CloseHelper.quietCloseAll(subscriptions);
             throw new IllegalArgumentException("unknown peer address " + spec.peer(), e);
@@ -184,6 +199,8 @@ final class AeronReceiver implements ReceiverEndpoint {
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().received();
         for (int i = 0; i < ports.length; i++) {
             refusedAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().refused(ports[i]);
+            foreignSessionAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().foreignSession(ports[i]);
+            foreignSetupsAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().foreignSetups(ports[i]);
         }
         markCounters();
     }
@@ -203,16 +220,25 @@ final class AeronReceiver implements ReceiverEndpoint {
         lossObservationsAtStart = report.observations();
     }
 
-    /** A session belongs to this run when it is one of the subscription's images (an external driver may carry
-     * others). */
+    /**
+     * A session is the flow's when it is the one its sender publishes with ({@link AeronSessions}): not any image of
+     * the subscription, which a spoofer using the controller's address could add (an external driver may carry
+     * other runs' streams too).
+     */
     private boolean ours(int flow, int sessionId) {
+        return sessionId == sessions[flow];
+    }
+
+    /** Images of the flow's stream that are not its sender's session (none while the session filter holds). */
+    private long otherImages(int flow) {
+        long n = 0;
         List<Image> images = subscriptions[flow].images();
         for (int i = 0; i < images.size(); i++) {
-            if (images.get(i).sessionId() == sessionId) {
-                return true;
+            if (images.get(i).sessionId() != sessions[flow]) {
+                n++;
             }
         }
-        return false;
+        return n;
     }
 
     /**
@@ -247,16 +273,30 @@ final class AeronReceiver implements ReceiverEndpoint {
         long lossBytes = 0;
         long lossObservations = 0;
         long rcvNaks = 0;
+        long foreignImages = 0;
+        List<String> notes = new java.util.ArrayList<>(poller.errors().notes());
         for (int i = 0; i < n; i++) {
             Map<String, Long> f = new HashMap<>();
             long bytes = report.bytesLost()[i] - lossBytesAtStart[i];
             long observations = report.observations()[i] - lossObservationsAtStart[i];
             f.put(RCV_NAKS_SENT.key, naks[i] - naksAtStart[i]);
             rcvNaks += naks[i] - naksAtStart[i];
+            long images = otherImages(i);
             if (driver.datagrams() != null) {
-                // Frames from another source than the controller's: dropped before the driver saw them.
-                f.put(TransportReport.FOREIGN, driver.datagrams().refused(ports[i]) - refusedAtStart[i]);
+                // Frames from another source than the controller's, or of another session than the flow's sender's
+                // (a spoofer using the controller's address): dropped before the driver saw them.
+                long otherSession = driver.datagrams().foreignSession(ports[i]) - foreignSessionAtStart[i];
+                images += driver.datagrams().foreignSetups(ports[i]) - foreignSetupsAtStart[i];
+                f.put(TransportReport.FOREIGN, driver.datagrams().refused(ports[i]) - refusedAtStart[i]
+                    + otherSession);
+                if (otherSession > 0) {
+                    notes.add("flow " + i + " (port " + ports[i] + "): " + otherSession + " Aeron frame(s) of "
+                        + "another session than the flow's sender's, " + images + " of them setting up an image "
+                        + "of its own: dropped, not counted (a spoofer using the controller's address)");
+                }
             }
+            f.put(FOREIGN_IMAGES.key, images);
+            foreignImages += images;
             f.put(LOSS_REPORT_BYTES.key, bytes);
             f.put(LOSS_REPORT_OBSERVATIONS.key, observations);
             if (unfragmented) {
@@ -274,6 +314,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         }
         totals.put(LOSS_REPORT_BYTES.key, lossBytes);
         totals.put(RCV_NAKS_SENT.key, rcvNaks);
+        totals.put(FOREIGN_IMAGES.key, foreignImages);
         totals.put(LOSS_REPORT_OBSERVATIONS.key, lossObservations);
         if (unfragmented) {
             totals.put(LOSS_REPORT_FRAMES.key, lossBytes / frameLength);
@@ -281,7 +322,7 @@ final class AeronReceiver implements ReceiverEndpoint {
         if (driver.datagrams() != null && driver.datagrams().countingReceives()) {
             totals.put(DATAGRAMS_RECEIVED.key, driver.datagrams().received() - datagramsAtStart);
         }
-        return new TransportReport(totals, flows, poller.errors().notes());
+        return new TransportReport(totals, flows, notes);
     }
 
     /** What the step's end waits on to settle: the repairs, and the NAKs every flow sent. */

@@ -64,10 +64,13 @@ final class AeronSender implements SenderEndpoint {
     private long[] replyNaksAtStart;
     private long[] replyLossBytesAtStart;
     private boolean closed;
+    /** Echo mode: each flow's reply session; null in stream mode. */
+    private final int[] replySessions;
 
     private AeronSender(AeronDriver driver, Consumer<AeronDriver> release, ExclusivePublication[] publications,
-                        AeronWriter[] writers, Subscription[] replySubscriptions, ReceivePoller replyPoller,
-                        AgentRunner replyRunner) {
+                        AeronWriter[] writers, Subscription[] replySubscriptions, int[] replySessions,
+                        ReceivePoller replyPoller, AgentRunner replyRunner) {
+        this.replySessions = replySessions;
         this.driver = driver;
         this.release = release;
         this.publications = publications;
@@ -100,6 +103,7 @@ final class AeronSender implements SenderEndpoint {
         }
         ExclusivePublication[] publications = new ExclusivePublication[flows];
         Subscription[] replySubscriptions = echo ? new Subscription[flows] : null;
+        int[] replySessions = echo ? new int[flows] : null;
         AgentRunner replyRunner = null;
         try {
             if (echo) {
@@ -107,15 +111,21 @@ final class AeronSender implements SenderEndpoint {
                 // (opened with its receiver) can connect while ours do.
                 String local = localAddressTowards(spec.targetHost());
                 for (int i = 0; i < flows; i++) {
+                    int session = AeronSessions.reply(spec.auth(), i);
+                    replySessions[i] = session;
+                    if (driver.datagrams() != null) {
+                        driver.datagrams().expectSession(AeronOptions.replyPort(spec.plan(), i), session);
+                    }
                     replySubscriptions[i] = driver.aeron().addSubscription(
-                        driver.options().subscriptionChannel(local, AeronOptions.replyPort(spec.plan(), i)),
+                        driver.options().subscriptionChannel(local, AeronOptions.replyPort(spec.plan(), i), session),
                         AeronOptions.replyStreamId(i));
                 }
             }
             AeronWriter[] writers = new AeronWriter[flows];
             for (int i = 0; i < flows; i++) {
                 publications[i] = driver.aeron().addExclusivePublication(
-                    driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i)),
+                    driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i),
+                        AeronSessions.request(spec.auth(), i)),
                     AeronOptions.streamId(i));
                 writers[i] = new AeronWriter(publications[i], spec.plan().messageSize());
             }
@@ -128,8 +138,8 @@ final class AeronSender implements SenderEndpoint {
                 replyRunner = new AgentRunner(AeronDriver.networkIdle(), replyPoller::onError, null, replyPoller);
                 ReceivePoller.start(replyRunner);
             }
-            return new AeronSender(driver, release, publications, writers, replySubscriptions, replyPoller,
-                replyRunner);
+            return new AeronSender(driver, release, publications, writers, replySubscriptions, replySessions,
+                replyPoller, replyRunner);
         } catch (Exception | Error e) {
             CloseHelper.quietCloseAll(replyRunner);
             CloseHelper.quietCloseAll(publications);
@@ -267,14 +277,9 @@ final class AeronSender implements SenderEndpoint {
             .bytesLost();
     }
 
+    /** The responder's reply session of the flow ({@link AeronSessions}), not any image a spoofer added. */
     private boolean oursReply(int flow, int sessionId) {
-        java.util.List<io.aeron.Image> images = replySubscriptions[flow].images();
-        for (int i = 0; i < images.size(); i++) {
-            if (images.get(i).sessionId() == sessionId) {
-                return true;
-            }
-        }
-        return false;
+        return sessionId == replySessions[flow];
     }
 
     private static long sumOf(long[] values) {

@@ -69,6 +69,30 @@ public final class AeronTransport extends DeclaredTransport {
         return withDriver(spec.options(), driver -> AeronSender.open(spec, driver, this::release));
     }
 
+    /**
+     * NAKs the sending driver took for a flow's publication beyond those the receiving driver sent for the flow's
+     * session: a receiver never NAKs twice what its driver counted once, and on the way NAKs can only be lost, so
+     * the excess came from someone else (a spoofer that forged the receiver's address and port; the sender's
+     * socket is connected to the receiver's endpoint, so nothing else reaches it). Their retransmissions are not
+     * repairs of this run's loss.
+     */
+    @Override
+    public java.util.List<String> stepWarnings(io.lossprobe.core.transport.TransportReport sender,
+                                               io.lossprobe.core.transport.TransportReport receiver) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (var e : new java.util.TreeMap<>(sender.flows()).entrySet()) {
+            Long received = e.getValue().get(AeronProbeCounter.SND_NAKS_RECEIVED.key);
+            Long sent = receiver.flow(e.getKey()).get(AeronProbeCounter.RCV_NAKS_SENT.key);
+            if (received != null && sent != null && received > sent) {
+                out.add("flow " + e.getKey() + ": the sending driver received " + received + " NAK(s), the "
+                    + "receiving driver sent " + sent + ": " + (received - sent) + " NAK(s) were not the receiver's "
+                    + "(spoofed from its address and port); the retransmissions they asked for (aeron."
+                    + "retransmitsSent) went to the receiver and repaired no loss");
+            }
+        }
+        return out;
+    }
+
     /** Opens an endpoint on the shared driver; the driver's reference is given back if opening fails. */
     private <T> T withDriver(java.util.Map<String, String> rawOptions, EndpointOpener<T> opener) throws Exception {
         AeronOptions options = AeronOptions.parse(rawOptions);

@@ -25,6 +25,13 @@ import org.agrona.concurrent.status.AtomicCounter;
  * from ({@link #allowOnly}, between hosts the controller's), every frame from elsewhere (data, SETUP, RTT) is dropped
  * before the driver sees it and counted as refused. So a spoofed SETUP can no longer make the driver send status
  * messages to the address it names, nor create images.
+ *
+ * <p>A spoofer that uses the allowed address passes that filter, so each receive port also knows the one Aeron
+ * session its flow's sender publishes with ({@link #expectSession}, derived from the pass's key:
+ * {@link AeronSessions}): a SETUP, data or RTT frame of any other session is dropped before the driver sees it, so
+ * it makes no image, earns no status message or NAK, and adds nothing to the flow's NAK and loss-report counters;
+ * it is counted as a foreign-session frame ({@link #foreignSession}), a SETUP among them also as a refused image
+ * ({@link #foreignSetups}).
  */
 final class DatagramCounts {
     private final AtomicLong sent = new AtomicLong();
@@ -35,6 +42,32 @@ final class DatagramCounts {
     private final java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> refused =
         new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Local port to the only Aeron session it takes; a port absent takes any. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, Integer> sessions =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per port: frames of another session, and the SETUPs among them. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> foreignSession =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> foreignSetups =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Frames to local {@code port} are taken only of session {@code sessionId}; call before subscribing. */
+    void expectSession(int port, int sessionId) {
+        sessions.put(port, sessionId);
+    }
+
+    /** Frames (SETUP, data, RTT) of another session than the expected one, dropped on {@code port}. */
+    long foreignSession(int port) {
+        AtomicLong n = foreignSession.get(port);
+        return n == null ? 0 : n.get();
+    }
+
+    /** The SETUP frames among {@link #foreignSession}: each would have made an image of its own. */
+    long foreignSetups(int port) {
+        AtomicLong n = foreignSetups.get(port);
+        return n == null ? 0 : n.get();
+    }
+
     /** Frames to local {@code port} are taken only from {@code source}; call before subscribing on the port. */
     void allowOnly(int port, java.net.InetAddress source) {
         allowed.put(port, source);
@@ -44,6 +77,9 @@ final class DatagramCounts {
     void forget(int port) {
         allowed.remove(port);
         refused.remove(port);
+        sessions.remove(port);
+        foreignSession.remove(port);
+        foreignSetups.remove(port);
     }
 
     /** Frames refused on {@code port} because they came from another source. */
@@ -81,7 +117,9 @@ final class DatagramCounts {
         countingReceives = true;
         int port = channel.remoteData().getPort();
         return new CountingReceiveEndpoint(channel, dispatcher, status, ctx, received, allowed.get(port),
-            refused.computeIfAbsent(port, p -> new AtomicLong()));
+            refused.computeIfAbsent(port, p -> new AtomicLong()), sessions.get(port),
+            foreignSession.computeIfAbsent(port, p -> new AtomicLong()),
+            foreignSetups.computeIfAbsent(port, p -> new AtomicLong()));
     }
 
     private static final class CountingSendEndpoint extends SendChannelEndpoint {
@@ -106,14 +144,31 @@ final class DatagramCounts {
         private final AtomicLong received;
         private final java.net.InetAddress onlyFrom;
         private final AtomicLong refused;
+        /** The only session taken; null takes any. */
+        private final Integer session;
+        private final AtomicLong foreignSession;
+        private final AtomicLong foreignSetups;
 
         CountingReceiveEndpoint(UdpChannel channel, DataPacketDispatcher dispatcher, AtomicCounter status,
                                 MediaDriver.Context ctx, AtomicLong received, java.net.InetAddress onlyFrom,
-                                AtomicLong refused) {
+                                AtomicLong refused, Integer session, AtomicLong foreignSession,
+                                AtomicLong foreignSetups) {
             super(channel, dispatcher, status, ctx);
             this.received = received;
             this.onlyFrom = onlyFrom;
             this.refused = refused;
+            this.session = session;
+            this.foreignSession = foreignSession;
+            this.foreignSetups = foreignSetups;
+        }
+
+        /** True when a frame of session {@code sessionId} must be dropped (and is counted). */
+        private boolean otherSession(int sessionId) {
+            if (session == null || session == sessionId) {
+                return false;
+            }
+            foreignSession.lazySet(foreignSession.get() + 1);
+            return true;
         }
 
         /** True when a frame from {@code src} must be dropped (and is counted). */
@@ -128,7 +183,7 @@ final class DatagramCounts {
         @Override
         public int onDataPacket(DataHeaderFlyweight header, UnsafeBuffer buffer, int length,
                                 InetSocketAddress srcAddress, int transportIndex) {
-            if (refuse(srcAddress)) {
+            if (refuse(srcAddress) || otherSession(header.sessionId())) {
                 return 0;
             }
             received.lazySet(received.get() + 1);
@@ -138,15 +193,20 @@ final class DatagramCounts {
         @Override
         public void onSetupMessage(io.aeron.protocol.SetupFlyweight header, UnsafeBuffer buffer, int length,
                                    InetSocketAddress srcAddress, int transportIndex) {
-            if (!refuse(srcAddress)) {
-                super.onSetupMessage(header, buffer, length, srcAddress, transportIndex);
+            if (refuse(srcAddress)) {
+                return;
             }
+            if (otherSession(header.sessionId())) {
+                foreignSetups.lazySet(foreignSetups.get() + 1);
+                return;
+            }
+            super.onSetupMessage(header, buffer, length, srcAddress, transportIndex);
         }
 
         @Override
         public void onRttMeasurement(io.aeron.protocol.RttMeasurementFlyweight header, UnsafeBuffer buffer,
                                      int length, InetSocketAddress srcAddress, int transportIndex) {
-            if (!refuse(srcAddress)) {
+            if (!refuse(srcAddress) && !otherSession(header.sessionId())) {
                 super.onRttMeasurement(header, buffer, length, srcAddress, transportIndex);
             }
         }

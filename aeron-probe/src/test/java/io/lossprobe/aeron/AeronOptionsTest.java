@@ -20,9 +20,10 @@ class AeronOptionsTest {
         assertThat(o.termLengthBytes()).isEqualTo(1024 * 1024);
         assertThat(o.mtuBytes()).isEqualTo(1408);
         assertThat(o.aeronDir()).isNull();
-        assertThat(o.publicationChannel("127.0.0.1", 43000))
-            .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|mtu=1408|term-length=1m");
-        assertThat(o.subscriptionChannel("127.0.0.1", 43000)).isEqualTo("aeron:udp?endpoint=127.0.0.1:43000");
+        assertThat(o.publicationChannel("127.0.0.1", 43000, -7))
+            .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|mtu=1408|term-length=1m|session-id=-7");
+        assertThat(o.subscriptionChannel("127.0.0.1", 43000, 12))
+            .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|session-id=12");
     }
 
     @Test
@@ -30,7 +31,8 @@ class AeronOptionsTest {
         AeronOptions o = AeronOptions.parse(Map.of("aeron.reliable", "false", "aeron.termLength", "64k"));
         assertThat(o.reliable()).isFalse();
         assertThat(o.termLengthBytes()).isEqualTo(64 * 1024);
-        assertThat(o.subscriptionChannel("::1", 43000)).isEqualTo("aeron:udp?endpoint=[::1]:43000|reliable=false");
+        assertThat(o.subscriptionChannel("::1", 43000, 5))
+            .isEqualTo("aeron:udp?endpoint=[::1]:43000|session-id=5|reliable=false");
     }
 
     @Test

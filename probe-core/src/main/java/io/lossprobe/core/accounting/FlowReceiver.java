@@ -81,6 +81,11 @@ public final class FlowReceiver {
         this.lateDuplicatesAfterClose = new AtomicLongArray(Math.max(1, steps));
     }
 
+    /** The key this flow's messages verify under (a transport derives identifiers of its own framing from it). */
+    public MessageAuth auth() {
+        return auth;
+    }
+
     /**
      * Test seam for echo mode: a message the filter picks is counted as usual but reported as not to be answered,
      * so its reply is lost on the way back, exactly.

@@ -73,6 +73,7 @@ final class StepBuilder {
         transportCounters.putAll(rxReport.counters());
 
         StepWarnings warnings = new StepWarnings(txReport, rxReport, flows.checks);
+        warnings.addAll(transport.stepWarnings(txReport, rxReport));
         warnings.counts(totals, failures, outcome.failedAfterClose(), windowSample);
         warnings.addAll(clocks.warnings(delay, flows.baselines));
         List<IntervalResult> intervals = intervals(plan, outcome, receipt, clocks, totals, warnings);

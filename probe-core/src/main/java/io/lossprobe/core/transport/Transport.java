@@ -53,6 +53,14 @@ public interface Transport {
     }
 
     /**
+     * Warnings only the two sides' reports together can give (each side sees its own driver, stack or socket):
+     * e.g. repair requests the sender received that the receiver never sent. None by default.
+     */
+    default java.util.List<String> stepWarnings(TransportReport sender, TransportReport receiver) {
+        return java.util.List.of();
+    }
+
+    /**
      * Binds one receiver per flow (port {@code basePort + i}) and starts delivering messages to
      * {@code spec.flows()[i]}. Returns once every port is bound.
      */

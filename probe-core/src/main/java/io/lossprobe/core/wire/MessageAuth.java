@@ -59,19 +59,34 @@ public final class MessageAuth {
      * received. Both ends derive it from the run's key, which never travels.
      */
     public MessageAuth forPass(String transport, int messageSize) {
+        byte[] out = mac("lossprobe pass key v1", transport, messageSize);
+        return new MessageAuth(littleEndian(out, 0), littleEndian(out, 8));
+    }
+
+    /**
+     * A 32-bit value both ends derive from this key for {@code label} and {@code index} (HMAC-SHA256 keyed with the
+     * key, first 4 bytes): an identifier a transport's own unauthenticated framing carries, such as Aeron's session
+     * id of a flow, which the receiving side then knows without being told and a spoofer off the path cannot guess.
+     */
+    public int derivedInt(String label, int index) {
+        byte[] out = mac("lossprobe derived int v1", label, index);
+        return (out[0] & 0xFF) << 24 | (out[1] & 0xFF) << 16 | (out[2] & 0xFF) << 8 | (out[3] & 0xFF);
+    }
+
+    /** HMAC-SHA256 keyed with this key over {@code label}, then {@code name}'s length and bytes, then {@code value}. */
+    private byte[] mac(String label, String name, int value) {
         try {
             byte[] key = new byte[16];
             putLittleEndian(key, 0, k0);
             putLittleEndian(key, 8, k1);
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update("lossprobe pass key v1".getBytes(StandardCharsets.US_ASCII));
-            byte[] name = transport.getBytes(StandardCharsets.UTF_8);
-            mac.update(bigEndian(name.length));
-            mac.update(name);
-            mac.update(bigEndian(messageSize));
-            byte[] out = mac.doFinal();
-            return new MessageAuth(littleEndian(out, 0), littleEndian(out, 8));
+            mac.update(label.getBytes(StandardCharsets.US_ASCII));
+            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+            mac.update(bigEndian(bytes.length));
+            mac.update(bytes);
+            mac.update(bigEndian(value));
+            return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
         }
