@@ -135,6 +135,12 @@ final class TcpReceiver implements ReceiverEndpoint {
                     }
                 }
             });
+        int tos = spec.plan().tosOf(flow);
+        if (tos >= 0) {
+            // The flow's class on what this side sends (ACKs, echo replies): the listener's for the SYN-ACK, and
+            // every accepted connection's.
+            b.option(ChannelOption.IP_TOS, tos).childOption(ChannelOption.IP_TOS, tos);
+        }
         if (settings.receiveBufferBytes() > 0) {
             // On the listener, so accepted sockets inherit it before the handshake fixes the window scale.
             b.option(ChannelOption.SO_RCVBUF, settings.receiveBufferBytes());
