@@ -13,7 +13,8 @@
 #   scripts/lab.sh link-loss HOST PCT [PROTO]  drop PCT % of PROTO packets on HOST's link in both directions
 #                                      (into HOST and out of it), counted per peer host: for a mesh
 #   scripts/lab.sh count-dscp CLASS... count the data arriving at lp-rx per traffic class (ef, cs1, af41, 0-63:
-#                                      nftables' names), in its own ingress chain: "dscp" in counters
+#                                      nftables' names), in its own ingress chain: "dscp" in counters; and the
+#                                      data leaving it (replies, ACKs, --reverse), at the switch: "dscpFromRx"
 #   scripts/lab.sh remark FROM TO [HOST]  re-mark at the switch the data from HOST (default lp-tx1) to lp-rx that
 #                                      carries DSCP FROM as TO (a path that bleaches a class): "remarked" in counters
 #   scripts/lab.sh counters            print the lab's counters as JSON: nftables (packets and bytes), the
@@ -311,10 +312,11 @@ dscp_name() { # CLASS -> the lower-case name nftables and the counters use, or e
 # TCP data only (the control port excepted). A GSO packet is counted once, its bytes whole (see counters).
 count_dscp() { # CLASS...
   need_nft
-  local rules="" decl="" c
+  local rules="" back="" decl="" c
   for c in "$@"; do
     c=$(dscp_name "$c")
     decl+="  counter dscp_$c { }"$'\n'
+    back+="    ip saddr $RX_ADDR meta l4proto { tcp, udp } th sport != $CONTROL_PORT ip dscp $c counter name \"dscp_$c\""$'\n'
     # One negation per rule: nft (1.0.6) merges "th dport != 7400 th sport != 7400" into one 4-byte compare of
     # both ports, true unless both are 7400, so that pair lets the control connection's segments through (seen
     # with --debug=netlink). To lp-rx only the destination port can be the control port.
@@ -330,7 +332,17 @@ $decl
 $rules  }
 }
 NFT
-  echo "counting the data arriving at $RX per class: $*"
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_dscp
+delete table netdev lossprobe_dscp
+table netdev lossprobe_dscp {
+$decl
+  chain ingress {
+    type filter hook ingress device "${PORT}0" priority -450; policy accept;
+$back  }
+}
+NFT
+  echo "counting the data arriving at $RX, and leaving it, per class: $*"
 }
 
 # The switch re-marks, on HOST's port, the data to lp-rx that carries FROM: a router that bleaches or rewrites DSCP.
@@ -355,15 +367,20 @@ NFT
   echo "re-marking $from as $to on the data from $ns to $RX"
 }
 
-# With count-dscp: "dscp":{"ef":{"packets":N,"bytes":B},...}; with remark: "remarked":{"packets":N,"bytes":B}.
+# With count-dscp: "dscp":{"ef":{"packets":N,"bytes":B},...} for the data into lp-rx, "dscpFromRx" for the data
+# out of it (echo replies, TCP's ACKs, a --reverse run's data), counted at the switch; with remark:
+# "remarked":{"packets":N,"bytes":B}.
 dscp_counters() {
-  local list
-  list=$(ip netns exec "$RX" nft list counters table netdev lossprobe_dscp 2>/dev/null || true)
-  if [ -n "$list" ]; then
-    printf ',"dscp":{%s}' "$(echo "$list" | awk '
+  local list key ns
+  for key in dscp dscpFromRx; do
+    ns=$RX
+    [ "$key" = dscpFromRx ] && ns=$SW
+    list=$(ip netns exec "$ns" nft list counters table netdev lossprobe_dscp 2>/dev/null || true)
+    [ -n "$list" ] || continue
+    printf ',"%s":{%s}' "$key" "$(echo "$list" | awk '
       /counter dscp_/ { name = $2; sub("dscp_", "", name) }
       /packets/ && name != "" { printf "%s\"%s\":{\"packets\":%d,\"bytes\":%d}", sep, name, $2, $4; sep = ","; name = "" }')"
-  fi
+  done
   if ip netns exec "$SW" nft list table netdev lossprobe_remark >/dev/null 2>&1; then
     printf ',"remarked":{"packets":%d,"bytes":%d}' "$(counter_of "$SW" netdev remarked packets remark)" \
       "$(counter_of "$SW" netdev remarked bytes remark)"
@@ -424,6 +441,7 @@ clear_all() {
   ip netns exec "$RX" nft delete table netdev lossprobe_lab 2>/dev/null || true
   ip netns exec "$RX" nft delete table netdev lossprobe_dscp 2>/dev/null || true
   ip netns exec "$SW" nft delete table netdev lossprobe_remark 2>/dev/null || true
+  ip netns exec "$SW" nft delete table netdev lossprobe_dscp 2>/dev/null || true
   for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
   tc -n "$SW" qdisc del dev "${PORT}0" root 2>/dev/null || true
   for ns in $(senders); do tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true; done
@@ -451,5 +469,5 @@ case "$cmd" in
   hosts) hosts_list | awk '{print $1, $2}' ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -201,20 +201,31 @@ class DscpLabSystemTest {
     }
 
     @Test
-    void everyTcpSegmentIntoTheReceiverCarriesItsFlowsClass() throws Exception {
+    void everyTcpSegmentBothWaysCarriesItsFlowsClass() throws Exception {
         assertThat(lab("count-dscp", "af41", "cs0").exit).isZero();
-        LabRun run = run("tcp", "--transport", "tcp", "--ports", "2", "--base-port", "49240", "--dscp", "AF41");
+        LabRun run = run("tcp", "--transport", "tcp", "--ports", "2", "--base-port", "49240", "--dscp", "AF41",
+            "--mode", "echo");
         assertThat(run.step("tcp").counts().received()).isPositive();
-        JsonNode dscp = counters().get("dscp");
-        assertThat(dscp.get("af41").get("packets").asLong()).as("segments in AF41").isPositive();
-        assertThat(dscp.get("cs0").get("packets").asLong()).as("segments unmarked, the SYN too").isZero();
+        JsonNode c = counters();
+        for (String direction : List.of("dscp", "dscpFromRx")) {
+            JsonNode dscp = c.get(direction);
+            assertThat(dscp.get("af41").get("packets").asLong()).as("%s: segments in AF41", direction).isPositive();
+            assertThat(dscp.get("cs0").get("packets").asLong()).as("%s: segments unmarked (SYN, SYN-ACK, ACKs, "
+                + "replies)", direction).isZero();
+        }
     }
 
     @Test
     void theServerMarksWhatItSendsInAReverseRun() throws Exception {
+        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
         LabRun run = run("reverse", "--transport", "udp", "--ports", "4", "--base-port", "49260", "--dscp",
             "CS1,EF", "--reverse");
         StepResult s = run.step("udp");
+        JsonNode fromRx = counters().get("dscpFromRx");
+        assertThat(datagrams(fromRx.get("ef"))).as("EF datagrams the server sent").isEqualTo(sentIn(s, EF))
+            .isPositive();
+        assertThat(datagrams(fromRx.get("cs1"))).as("CS1 datagrams the server sent").isEqualTo(sentIn(s, CS1));
+        assertThat(fromRx.get("cs0").get("packets").asLong()).as("no data left the server unmarked").isZero();
         for (FlowResult f : s.flows()) {
             long sent = f.flow() % 2 == 0 ? CS1 : EF;
             assertThat(f.counts().received()).isPositive();
