@@ -12,6 +12,11 @@
 #   scripts/lab.sh shape-tx RATE [HOST] shape a sender's own egress (tc tbf on HOST's eth0, default lp-tx1)
 #   scripts/lab.sh link-loss HOST PCT [PROTO]  drop PCT % of PROTO packets on HOST's link in both directions
 #                                      (into HOST and out of it), counted per peer host: for a mesh
+#   scripts/lab.sh count-dscp CLASS... count the data arriving at lp-rx per traffic class (ef, cs1, af41, 0-63:
+#                                      nftables' names), in its own ingress chain: "dscp" in counters; and the
+#                                      data leaving it (replies, ACKs, --reverse), at the switch: "dscpFromRx"
+#   scripts/lab.sh remark FROM TO [HOST]  re-mark at the switch the data from HOST (default lp-tx1) to lp-rx that
+#                                      carries DSCP FROM as TO (a path that bleaches a class): "remarked" in counters
 #   scripts/lab.sh counters            print the lab's counters as JSON: nftables (packets and bytes), the
 #                                      senders' egress qdisc drops and Udp SndbufErrors / Ip OutDiscards, and
 #                                      with link-loss the drops per direction and peer, with shape the data
@@ -21,7 +26,7 @@
 #   scripts/lab.sh data                the data packets the switch has forwarded so far, as "TO_RX FROM_RX" (UDP and
 #                                      TCP to or from lp-rx, the control port excepted): poll it to see when a side
 #                                      stopped sending; "data" in counters
-#   scripts/lab.sh clear               remove loss, duplication, shaping and cuts (nftables and qdisc counters reset)
+#   scripts/lab.sh clear               remove loss, duplication, shaping, cuts, class counting and re-marking (nftables and qdisc counters reset)
 #   scripts/lab.sh hosts               every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh)
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
 #   scripts/lab.sh down                remove everything the lab created
@@ -296,6 +301,92 @@ link_counters() {
   printf '}'
 }
 
+dscp_name() { # CLASS -> the lower-case name nftables and the counters use, or exit 2
+  local c; c=$(echo "$1" | tr 'A-Z' 'a-z')
+  [[ "$c" =~ ^(ef|cs[0-7]|af[1-4][1-3]|[0-9]|[1-5][0-9]|6[0-3])$ ]] \
+    || die "CLASS must be ef, cs0-cs7, af11-af43 or 0-63, not '$1'"
+  echo "$c"
+}
+
+# What arrives at lp-rx per traffic class, after the loss chain (priority -500: its drops never reach here), UDP and
+# TCP data only (the control port excepted). A GSO packet is counted once, its bytes whole (see counters).
+count_dscp() { # CLASS...
+  need_nft
+  local rules="" back="" decl="" c
+  for c in "$@"; do
+    c=$(dscp_name "$c")
+    decl+="  counter dscp_$c { }"$'\n'
+    back+="    ip saddr $RX_ADDR meta l4proto { tcp, udp } th sport != $CONTROL_PORT ip dscp $c counter name \"dscp_$c\""$'\n'
+    # One negation per rule: nft (1.0.6) merges "th dport != 7400 th sport != 7400" into one 4-byte compare of
+    # both ports, true unless both are 7400, so that pair lets the control connection's segments through (seen
+    # with --debug=netlink). To lp-rx only the destination port can be the control port.
+    rules+="    ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip dscp $c counter name \"dscp_$c\""$'\n'
+  done
+  ip netns exec "$RX" nft -f - <<NFT
+table netdev lossprobe_dscp
+delete table netdev lossprobe_dscp
+table netdev lossprobe_dscp {
+$decl
+  chain ingress {
+    type filter hook ingress device "eth0" priority -450; policy accept;
+$rules  }
+}
+NFT
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_dscp
+delete table netdev lossprobe_dscp
+table netdev lossprobe_dscp {
+$decl
+  chain ingress {
+    type filter hook ingress device "${PORT}0" priority -450; policy accept;
+$back  }
+}
+NFT
+  echo "counting the data arriving at $RX, and leaving it, per class: $*"
+}
+
+# The switch re-marks, on HOST's port, the data to lp-rx that carries FROM: a router that bleaches or rewrites DSCP.
+remark() { # FROM TO [HOST]
+  need_nft
+  local from to ns=${3:-${P}tx1} index
+  from=$(dscp_name "$1"); to=$(dscp_name "$2")
+  [[ "$ns" =~ ^${P}tx([0-9]+)$ ]] || die "HOST must be a sender (${P}tx1, ${P}tx2, ...)"
+  index=${BASH_REMATCH[1]}
+  ip -n "$SW" link show "$PORT$index" >/dev/null 2>&1 || die "no sender $ns (is the lab up?)"
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_remark
+delete table netdev lossprobe_remark
+table netdev lossprobe_remark {
+  counter remarked { }
+  chain ingress {
+    type filter hook ingress device "$PORT$index" priority -450; policy accept;
+    ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip dscp $from counter name "remarked" ip dscp set $to
+  }
+}
+NFT
+  echo "re-marking $from as $to on the data from $ns to $RX"
+}
+
+# With count-dscp: "dscp":{"ef":{"packets":N,"bytes":B},...} for the data into lp-rx, "dscpFromRx" for the data
+# out of it (echo replies, TCP's ACKs, a --reverse run's data), counted at the switch; with remark:
+# "remarked":{"packets":N,"bytes":B}.
+dscp_counters() {
+  local list key ns
+  for key in dscp dscpFromRx; do
+    ns=$RX
+    [ "$key" = dscpFromRx ] && ns=$SW
+    list=$(ip netns exec "$ns" nft list counters table netdev lossprobe_dscp 2>/dev/null || true)
+    [ -n "$list" ] || continue
+    printf ',"%s":{%s}' "$key" "$(echo "$list" | awk '
+      /counter dscp_/ { name = $2; sub("dscp_", "", name) }
+      /packets/ && name != "" { printf "%s\"%s\":{\"packets\":%d,\"bytes\":%d}", sep, name, $2, $4; sep = ","; name = "" }')"
+  done
+  if ip netns exec "$SW" nft list table netdev lossprobe_remark >/dev/null 2>&1; then
+    printf ',"remarked":{"packets":%d,"bytes":%d}' "$(counter_of "$SW" netdev remarked packets remark)" \
+      "$(counter_of "$SW" netdev remarked bytes remark)"
+  fi
+}
+
 counter_of() { # ns family counter field(packets|bytes) [table suffix] -> value
   ip netns exec "$1" nft list counter "$2" "lossprobe_${5:-lab}" "$3" 2>/dev/null \
     | awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' | head -1 || true
@@ -338,6 +429,7 @@ counters() {
     printf ',"shaped":{"packets":%d,"bytes":%d,"drops":%d}' "${1:-0}" "${2:-0}" "${3:-0}"
   fi
   link_counters
+  dscp_counters
   local to from cut
   read -r to from < <(data)
   cut=$(counter_of "$SW" netdev cut packets watch)
@@ -347,6 +439,9 @@ counters() {
 
 clear_all() {
   ip netns exec "$RX" nft delete table netdev lossprobe_lab 2>/dev/null || true
+  ip netns exec "$RX" nft delete table netdev lossprobe_dscp 2>/dev/null || true
+  ip netns exec "$SW" nft delete table netdev lossprobe_remark 2>/dev/null || true
+  ip netns exec "$SW" nft delete table netdev lossprobe_dscp 2>/dev/null || true
   for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
   tc -n "$SW" qdisc del dev "${PORT}0" root 2>/dev/null || true
   for ns in $(senders); do tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true; done
@@ -366,11 +461,13 @@ case "$cmd" in
   shape) [ $# -ge 1 ] && [ $# -le 3 ] || die "usage: lab.sh shape RATE [LATENCY] [BURST]"; shape "$@" ;;
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
   link-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh link-loss HOST PCT [udp|tcp]"; link_loss "$@" ;;
+  count-dscp) [ $# -ge 1 ] || die "usage: lab.sh count-dscp CLASS..."; count_dscp "$@" ;;
+  remark) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh remark FROM TO [HOST]"; remark "$@" ;;
   counters) counters ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   data) data ;;
   hosts) hosts_list | awk '{print $1, $2}' ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

@@ -54,6 +54,9 @@
 #define META_ADDR 24      /* 4 or 16 bytes, network order */
 #define META_SEGMENT 40   /* int: with UDP_GRO, the size of the coalesced datagrams it holds (the last may be
                              shorter); 0 for one datagram */
+#define META_TOS 44       /* int: the TOS / traffic-class byte the datagram arrived with (IP_RECVTOS,
+                             IPV6_RECVTCLASS), or NO_TOS when the kernel gave none */
+#define NO_TOS (-1)
 #define SEGMENT_TRUNCATED (-1) /* META_SEGMENT of a datagram cut to its slot (MSG_TRUNC) */
 #define NO_STAMP INT64_MIN
 #define MAX_BATCH 128
@@ -192,6 +195,21 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_enableTimestamps0(JNIEnv 
     return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) == 0 ? 0 : -errno;
 }
 
+/*
+ * Asks a socket for the class each datagram arrives with: IP_RECVTOS, and IPV6_RECVTCLASS as well on an AF_INET6
+ * socket (ipv6 nonzero), whose IPv4 arrivals come with IP_TOS.
+ */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_enableTos0(JNIEnv *env, jclass c, jint fd, jint ipv6) {
+    int on = 1;
+    if (ipv6 && setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &on, sizeof(on)) != 0) {
+        return -errno;
+    }
+    if (setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) != 0 && !ipv6) {
+        return -errno;
+    }
+    return 0;
+}
+
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_epollCreate0(JNIEnv *env, jclass c) {
     int fd = epoll_create1(EPOLL_CLOEXEC);
     return fd >= 0 ? fd : -errno;
@@ -222,7 +240,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_close0(JNIEnv *env, jclas
 }
 
 
-static void put_meta(char *m, int token, int length, int64_t realtime_ns, int segment,
+static void put_meta(char *m, int token, int length, int64_t realtime_ns, int segment, int tos,
                      const struct sockaddr_in6 *from) {
     int16_t family = (int16_t) from->sin6_family;
     uint16_t port;
@@ -231,6 +249,7 @@ static void put_meta(char *m, int token, int length, int64_t realtime_ns, int se
     memcpy(m + META_LENGTH, &length, 4);
     memcpy(m + META_REALTIME_NS, &realtime_ns, 8);
     memcpy(m + META_SEGMENT, &segment, 4);
+    memcpy(m + META_TOS, &tos, 4);
     memcpy(m + META_FAMILY, &family, 2);
     if (from->sin6_family == AF_INET) {
         const struct sockaddr_in *v4 = (const struct sockaddr_in *) from;
@@ -265,7 +284,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     struct mmsghdr msgs[MAX_BATCH];
     struct iovec iov[MAX_BATCH];
     struct sockaddr_in6 from[MAX_BATCH];
-    char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int))];
+    char control[MAX_BATCH][CMSG_SPACE(sizeof(struct timespec)) + 2 * CMSG_SPACE(sizeof(int))];
     int ready, i, total = 0;
 
     if (slots == NULL || records == NULL || (*env)->GetDirectBufferCapacity(env, meta) < META_BUFFER_BYTES) {
@@ -303,7 +322,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             if (queued > 0) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));
-                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, 0, &none);
+                put_meta(records + (size_t) total * META_BYTES, token, ERRQUEUE_DRAINED, queued, 0, NO_TOS, &none);
                 total++;
                 room = maxDatagrams - total;
                 if (room <= 0) {
@@ -327,14 +346,14 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 struct sockaddr_in6 none;
                 memset(&none, 0, sizeof(none));
-                put_meta(records + (size_t) total * META_BYTES, token, -errno, NO_STAMP, 0, &none);
+                put_meta(records + (size_t) total * META_BYTES, token, -errno, NO_STAMP, 0, NO_TOS, &none);
                 total++;
             }
             continue;
         }
         for (k = 0; k < got; k++) {
             int64_t realtime_ns = NO_STAMP;
-            int segment = 0;
+            int segment = 0, tos = NO_TOS;
             struct cmsghdr *cm;
             for (cm = CMSG_FIRSTHDR(&msgs[k].msg_hdr); cm != NULL; cm = CMSG_NXTHDR(&msgs[k].msg_hdr, cm)) {
                 if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
@@ -343,13 +362,19 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
                     realtime_ns = ns_of(&ts);
                 } else if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
                     memcpy(&segment, CMSG_DATA(cm), sizeof(segment));
+                } else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS) {
+                    tos = *(unsigned char *) CMSG_DATA(cm); /* one byte (ip_cmsg_recv_tos) */
+                } else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS) {
+                    int tclass;
+                    memcpy(&tclass, CMSG_DATA(cm), sizeof(tclass));
+                    tos = tclass & 0xff;
                 }
             }
             if (msgs[k].msg_hdr.msg_flags & MSG_TRUNC) {
                 segment = SEGMENT_TRUNCATED; /* longer than its slot: cut by the kernel */
             }
             put_meta(records + (size_t) (total + k) * META_BYTES, token, (int) msgs[k].msg_len, realtime_ns, segment,
-                     &from[k]);
+                     tos, &from[k]);
         }
         total += got;
     }
@@ -395,10 +420,10 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_replyTo0(JNIEnv *env, jcl
 
 /* Every constant Java mirrors (NativeUdp), by name. */
 #define MIRRORED(X) X(META_BYTES) X(META_TOKEN) X(META_LENGTH) X(META_REALTIME_NS) X(META_FAMILY) X(META_PORT) \
-    X(META_ADDR) X(META_SEGMENT) X(NO_STAMP) X(MAX_BATCH) X(META_SAMPLE_BEFORE) X(META_SAMPLE_AFTER) \
-    X(META_BUFFER_BYTES) X(SAMPLE_BYTES) X(SAMPLE_OFFSET_NS) X(SAMPLE_WINDOW_NS) X(SAMPLE_AT_NS) \
+    X(META_ADDR) X(META_SEGMENT) X(META_TOS) X(NO_TOS) X(NO_STAMP) X(MAX_BATCH) X(META_SAMPLE_BEFORE) \
+    X(META_SAMPLE_AFTER) X(META_BUFFER_BYTES) X(SAMPLE_BYTES) X(SAMPLE_OFFSET_NS) X(SAMPLE_WINDOW_NS) X(SAMPLE_AT_NS) \
     X(ERRQUEUE_DRAINED) X(WAKE_TOKEN) X(ENTRY_BYTES) X(ENTRY_PORT) X(ENTRY_OFFSET) X(ENTRY_LENGTH) X(ENTRY_SEGMENT) \
-    X(ENTRY_RESULT)
+    X(ENTRY_RESULT) X(ENTRY_TOS)
 #define APPEND_MIRRORED(name) \
     used += snprintf(text + used, sizeof(text) - used, "%s%s=%lld", used > 0 ? "," : "", #name, (long long) (name));
 

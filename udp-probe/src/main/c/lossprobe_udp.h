@@ -12,6 +12,7 @@
 #define ENTRY_LENGTH 8    /* bytes: one datagram, or segments * segment size */
 #define ENTRY_SEGMENT 12  /* UDP_SEGMENT size, or 0 for one plain datagram */
 #define ENTRY_RESULT 16   /* written here: bytes sent, or -errno */
+#define ENTRY_TOS 24      /* TOS / traffic-class byte for IP_TOS (IPV6_TCLASS) ancillary data, or -1: none */
 
 /* Empties a socket's error queue (ICMP errors queued by IP_RECVERR); returns how many it held. */
 int lossprobe_drain_error_queue(int fd);

@@ -87,7 +87,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
     struct mmsghdr msgs[SEND_CHUNK];
     struct iovec iov[SEND_CHUNK];
     struct sockaddr_in6 to[SEND_CHUNK];
-    char control[SEND_CHUNK][CMSG_SPACE(sizeof(uint16_t))];
+    char control[SEND_CHUNK][CMSG_SPACE(sizeof(uint16_t)) + CMSG_SPACE(sizeof(int))];
     int family, done = 0, refused = 0;
     if (bytes == NULL || t == NULL || d == NULL) {
         return -EINVAL;
@@ -97,7 +97,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
         int n = entries - done < SEND_CHUNK ? entries - done : SEND_CHUNK, k, sent;
         for (k = 0; k < n; k++) {
             char *e = t + (size_t) (done + k) * ENTRY_BYTES;
-            int port, offset, length, segment;
+            int port, offset, length, segment, tos;
             memcpy(&port, e + ENTRY_PORT, 4);
             memcpy(&offset, e + ENTRY_OFFSET, 4);
             memcpy(&length, e + ENTRY_LENGTH, 4);
@@ -121,17 +121,32 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
             iov[k].iov_len = (size_t) length;
             msgs[k].msg_hdr.msg_iov = &iov[k];
             msgs[k].msg_hdr.msg_iovlen = 1;
-            if (segment > 0) {
+            memcpy(&tos, e + ENTRY_TOS, 4);
+            if (segment > 0 || tos >= 0) {
                 struct cmsghdr *cm;
-                uint16_t seg = (uint16_t) segment;
+                size_t used = 0;
                 memset(control[k], 0, sizeof(control[k]));
                 msgs[k].msg_hdr.msg_control = control[k];
                 msgs[k].msg_hdr.msg_controllen = sizeof(control[k]);
                 cm = CMSG_FIRSTHDR(&msgs[k].msg_hdr);
-                cm->cmsg_level = SOL_UDP;
-                cm->cmsg_type = UDP_SEGMENT;
-                cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-                memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+                if (segment > 0) {
+                    uint16_t seg = (uint16_t) segment;
+                    cm->cmsg_level = SOL_UDP;
+                    cm->cmsg_type = UDP_SEGMENT;
+                    cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+                    memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+                    used += CMSG_SPACE(sizeof(uint16_t));
+                    cm = CMSG_NXTHDR(&msgs[k].msg_hdr, cm);
+                }
+                if (tos >= 0) {
+                    /* the flow's class: one socket sends every flow, so the class goes with each send */
+                    cm->cmsg_level = family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+                    cm->cmsg_type = family == AF_INET ? IP_TOS : IPV6_TCLASS;
+                    cm->cmsg_len = CMSG_LEN(sizeof(int));
+                    memcpy(CMSG_DATA(cm), &tos, sizeof(tos));
+                    used += CMSG_SPACE(sizeof(int));
+                }
+                msgs[k].msg_hdr.msg_controllen = used;
             }
         }
         sent = sendmmsg(fd, msgs, (unsigned int) n, MSG_DONTWAIT);

@@ -61,11 +61,13 @@ public final class AeronTransport extends DeclaredTransport {
 
     @Override
     public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
+        refuseTrafficClasses(spec.plan());
         return withDriver(spec.options(), driver -> AeronReceiver.open(spec, driver, this::release));
     }
 
     @Override
     public SenderEndpoint openSender(SenderSpec spec) throws Exception {
+        refuseTrafficClasses(spec.plan());
         return withDriver(spec.options(), driver -> AeronSender.open(spec, driver, this::release));
     }
 
@@ -92,6 +94,21 @@ public final class AeronTransport extends DeclaredTransport {
         }
         return out;
     }
+
+    /**
+     * Aeron's media driver sets no TOS or traffic class on its sockets (1.51: its channel URIs and driver context
+     * have no such setting; UdpChannelTransport sets only SO_REUSEADDR, the buffers and the multicast options), so
+     * a plan with traffic classes is refused before any of its traffic (the command line refuses it earlier).
+     */
+    static void refuseTrafficClasses(io.lossprobe.core.plan.Plan plan) {
+        if (!plan.dscp().isEmpty()) {
+            throw new IllegalArgumentException(DSCP_REFUSAL);
+        }
+    }
+
+    /** Why {@code --dscp} and Aeron do not go together, in one line. */
+    public static final String DSCP_REFUSAL = "--dscp: Aeron cannot mark traffic classes (its channels and media "
+        + "driver have no TOS / traffic-class setting); choose --transport udp,tcp";
 
     /** Opens an endpoint on the shared driver; the driver's reference is given back if opening fails. */
     private <T> T withDriver(java.util.Map<String, String> rawOptions, EndpointOpener<T> opener) throws Exception {

@@ -186,8 +186,9 @@ public final class HtmlReport {
                 sb.append("<p>The run has no steps.</p>\n");
             } else {
                 sb.append("<ul>");
-                Verdict.lines(metrics, latest.extras().searches())
-                    .forEach(l -> sb.append("<li>").append(Fmt.html(l)).append("</li>"));
+                List<String> verdict = new ArrayList<>(Verdict.lines(metrics, latest.extras().searches()));
+                verdict.addAll(Verdict.trafficClasses(run.steps()));
+                verdict.forEach(l -> sb.append("<li>").append(Fmt.html(l)).append("</li>"));
                 sb.append("</ul>\n");
             }
             long warnings = run.steps().stream().mapToLong(s -> s.warnings().size()).sum();

@@ -18,7 +18,67 @@ public final class Verdict {
 
     /** The run's answer for a terminal: a line per transport (and size), as the report's verdict begins. */
     public static List<String> of(io.lossprobe.core.result.RunResult run) {
-        return run.steps().isEmpty() ? List.of() : lines(StepMetrics.all(run), List.of());
+        if (run.steps().isEmpty()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(lines(StepMetrics.all(run), List.of()));
+        out.addAll(trafficClasses(run.steps()));
+        return out;
+    }
+
+    /** Per-flow counter keys (after the transport's prefix, {@code udp.dscpRemarked}) of {@code --dscp} runs. */
+    static final String DSCP_SENT = ".dscpSent";
+    static final String DSCP_SEEN = ".dscpSeen";
+    static final String DSCP_REMARKED = ".dscpRemarked";
+
+    /**
+     * With {@code --dscp}, a line per transport whose receivers read the arriving classes: the flows that arrived
+     * re-marked (with the classes sent and seen), or that every flow kept its class.
+     */
+    static List<String> trafficClasses(List<io.lossprobe.core.result.StepResult> steps) {
+        Map<String, java.util.TreeMap<Integer, long[]>> byTransport = new java.util.LinkedHashMap<>();
+        for (io.lossprobe.core.result.StepResult s : steps) {
+            for (io.lossprobe.core.result.FlowResult f : s.flows()) {
+                Long sent = null;
+                Long seen = null;
+                long remarked = 0;
+                for (Map.Entry<String, Long> c : f.transport().entrySet()) {
+                    if (c.getKey().endsWith(DSCP_SENT)) {
+                        sent = c.getValue();
+                    } else if (c.getKey().endsWith(DSCP_SEEN)) {
+                        seen = c.getValue();
+                    } else if (c.getKey().endsWith(DSCP_REMARKED)) {
+                        remarked = c.getValue();
+                    }
+                }
+                if (sent == null || seen == null) {
+                    continue; // no --dscp, or the classes were not read on this path
+                }
+                long[] flow = byTransport.computeIfAbsent(s.transport(), t -> new java.util.TreeMap<>())
+                    .computeIfAbsent(f.flow(), k -> new long[3]);
+                flow[0] = sent;
+                flow[1] |= seen;
+                flow[2] += remarked;
+            }
+        }
+        List<String> out = new ArrayList<>();
+        byTransport.forEach((transport, flows) -> {
+            List<String> remarked = new ArrayList<>();
+            java.util.Set<String> classes = new java.util.TreeSet<>();
+            flows.forEach((flow, v) -> {
+                int sent = (int) v[0];
+                classes.add(io.lossprobe.core.plan.Dscp.name(sent));
+                if (v[2] > 0) {
+                    remarked.add("flow " + flow + " sent " + io.lossprobe.core.plan.Dscp.name(sent)
+                        + ", arrived as " + io.lossprobe.core.plan.Dscp.names(v[1] & ~(1L << sent)));
+                }
+            });
+            out.add(transport + ": " + (remarked.isEmpty()
+                ? "every flow arrived in the class it was sent with (" + String.join(", ", classes) + ")"
+                : remarked.size() + " of " + flows.size() + " flow(s) re-marked on the path: "
+                + String.join("; ", remarked)));
+        });
+        return out;
     }
 
     /** One line per transport of {@code steps} (a run's steps, in run order), then one per search. */

@@ -20,8 +20,11 @@ import java.io.IOException;
  */
 final class Codec {
     /** The control protocol's version; both ends must speak the same one. */
-    /** 3: steps carry their rate and window (rate searches), receivers open per message size, intervals. */
-    static final int VERSION = 3;
+    /**
+     * 3: steps carry their rate and window (rate searches), receivers open per message size, intervals.
+     * 4: the plan carries its traffic classes ({@code dscp}).
+     */
+    static final int VERSION = 4;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

@@ -76,6 +76,13 @@ final class PlanOptions {
             + "available: a core each while a step runs; UDP). Default: default.")
     String timing;
 
+    @Option(names = "--dscp", paramLabel = "CLASS[,CLASS...]",
+        description = "Traffic classes to mark the data with (EF, AF11-AF43, CS0-CS7 or 0-63), spread over the "
+            + "flows: flow i gets class i mod n, so one run compares classes. Both directions; UDP and TCP (Aeron "
+            + "cannot set it). UDP receivers read the class each datagram arrived with and flag re-marked flows. "
+            + "Default: not set.")
+    String dscp;
+
     @Option(names = {"-X", "--transport-option"}, paramLabel = "KEY=VALUE",
         completionCandidates = CompletionValues.TransportOptionKeys.class,
         description = "A transport setting, repeatable: tcp.nodelay=false, aeron.reliable=false, aeron.dir=PATH, ... "
@@ -104,6 +111,9 @@ final class PlanOptions {
             TransportOptions.validate(options, available.values());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        if (!plan.dscp().isEmpty() && plan.transports().contains("aeron")) {
+            throw new CommandLine.ParameterException(cl, io.lossprobe.aeron.AeronTransport.DSCP_REFUSAL);
         }
         for (String unused : TransportOptions.unused(transportOptions, RemoteRun.transportsOf(plan, available))) {
             err.println("lossprobe: note: -X " + unused + " is for a transport this run does not use");
@@ -143,6 +153,7 @@ final class PlanOptions {
             : new ArrayList<>(new LinkedHashSet<>(transports.stream().map(String::trim).toList()));
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
-            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options);
+            (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options)
+            .withDscp(dscp == null ? List.of() : io.lossprobe.core.plan.Dscp.parseList(dscp));
     }
 }

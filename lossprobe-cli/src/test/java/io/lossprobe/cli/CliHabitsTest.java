@@ -51,6 +51,28 @@ class CliHabitsTest {
         assertThat(o.err().strip().lines().count()).as(o.err()).isEqualTo(1);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--dscp CS8 --transport udp|lossprobe: --dscp: unknown class 'CS8'; give EF, AF11-AF43, CS0-CS7 or 0-63",
+        "--dscp 64 --transport udp|lossprobe: --dscp 64 is above 63 (a DSCP is 6 bits)",
+        "--dscp EF,,CS1 --transport udp|lossprobe: --dscp has an empty class; give EF, AF11-AF43, CS0-CS7 or 0-63",
+        "--dscp EF --transport udp,aeron|lossprobe: --dscp: Aeron cannot mark traffic classes (its channels and "
+            + "media driver have no TOS / traffic-class setting); choose --transport udp,tcp",
+    })
+    void aBadTrafficClassIsOneLineBeforeAnyTraffic(String args, String expected) {
+        List<String> all = new ArrayList<>(List.of("run", "-o", dir.resolve("r.json").toString()));
+        all.addAll(List.of(args.split(" ")));
+        RunCommandTest.Outcome o = execute(all.toArray(String[]::new));
+        assertThat(o.exit()).as(o.err()).isEqualTo(2);
+        assertThat(o.err().strip()).isEqualTo(expected);
+        assertThat(dir.resolve("r.json")).as("refused before anything was written").doesNotExist();
+        RunCommandTest.Outcome empty = execute("run", "--transport", "udp", "--dscp", "", "-o",
+            dir.resolve("r.json").toString());
+        assertThat(empty.exit()).isEqualTo(2);
+        assertThat(empty.err().strip()).isEqualTo("lossprobe: --dscp is empty; give EF, AF11-AF43, CS0-CS7 or 0-63, "
+            + "comma-separated");
+    }
+
     /** A secret file as keygen would leave it: only its owner reads it, so no warning joins the one line. */
     private Path secretFile(String name, String text) throws java.io.IOException {
         Path file = Files.writeString(dir.resolve(name), text);

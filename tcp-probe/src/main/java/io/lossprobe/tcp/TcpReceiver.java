@@ -87,6 +87,12 @@ final class TcpReceiver implements ReceiverEndpoint {
      * connection) is closed at once with a reset and counted as refused, so a flood of connections costs no file
      * descriptors and cannot reach the accounting. A connection that hears nothing for the idle timeout is closed.
      */
+    /** Linux IP_TOS (SOL_IP 0, optname 1) and IPV6_TCLASS (SOL_IPV6 41, optname 67), for a listening socket. */
+    static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_IP_TOS =
+        new io.netty.channel.unix.IntegerUnixChannelOption("IP_TOS", 0, 1);
+    static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_IPV6_TCLASS =
+        new io.netty.channel.unix.IntegerUnixChannelOption("IPV6_TCLASS", 41, 67);
+
     private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws Exception {
         FlowReceiver accounting = spec.flows()[flow];
         boolean echo = spec.plan().echo();
@@ -135,6 +141,19 @@ final class TcpReceiver implements ReceiverEndpoint {
                     }
                 }
             });
+        int tos = spec.plan().tosOf(flow);
+        if (tos >= 0) {
+            // The flow's class on what this side sends (ACKs, echo replies): every accepted connection's, and the
+            // listener's for the SYN-ACK. Netty's server channels take no IP_TOS (the SYN-ACK left unmarked, seen in
+            // the lab): with epoll it is set as a raw option; Java's ServerSocketChannel has none (NIO: unmarked).
+            b.childOption(ChannelOption.IP_TOS, tos);
+            if (settings.io() == io.lossprobe.netty.NettyIo.EPOLL) {
+                b.option(LISTENER_IP_TOS, tos);
+                if (java.net.InetAddress.getByName(spec.bindAddress()) instanceof java.net.Inet6Address) {
+                    b.option(LISTENER_IPV6_TCLASS, tos);
+                }
+            }
+        }
         if (settings.receiveBufferBytes() > 0) {
             // On the listener, so accepted sockets inherit it before the handshake fixes the window scale.
             b.option(ChannelOption.SO_RCVBUF, settings.receiveBufferBytes());

@@ -107,7 +107,13 @@ final class TcpSender implements SenderEndpoint {
     private void connect(int flow, boolean reconnect) throws Exception {
         FlowWriter writer = writers[flow];
         CompletableFuture<Channel> attached = new CompletableFuture<>();
-        ChannelFuture connecting = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+        Bootstrap flowBootstrap = bootstrap.clone();
+        int tos = spec.plan().tosOf(flow);
+        if (tos >= 0) {
+            // Before the connect, so the SYN is marked too (IP_TOS; IPV6_TCLASS as well on an IPv6 socket).
+            flowBootstrap.option(ChannelOption.IP_TOS, tos);
+        }
+        ChannelFuture connecting = flowBootstrap.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
                 FlowReceiver[] replies = spec.replies();

@@ -42,6 +42,8 @@ final class NativeBatchSender {
     static final int ENTRY_LENGTH = 8;
     static final int ENTRY_SEGMENT = 12;
     static final int ENTRY_RESULT = 16;
+    /** The entry's TOS / traffic-class byte, sent as an IP_TOS (IPV6_TCLASS) control message; -1: none. */
+    static final int ENTRY_TOS = 24;
     /** In the destination buffer: error-queue entries sendBatch0 emptied since the last flush looked. */
     private static final int DEST_DRAINED = 20;
     /** After a flush that left rows unsent (EAGAIN), the next try. */
@@ -54,6 +56,7 @@ final class NativeBatchSender {
     private final int segmentsPerSend;
     private final int regionBytes;
     private final int[] ports;
+    private final int[] tos;
     private final SendFailureListener failures;
     private final ScheduledExecutorService executor;
     private final ByteBuffer data;
@@ -81,9 +84,10 @@ final class NativeBatchSender {
     private volatile long errorQueuePurges;
     private volatile long sendCalls;
 
-    private NativeBatchSender(int fd, InetAddress target, int[] ports, int size, int segmentsPerSend,
+    private NativeBatchSender(int fd, InetAddress target, int[] ports, int[] tos, int size, int segmentsPerSend,
                               SendFailureListener failures, ScheduledExecutorService executor) {
         this.fd = fd;
+        this.tos = tos.clone();
         this.size = size;
         this.segmentsPerSend = segmentsPerSend;
         this.ports = ports;
@@ -123,14 +127,24 @@ final class NativeBatchSender {
      * Opens the socket (non-blocking, unconnected; the kernel picks the source address by route, as for a connected
      * socket) with the send buffer asked for and IP_RECVERR when {@code recvErr}.
      */
-    static NativeBatchSender open(InetAddress target, int[] ports, int size, int segmentsPerSend, int sndbuf,
-                                  boolean recvErr, SendFailureListener failures, ScheduledExecutorService executor)
+    static NativeBatchSender open(InetAddress target, int[] ports, int[] tos, int size, int segmentsPerSend,
+                                  int sndbuf, boolean recvErr, SendFailureListener failures,
+                                  ScheduledExecutorService executor)
         throws IOException {
         int fd = NativeUdp.udpSocket0(target instanceof Inet6Address ? 10 : 2, sndbuf, recvErr ? 1 : 0);
         if (fd < 0) {
             throw new IOException("cannot open the native UDP sender: " + NativeUdp.describeErrno(-fd));
         }
-        return new NativeBatchSender(fd, target, ports, size, segmentsPerSend, failures, executor);
+        return new NativeBatchSender(fd, target, ports, tos, size, segmentsPerSend, failures, executor);
+    }
+
+    /** {@link #open} with no traffic class on any flow. */
+    static NativeBatchSender open(InetAddress target, int[] ports, int size, int segmentsPerSend, int sndbuf,
+                                  boolean recvErr, SendFailureListener failures, ScheduledExecutorService executor)
+        throws IOException {
+        int[] none = new int[ports.length];
+        java.util.Arrays.fill(none, -1);
+        return open(target, ports, none, size, segmentsPerSend, sndbuf, recvErr, failures, executor);
     }
 
     MessageWriter writer(int flow) {
@@ -189,6 +203,7 @@ final class NativeBatchSender {
             lastRow[flow] = row;
             int at = row * ENTRY_BYTES;
             table.putInt(at + ENTRY_PORT, ports[flow]);
+            table.putInt(at + ENTRY_TOS, tos[flow]); // one socket for every flow: the class travels per send
             table.putInt(at + ENTRY_OFFSET, flow * regionBytes + regionUsed[flow]);
         }
         int offset = flow * regionBytes + regionUsed[flow];

@@ -38,6 +38,10 @@ final class NativeUdp {
      * message of the plan's size; delivered as corrupt (or foreign), never read past its slot.
      */
     static final int SEGMENT_TRUNCATED = -1;
+    /** The TOS / traffic-class byte the datagram arrived with (IP_RECVTOS, IPV6_RECVTCLASS), or {@link #NO_TOS}. */
+    static final int META_TOS = 44;
+    /** {@link #META_TOS} when the kernel gave no class (the socket was not asked for it). */
+    static final int NO_TOS = -1;
     /** Most datagrams one {@link #readStamped} returns. */
     static final int MAX_BATCH = 128;
     /** Bytes of one sample of CLOCK_REALTIME - CLOCK_MONOTONIC. */
@@ -135,6 +139,8 @@ final class NativeUdp {
 
     static native int enableTimestamps0(int fd);
 
+    static native int enableTos0(int fd, int ipv6);
+
     static native int epollCreate0();
 
     static native int epollAdd0(int epfd, int fd, int token);
@@ -215,6 +221,11 @@ final class NativeUdp {
     /** Turns on SO_TIMESTAMPNS for a socket; 0 or minus the errno. */
     static int enableTimestamps(int fd) {
         return enableTimestamps0(fd);
+    }
+
+    /** Asks a socket for each arrival's TOS / traffic class (IPV6_RECVTCLASS too when ipv6); 0 or -errno. */
+    static int enableTos(int fd, boolean ipv6) {
+        return enableTos0(fd, ipv6 ? 1 : 0);
     }
 
     static int epollCreate() {

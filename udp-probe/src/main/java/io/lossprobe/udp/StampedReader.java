@@ -41,6 +41,8 @@ import java.util.concurrent.locks.LockSupport;
 final class StampedReader implements Runnable, Executor {
     /** How long a blocking wait lasts at most, so a close is seen even if a wake-up were lost. */
     static final int WAIT_MS = 100;
+    /** In a socket's {@link Socket#classes}: datagrams that came without a class (no IP_TOS control message). */
+    static final int UNREAD_CLASS = 64;
     private static final long PAUSED_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private final Socket[] sockets;
@@ -92,6 +94,9 @@ final class StampedReader implements Runnable, Executor {
             check(NativeUdp.epollAdd(epfd, wake, NativeUdp.WAKE_TOKEN), "epoll_ctl");
             for (int i = 0; i < sockets.length; i++) {
                 check(NativeUdp.enableTimestamps(sockets[i].fd), "SO_TIMESTAMPNS");
+                if (sockets[i].classes != null) {
+                    check(NativeUdp.enableTos(sockets[i].fd, sockets[i].ipv6), "IP_RECVTOS");
+                }
                 check(NativeUdp.epollAdd(epfd, sockets[i].fd, i), "epoll_ctl");
             }
         } catch (java.io.IOException e) {
@@ -222,6 +227,11 @@ final class StampedReader implements Runnable, Executor {
                 s.foreign.lazySet(s.foreign.get() + datagrams);
                 continue;
             }
+            if (s.classes != null) {
+                int tos = meta.getInt(m + NativeUdp.META_TOS);
+                int cls = tos < 0 ? UNREAD_CLASS : io.lossprobe.core.plan.Dscp.ofTos(tos);
+                s.classes.lazySet(cls, s.classes.get(cls) + datagrams);
+            }
             long realtimeNs = meta.getLong(m + NativeUdp.META_REALTIME_NS);
             boolean kernel = realtimeNs != NativeUdp.NO_STAMP;
             if (!kernel && userNs == 0) {
@@ -315,6 +325,13 @@ final class StampedReader implements Runnable, Executor {
         final AtomicLong foreign;
         /** Echo mode: the flow's reply counts (written by this reader only); null otherwise. */
         final EchoReplies.Flow replies;
+        /**
+         * With {@code --dscp}: datagrams by the DSCP they arrived with (index 0-63), {@link #UNREAD_CLASS} for those
+         * without one; written by the reader only. Null: the class is not read.
+         */
+        java.util.concurrent.atomic.AtomicLongArray classes;
+        /** The socket is AF_INET6 (it is asked for IPV6_RECVTCLASS too). */
+        boolean ipv6;
         /** The flow's sender as its first answered request came (family, port, address): replies go there only. */
         private boolean pinned;
         private int senderFamily;
@@ -349,12 +366,14 @@ final class StampedReader implements Runnable, Executor {
     /**
      * The stamped readers: flow i read by reader {@link #readerOf}, each started and tuned before this returns; each
      * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO), with room
-     * for UDP_GRO's slots later when {@code groLater}.
+     * for UDP_GRO's slots later when {@code groLater}; with {@code classes} (by flow; null: not read) each
+     * arrival's traffic class is read and counted there.
      */
     static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
                                         InetAddress onlyFrom, InetAddress replyOnlyTo, EchoReplies replies,
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
-                                        int slotBytes, boolean groLater)
+                                        int slotBytes, boolean groLater,
+                                        java.util.concurrent.atomic.AtomicLongArray[] classes)
         throws Exception {
         List<List<StampedReader.Socket>> byReader = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -362,8 +381,12 @@ final class StampedReader implements Runnable, Executor {
         }
         for (int i = 0; i < channels.size(); i++) {
             int fd = ((EpollDatagramChannel) channels.get(i)).fd().intValue();
-            byReader.get(readerOf(i, threads)).add(new StampedReader.Socket(spec.flows()[i], fd, i, onlyFrom,
-                replyOnlyTo, foreign[i], replies == null ? null : replies.flow(i)));
+            StampedReader.Socket socket = new StampedReader.Socket(spec.flows()[i], fd, i, onlyFrom,
+                replyOnlyTo, foreign[i], replies == null ? null : replies.flow(i));
+            socket.classes = classes == null ? null : classes[i];
+            socket.ipv6 = ((java.net.InetSocketAddress) channels.get(i).localAddress()).getAddress()
+                instanceof java.net.Inet6Address;
+            byReader.get(readerOf(i, threads)).add(socket);
         }
         List<StampedReader> readers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

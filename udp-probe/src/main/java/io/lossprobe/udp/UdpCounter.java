@@ -2,6 +2,7 @@ package io.lossprobe.udp;
 
 import static io.lossprobe.core.transport.CounterDescriptor.Category.DROP;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.ERROR;
+import static io.lossprobe.core.transport.CounterDescriptor.Category.PATH;
 import static io.lossprobe.core.transport.CounterDescriptor.Category.TRAFFIC;
 import static io.lossprobe.core.transport.CounterDescriptor.Kind.COUNTER;
 import static io.lossprobe.core.transport.CounterDescriptor.Kind.GAUGE;
@@ -27,6 +28,16 @@ enum UdpCounter {
     SENDER_SOCKET_ERRORS("udp.senderSocketErrors", COUNTER, ERROR, "errors", "errors the sending sockets reported"),
     RECEIVE_GRO("udp.receiveGro", GAUGE, TRAFFIC, "flag", "1 when the receiving sockets had UDP_GRO on in this step "
         + "(udp.gro): their drops then count coalesced packets, so the socket's share of the loss is an estimate"),
+    DSCP_SENT("udp.dscpSent", GAUGE, PATH, "dscp", "with --dscp: the traffic class (DSCP 0-63) this flow was "
+        + "sent with"),
+    DSCP_AS_SENT("udp.dscpAsSent", COUNTER, PATH, "datagrams", "with --dscp: datagrams that arrived with the class "
+        + "they were sent with"),
+    DSCP_REMARKED("udp.dscpRemarked", COUNTER, PATH, "datagrams", "with --dscp: datagrams that arrived with another "
+        + "class than they were sent with (re-marked on the path)"),
+    DSCP_UNREAD("udp.dscpUnread", COUNTER, PATH, "datagrams", "with --dscp: datagrams whose arriving class the "
+        + "kernel did not give (no IP_TOS / IPV6_TCLASS control message)"),
+    DSCP_SEEN("udp.dscpSeen", GAUGE, PATH, "bitmask", "with --dscp: the classes this flow's datagrams arrived with, "
+        + "bit d for DSCP d (EF alone is 2^46)"),
     CLOCK_STEPS("udp.clockSteps", COUNTER, ERROR, "steps", stepsMeaning(ClockSteps.RECEIVE_THREADS)),
     CLOCK_STEP_STAMPS("udp.clockStepStamps", COUNTER, ERROR, "stamps", stampsMeaning(ClockSteps.RECEIVE_FIGURES)),
     CLOCK_STEP_MAX_NS("udp.clockStepMaxNs", GAUGE, ERROR, "ns", largestMeaning(ClockSteps.RECEIVE_THREADS)),

@@ -29,6 +29,8 @@ enum UdpEnvironment {
     RECEIVE_SLICE_NS("receiveSliceNs"),
     RECEIVE_BUSY_POLL_US("receiveBusyPollUs"),
     KERNEL_TIMESTAMPS("kernelTimestamps"),
+    /** With --dscp: 1 when the receivers read each arrival's class (lossprobe's own reads), 0 when not (Netty's). */
+    DSCP_CHECKED("dscpChecked"),
     /** 1 in the precision timing mode (the sender's and the receiver's). */
     TIMING_PRECISION("timingPrecision");
 

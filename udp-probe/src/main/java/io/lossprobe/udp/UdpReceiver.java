@@ -58,6 +58,8 @@ final class UdpReceiver implements ReceiverEndpoint {
     private final EchoReplies replies;
     /** Per flow: datagrams from an address other than the flow's sender, written by its receiving thread only. */
     private final java.util.concurrent.atomic.AtomicLong[] foreign;
+    /** The traffic classes the flows' datagrams arrived with, by step (set once, at open). */
+    private DscpTally classes;
     private final long[] foreignAtStepStart;
     /** With UDP_GRO, the most messages one dropped packet carries (socket drops then count packets). */
     private final long groMessagesMax;
@@ -116,11 +118,23 @@ final class UdpReceiver implements ReceiverEndpoint {
         java.net.InetAddress replyOnlyTo = echo && spec.echoHost() != null
             ? java.net.InetAddress.getByName(spec.echoHost()) : null;
         List<StampedReader> readers = new ArrayList<>();
+        // With --dscp and lossprobe's own reads, each arrival's class is read (IP_RECVTOS) and counted per flow;
+        // Netty's reads pass no control buffer, so there the classes are not checked.
+        java.util.concurrent.atomic.AtomicLongArray[] classes = null;
+        if (stamped && !spec.plan().dscp().isEmpty()) {
+            classes = new java.util.concurrent.atomic.AtomicLongArray[ports.length];
+            for (int i = 0; i < classes.length; i++) {
+                classes[i] = new java.util.concurrent.atomic.AtomicLongArray(StampedReader.UNREAD_CLASS + 1);
+            }
+        }
         try {
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 foreign[i] = new java.util.concurrent.atomic.AtomicLong();
                 Bootstrap b = socketOptions(new Bootstrap().group(group).channel(io.datagramChannel()), set, echo);
+                if (spec.plan().tosOf(i) >= 0) {
+                    b.option(ChannelOption.IP_TOS, spec.plan().tosOf(i)); // echo replies leave in the flow's class
+                }
                 if (stamped) {
                     b.option(ChannelOption.AUTO_READ, false).handler(new OwnedOnlyHandler(errors, i));
                     if (gro) {
@@ -136,7 +150,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             if (stamped) {
                 readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
                     replies, errors, foreign, set.tuning(), busy, gro ? GRO_SLOT_BYTES : slotBytes(size),
-                    set.groAuto()));
+                    set.groAuto(), classes));
             }
         } catch (Exception e) {
             closeOpened(readers, channels, group);
@@ -145,9 +159,15 @@ final class UdpReceiver implements ReceiverEndpoint {
         }
         List<java.util.concurrent.Executor> loops = receiveLoops(readers, group, set);
         // With GRO a drop is a packet: a sender's GSO send, of at most 64 messages from lossprobe's sender.
-        return new UdpReceiver(group, loops, readers, channels, ports, set.environment(channels.get(0)), replies,
+        Map<String, Long> environment = new HashMap<>(set.environment(channels.get(0)));
+        if (!spec.plan().dscp().isEmpty()) {
+            environment.put(UdpEnvironment.DSCP_CHECKED.key, classes != null ? 1L : 0L);
+        }
+        UdpReceiver receiver = new UdpReceiver(group, loops, readers, channels, ports, environment, replies,
             foreign, errors, busy, GsoSends.mostMessagesPerGsoSend(size), gro, set.groAuto() ? ports.length : 0,
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
+        receiver.classes = new DscpTally(spec.plan(), classes);
+        return receiver;
     }
 
     /** The socket options of every flow's socket: its receive buffer, echo mode's reply mark, busy polling. */
@@ -309,6 +329,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         for (int i = 0; i < foreign.length; i++) {
             foreignAtStepStart[i] = foreign[i].get();
         }
+        classes.beginStep();
         if (replies != null) {
             replies.beginStep();
         }
@@ -332,6 +353,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             if (groOn) {
                 flow.put(TransportReport.SOCKET_DROPS_MESSAGES_MAX, groMessagesMax);
             }
+            classes.report(i, flow, notes);
             flows.put(i, flow);
             total += delta;
         }

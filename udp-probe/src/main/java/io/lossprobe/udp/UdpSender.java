@@ -144,6 +144,10 @@ final class UdpSender implements SenderEndpoint {
         if (recvErr) {
             b.option(IP_RECVERR, 1);
         }
+        int tos = spec.plan().tosOf(i);
+        if (tos >= 0) {
+            b.option(ChannelOption.IP_TOS, tos); // IPV6_TCLASS too on an IPv6 socket (Netty's epoll and NIO alike)
+        }
         if (spec.replies() != null) {
             // Echo mode: replies queue here while this thread sends; as much room as for the requests.
             b.option(ChannelOption.SO_RCVBUF, sndbuf);
@@ -230,7 +234,11 @@ final class UdpSender implements SenderEndpoint {
         for (int i = 0; i < ports.length; i++) {
             ports[i] = spec.plan().port(i);
         }
-        return NativeBatchSender.open(java.net.InetAddress.getByName(spec.targetHost()), ports,
+        int[] tos = new int[ports.length];
+        for (int i = 0; i < ports.length; i++) {
+            tos[i] = spec.plan().tosOf(i);
+        }
+        return NativeBatchSender.open(java.net.InetAddress.getByName(spec.targetHost()), ports, tos,
             spec.plan().messageSize(), segmentsPerSend, sndbuf, recvErr, spec.failures(), loop);
     }
 

@@ -31,10 +31,14 @@ import java.util.concurrent.TimeUnit;
  *                       {@code messageSize})
  * @param search         the rate search to run per transport and size, or null ({@code --search})
  * @param intervalNs     every step also counted per interval of this length (0: not; {@code --interval})
+ * @param dscp           the traffic classes ({@code --dscp}, DSCP 0-63) spread over the flows: flow {@code i} is
+ *                       marked {@code dscp[i mod n]} on every data socket, both directions; empty: not set (the
+ *                       host's default, usually CS0; absent in older files)
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
                    long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
-                   Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs) {
+                   Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs,
+                   List<Integer> dscp) {
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
@@ -42,6 +46,14 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int MAX_LEVELS = 1 << 16;
     /** The longest warm-up, window or drain. */
     public static final long MAX_PHASE_NS = TimeUnit.HOURS.toNanos(24);
+
+    /** A plan without traffic classes. */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
+                Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, mode,
+            concurrency, transportOptions, sizes, search, intervalNs, List.of());
+    }
 
     /** A plan of one message size, no search and no intervals (the shape of every plan before they existed). */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -86,6 +98,12 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         transports = List.copyOf(transports);
         levels = List.copyOf(levels == null ? List.of() : levels);
         transportOptions = sortedOptions(transportOptions);
+        dscp = dscp == null ? List.of() : List.copyOf(dscp);
+        for (Integer d : dscp) {
+            if (d == null || d < 0 || d > Dscp.MAX) {
+                throw new IllegalArgumentException("--dscp " + d + " is not a DSCP (0 to 63)");
+            }
+        }
         String sizeOption = sizes == null || sizes.isEmpty() ? "--size" : "--sizes";
         sizes = sizes == null || sizes.isEmpty() ? List.of(messageSize) : List.copyOf(sizes);
         if (transports.isEmpty()) {
@@ -224,31 +242,31 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         List<Integer> ordered = new java.util.ArrayList<>(List.of(size));
         sizes.stream().filter(s -> s != size).forEach(ordered::add);
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, size, bindAddress, mode,
-            concurrency, transportOptions, ordered, search, intervalNs);
+            concurrency, transportOptions, ordered, search, intervalNs, dscp);
     }
 
     /** The same plan with another receivers' address. */
     public Plan withBindAddress(String address) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
-            mode, concurrency, transportOptions, sizes, search, intervalNs);
+            mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
     }
 
     /** The same plan with another warm-up ({@code 0}: the counters are sampled before the first message). */
     public Plan withWarmup(long newWarmupNs) {
         return new Plan(transports, ports, basePort, levels, durationNs, newWarmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
     }
 
     /** The same plan with another search (a controller fills in the server's rate limit for a search to max). */
     public Plan withSearch(SearchPlan newSearch) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs);
+            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs, dscp);
     }
 
     /** The same plan with other transport options recorded. */
     public Plan withTransportOptions(Map<String, String> options) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, options, sizes, search, intervalNs);
+            bindAddress, mode, concurrency, options, sizes, search, intervalNs, dscp);
     }
 
     /** Sorted and unmodifiable; null (a file written before the field existed) becomes empty. */
@@ -264,6 +282,23 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             sorted.put(key, value);
         });
         return Collections.unmodifiableMap(sorted);
+    }
+
+    /** The same plan with other traffic classes ({@code --dscp}; empty: none). */
+    public Plan withDscp(List<Integer> classes) {
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, classes);
+    }
+
+    /** The DSCP flow {@code flow} is marked with ({@code dscp[flow mod n]}), or -1 when the plan sets none. */
+    public int dscpOf(int flow) {
+        return dscp.isEmpty() ? -1 : dscp.get(flow % dscp.size());
+    }
+
+    /** The TOS / traffic-class byte of flow {@code flow}'s sockets, or -1 when the plan sets none. */
+    public int tosOf(int flow) {
+        int d = dscpOf(flow);
+        return d < 0 ? -1 : Dscp.tos(d);
     }
 
     public int port(int flow) {

@@ -1,0 +1,268 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Traffic classes between two hosts for real ({@code --dscp}): {@code lossprobe serve} in the lab's receiver
+ * namespace, {@code run --target} in a sender's (scripts/lab.sh), with nftables counting what arrives per DSCP
+ * ({@code lab.sh count-dscp}) and a switch that re-marks a class ({@code lab.sh remark}). nftables' counters are the
+ * ground truth: the datagrams that arrive per class are exactly those lossprobe sent in it, and exactly the flows
+ * the switch re-marked are flagged. Its own lab, prefix {@code DSCP_LAB_PREFIX} (default {@code ld-}), so it runs
+ * beside the other lab tests. Needs root, iproute2 and nftables; skipped elsewhere.
+ */
+@Tag("system")
+@Tag("lab")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class DscpLabSystemTest {
+    private static final String RX = "198.18.0.1";
+    private static final String LAB = System.getenv().getOrDefault("DSCP_LAB_PREFIX", "ld-");
+    private static final int SIZE = 64;
+    private static final long EF = 46;
+    private static final long CS1 = 8;
+    private Path repo;
+    private Path work;
+    private Path secret;
+    private Process server;
+
+    @BeforeAll
+    void upLab() throws Exception {
+        repo = Paths.get("").toAbsolutePath().getParent();
+        Path lab = repo.resolve("scripts/lab.sh");
+        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
+        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
+        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit == 0,
+            "the lab needs iproute2 and nftables");
+        assertThat(lab("up", "1").exit).isZero();
+        work = Files.createTempDirectory("lossprobe-dscp-lab");
+        secret = work.resolve("secret");
+        io.lossprobe.control.Auth.writeNewSecret(secret);
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "rx"));
+        cmd.addAll(java());
+        cmd.addAll(List.of("serve", "--bind", RX, "--secret-file", secret.toString()));
+        server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CountDownLatch listening = new CountDownLatch(1);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
+                StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.contains("listening on")) {
+                        listening.countDown();
+                    }
+                }
+            } catch (IOException e) {
+                // The server ended.
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        assertThat(listening.await(60, TimeUnit.SECONDS)).as("serve started").isTrue();
+    }
+
+    @AfterAll
+    void downLab() throws Exception {
+        if (server != null) {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+            server.destroyForcibly();
+        }
+        if (repo != null) {
+            lab("down");
+        }
+    }
+
+    @BeforeEach
+    void clearRules() throws Exception {
+        assertThat(lab("clear").exit).isZero();
+    }
+
+    private static List<String> java() {
+        return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            Main.class.getName());
+    }
+
+    record Exec(int exit, String output) {
+    }
+
+    private static Exec exec(List<String> cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("LAB_PREFIX", LAB);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new Exec(p.exitValue(), out);
+    }
+
+    private Exec lab(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
+        cmd.addAll(List.of(args));
+        return exec(cmd);
+    }
+
+    record LabRun(RunResult result, String output) {
+        StepResult step(String transport) {
+            return result.steps().stream().filter(s -> s.transport().equals(transport)).findFirst().orElseThrow();
+        }
+    }
+
+    /** lossprobe run in the sender namespace against the server, with no warm-up: every datagram is counted. */
+    private LabRun run(String name, String... args) throws Exception {
+        Path out = work.resolve(name + ".json");
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
+        cmd.addAll(java());
+        cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
+            out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0"));
+        cmd.addAll(List.of(args));
+        Exec e = exec(cmd);
+        assertThat(e.exit).as(e.output).isZero();
+        RunResult r = ResultFiles.read(out);
+        for (StepResult s : r.steps()) {
+            for (FlowResult f : s.flows()) {
+                assertThat(f.counts().received() + f.counts().lost()).isEqualTo(f.counts().sent());
+            }
+        }
+        return new LabRun(r, e.output);
+    }
+
+    private JsonNode counters() throws Exception {
+        return ResultFiles.mapper().readTree(lab("counters").output.strip());
+    }
+
+    /** UDP datagrams of {@link #SIZE} bytes in a packets-and-bytes counter (a GSO packet carries several). */
+    private static long datagrams(JsonNode counter) {
+        long packets = counter.get("packets").asLong();
+        long bytes = counter.get("bytes").asLong();
+        assertThat((bytes - 28 * packets) % SIZE).as("whole datagrams in %s", counter).isZero();
+        return (bytes - 28 * packets) / SIZE;
+    }
+
+    private static long sentIn(StepResult s, long dscp) {
+        return s.flows().stream().filter(f -> f.transport().get("udp.dscpSent") == dscp)
+            .mapToLong(f -> f.counts().sent()).sum();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "native send path with GSO, 49200, udp.send=native, udp.gso=on",
+        "Netty send path without GSO, 49220, udp.send=netty, udp.gso=off",
+    })
+    void eachClassArrivesWithExactlyTheDatagramsSentInIt(String path, String basePort, String send, String gso)
+        throws Exception {
+        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
+        LabRun run = run("classes-" + send, "--transport", "udp", "--ports", "4", "--base-port", basePort,
+            "--dscp", "EF,CS1", "-X", send, "-X", gso);
+        StepResult s = run.step("udp");
+        JsonNode dscp = counters().get("dscp");
+        assertThat(sentIn(s, EF)).as("flows 0 and 2 sent EF").isPositive();
+        assertThat(datagrams(dscp.get("ef"))).as("EF datagrams nftables counted at the receiving host")
+            .isEqualTo(sentIn(s, EF));
+        assertThat(datagrams(dscp.get("cs1"))).as("CS1 datagrams nftables counted").isEqualTo(sentIn(s, CS1));
+        assertThat(dscp.get("cs0").get("packets").asLong()).as("no data arrived unmarked").isZero();
+        if (gso.equals("udp.gso=off")) {
+            assertThat(dscp.get("ef").get("packets").asLong()).as("a packet a datagram").isEqualTo(sentIn(s, EF));
+        }
+        for (FlowResult f : s.flows()) {
+            long sent = f.flow() % 2 == 0 ? EF : CS1;
+            assertThat(f.transport()).as("flow %d", f.flow()).containsEntry("udp.dscpSent", sent)
+                .containsEntry("udp.dscpAsSent", f.counts().received()).containsEntry("udp.dscpRemarked", 0L)
+                .containsEntry("udp.dscpUnread", 0L).containsEntry("udp.dscpSeen", 1L << sent);
+        }
+        assertThat(run.output()).contains("verdict: udp: every flow arrived in the class it was sent with (CS1, EF)");
+        assertThat(run.result().plan().dscp()).containsExactly(46, 8);
+    }
+
+    @Test
+    void everyTcpSegmentBothWaysCarriesItsFlowsClass() throws Exception {
+        assertThat(lab("count-dscp", "af41", "cs0").exit).isZero();
+        LabRun run = run("tcp", "--transport", "tcp", "--ports", "2", "--base-port", "49240", "--dscp", "AF41",
+            "--mode", "echo");
+        assertThat(run.step("tcp").counts().received()).isPositive();
+        JsonNode c = counters();
+        for (String direction : List.of("dscp", "dscpFromRx")) {
+            JsonNode dscp = c.get(direction);
+            assertThat(dscp.get("af41").get("packets").asLong()).as("%s: segments in AF41", direction).isPositive();
+            assertThat(dscp.get("cs0").get("packets").asLong()).as("%s: segments unmarked (SYN, SYN-ACK, ACKs, "
+                + "replies)", direction).isZero();
+        }
+    }
+
+    @Test
+    void theServerMarksWhatItSendsInAReverseRun() throws Exception {
+        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
+        LabRun run = run("reverse", "--transport", "udp", "--ports", "4", "--base-port", "49260", "--dscp",
+            "CS1,EF", "--reverse");
+        StepResult s = run.step("udp");
+        JsonNode fromRx = counters().get("dscpFromRx");
+        assertThat(datagrams(fromRx.get("ef"))).as("EF datagrams the server sent").isEqualTo(sentIn(s, EF))
+            .isPositive();
+        assertThat(datagrams(fromRx.get("cs1"))).as("CS1 datagrams the server sent").isEqualTo(sentIn(s, CS1));
+        assertThat(fromRx.get("cs0").get("packets").asLong()).as("no data left the server unmarked").isZero();
+        for (FlowResult f : s.flows()) {
+            long sent = f.flow() % 2 == 0 ? CS1 : EF;
+            assertThat(f.counts().received()).isPositive();
+            assertThat(f.transport()).as("flow %d as this host's receiver read it", f.flow())
+                .containsEntry("udp.dscpAsSent", f.counts().received()).containsEntry("udp.dscpRemarked", 0L)
+                .containsEntry("udp.dscpSeen", 1L << sent);
+        }
+    }
+
+    @Test
+    void aSwitchThatReMarksIsFlaggedOnExactlyTheFlowsItReMarked() throws Exception {
+        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
+        assertThat(lab("remark", "ef", "cs0").exit).isZero();
+        LabRun run = run("remarked", "--transport", "udp", "--ports", "4", "--base-port", "49280", "--dscp",
+            "EF,CS1");
+        StepResult s = run.step("udp");
+        JsonNode c = counters();
+        long remarked = 0;
+        for (FlowResult f : s.flows()) {
+            if (f.flow() % 2 == 0) {
+                assertThat(f.transport()).as("flow %d, EF, re-marked", f.flow())
+                    .containsEntry("udp.dscpRemarked", f.counts().received()).containsEntry("udp.dscpAsSent", 0L)
+                    .containsEntry("udp.dscpSeen", 1L);
+                assertThat(s.warnings()).contains("flow " + f.flow() + " (port " + f.port() + ") sent EF, arrived "
+                    + "as CS0 (re-marked): " + f.counts().received() + " of " + f.counts().received() + " datagrams");
+                remarked += f.transport().get("udp.dscpRemarked");
+            } else {
+                assertThat(f.transport()).as("flow %d, CS1, untouched", f.flow())
+                    .containsEntry("udp.dscpRemarked", 0L).containsEntry("udp.dscpSeen", 1L << CS1);
+            }
+        }
+        assertThat(remarked).as("what lossprobe flagged is what the switch re-marked")
+            .isEqualTo(datagrams(c.get("remarked"))).isEqualTo(datagrams(c.get("dscp").get("cs0")))
+            .isEqualTo(sentIn(s, EF));
+        assertThat(c.get("dscp").get("ef").get("packets").asLong()).isZero();
+        assertThat(s.warnings().stream().filter(w -> w.contains("re-marked"))).hasSize(2);
+        assertThat(run.output()).contains("verdict: udp: 2 of 4 flow(s) re-marked on the path: flow 0 sent EF, "
+            + "arrived as CS0; flow 2 sent EF, arrived as CS0");
+    }
+}
