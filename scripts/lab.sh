@@ -101,6 +101,8 @@ up() {
 
 # The switch's data counters: ingress on every port, so each packet is counted once, on its way in. A netdev chain
 # is bound to its devices, so the table is written when the lab is up (after its ports exist) and on each clear.
+# The control port is passed on by its own rules: nftables merges "th dport != P th sport != P" into one compare
+# of both ports at once, true unless both are P, which counted the control connection as data.
 watch() { # SENDERS
   command -v nft >/dev/null || return 0
   local devs="\"${PORT}0\"" i cut=""
@@ -117,8 +119,10 @@ table netdev lossprobe_watch {
   chain ingress {
     type filter hook ingress devices = { $devs } priority -400; policy accept;
 $cut
-    ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT th sport != $CONTROL_PORT counter name "toRx"
-    ip saddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT th sport != $CONTROL_PORT counter name "fromRx"
+    tcp dport $CONTROL_PORT accept
+    tcp sport $CONTROL_PORT accept
+    ip daddr $RX_ADDR meta l4proto { tcp, udp } counter name "toRx"
+    ip saddr $RX_ADDR meta l4proto { tcp, udp } counter name "fromRx"
   }
 }
 NFT
