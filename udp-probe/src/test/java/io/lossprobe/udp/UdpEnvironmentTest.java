@@ -14,7 +14,7 @@ class UdpEnvironmentTest {
             "sendBufferRequested", "sendBufferGranted", "gsoSegmentsPerSend", "nativeSend", "sendTimerSlackNs",
             "sendPinnedThreads", "sendSliceNs", "replyKernelTimestamps", "receiveBufferRequested",
             "receiveBufferGranted", "receiveThreads", "gro", "groAuto", "receiveTimerSlackNs", "receivePinnedThreads",
-            "receiveSliceNs", "receiveBusyPollUs", "kernelTimestamps", "timingPrecision");
+            "receiveSliceNs", "receiveBusyPollUs", "kernelTimestamps", "dscpChecked", "timingPrecision");
         assertThat(NettyIo.EPOLL.environmentKey()).isEqualTo("io.epoll");
         assertThat(NettyIo.NIO.environmentKey()).isEqualTo("io.nio");
     }
