@@ -193,7 +193,7 @@ class DistributionArchiveIT {
                 "MANWIDTH", "100", "MANPAGER", "cat", "LANG", "C.UTF-8"));
             assertThat(man.exit()).as(man.output()).isZero();
             assertThat(man.output()).contains("LOSSPROBE-MESH(1)", "SYNOPSIS", "OPTIONS", "--start-at",
-                "--hosts-file", "NOTES");
+                "--hosts-file", "EXIT STATUS", "EXAMPLES");
         } else {
             assertThat(Files.readString(page)).contains(".TH \"LOSSPROBE-MESH\" \"1\"", "\\-\\-start\\-at");
         }
