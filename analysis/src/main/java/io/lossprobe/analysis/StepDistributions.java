@@ -27,6 +27,11 @@ final class StepDistributions {
     private static final Pattern SHIFT = Pattern.compile("every value is the delay plus (\\d+) ns");
     private static final int TICKS_PER_HALF = 5;
     /**
+     * The largest step log read (a step's log holds one compressed histogram per interval, a few KiB each: an hour's
+     * step at 1 s intervals is about 7 MiB); a bigger one is not lossprobe's, and the summary is drawn instead.
+     */
+    static final long MAX_LOG_BYTES = 64L << 20;
+    /**
      * What a transport's name (and a log's kind) may be to name a log file: the result's {@code transport} is the
      * file's, so anything that could climb out of the result's directory or name another ({@code ../../x}) is not
      * looked up.
@@ -83,6 +88,9 @@ final class StepDistributions {
      * from them): a crafted log is refused, not an OutOfMemoryError.
      */
     private static DelayCharts.Distribution fromLog(Path log, String level) throws IOException {
+        if (Files.size(log) > MAX_LOG_BYTES) {
+            return null; // bounds every line read from it: a crafted log of one endless line is never read
+        }
         long shift = 0;
         Histogram all = null;
         try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {

@@ -57,6 +57,23 @@ class HostileHistogramLogTest {
     }
 
     /**
+     * A log over {@link StepDistributions#MAX_LOG_BYTES} is never read (one endless line would be read into memory
+     * whole): here a genuine log followed by a comment line of NULs that takes it just over the bound (a sparse file)
+     * was read and drawn before; now the summary is drawn.
+     */
+    @Test
+    void aLogOverTheBoundIsNotRead() throws Exception {
+        LoadedResult r = Fixtures.load(dir, "r.json", Fixtures.sample());
+        StepResult step = r.run().steps().get(0);
+        Path hlog = StepDistributions.hlogOf(r.file(), step, "delay");
+        Files.writeString(hlog, log(false) + "#");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(hlog.toFile(), "rw")) {
+            f.setLength(StepDistributions.MAX_LOG_BYTES + 1);
+        }
+        assertThat(StepDistributions.of(r.file(), step, "delay").full()).isFalse();
+    }
+
+    /**
      * The log's name is built from the result's {@code transport}, which is the file's: {@code ../../x} made the
      * report read {@code ../../x.step0.delay.hlog} relative to the result, outside its directory. Such a name has no
      * log: the summary is drawn.
