@@ -81,18 +81,18 @@ final class TcpReceiver implements ReceiverEndpoint {
         return receiver;
     }
 
-    /**
-     * One listener per flow that takes one connection at a time, from the flow's sender: between hosts only from
-     * the controller's address. Any other connection (another address, or a second one while the flow has its
-     * connection) is closed at once with a reset and counted as refused, so a flood of connections costs no file
-     * descriptors and cannot reach the accounting. A connection that hears nothing for the idle timeout is closed.
-     */
     /** Linux IP_TOS (SOL_IP 0, optname 1) and IPV6_TCLASS (SOL_IPV6 41, optname 67), for a listening socket. */
     static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_IP_TOS =
         new io.netty.channel.unix.IntegerUnixChannelOption("IP_TOS", 0, 1);
     static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_IPV6_TCLASS =
         new io.netty.channel.unix.IntegerUnixChannelOption("IPV6_TCLASS", 41, 67);
 
+    /**
+     * One listener per flow that takes one connection at a time, from the flow's sender: between hosts only from
+     * the controller's address. Any other connection (another address, or a second one while the flow has its
+     * connection) is closed at once with a reset and counted as refused, so a flood of connections costs no file
+     * descriptors and cannot reach the accounting. A connection that hears nothing for the idle timeout is closed.
+     */
     private void listen(ReceiverSpec spec, TcpSettings settings, int flow) throws Exception {
         FlowReceiver accounting = spec.flows()[flow];
         boolean echo = spec.plan().echo();

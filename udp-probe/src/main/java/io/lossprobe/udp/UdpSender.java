@@ -231,11 +231,9 @@ final class UdpSender implements SenderEndpoint {
     private static NativeBatchSender openNative(SenderSpec spec, int segmentsPerSend, int sndbuf, boolean recvErr,
                                                 EventLoop loop) throws java.io.IOException {
         int[] ports = new int[spec.plan().ports()];
-        for (int i = 0; i < ports.length; i++) {
-            ports[i] = spec.plan().port(i);
-        }
         int[] tos = new int[ports.length];
         for (int i = 0; i < ports.length; i++) {
+            ports[i] = spec.plan().port(i);
             tos[i] = spec.plan().tosOf(i);
         }
         return NativeBatchSender.open(java.net.InetAddress.getByName(spec.targetHost()), ports, tos,
