@@ -22,6 +22,8 @@ enum UdpEnvironment {
     RECEIVE_BUFFER_REQUESTED("receiveBufferRequested"),
     RECEIVE_BUFFER_GRANTED("receiveBufferGranted"),
     RECEIVE_THREADS("receiveThreads"),
+    /** The receiving threads' read interval in ns (udp.readIntervalNs; 0: they wake for every datagram). */
+    READ_INTERVAL_NS("readIntervalNs"),
     GRO("gro"),
     GRO_AUTO("groAuto"),
     RECEIVE_TIMER_SLACK_NS("receiveTimerSlackNs"),

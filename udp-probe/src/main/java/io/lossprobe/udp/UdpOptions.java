@@ -29,6 +29,12 @@ final class UdpOptions {
         UdpSender.DEFAULT_MIN_CYCLE_NS, 0, 1_000_000_000L,
         "shortest gap in ns between send cycles that are not behind").withSystemProperty();
 
+    static final TransportOption<Long> READ_INTERVAL_NS = TransportOption.number("udp.readIntervalNs",
+        StampedReader.DEFAULT_READ_INTERVAL_NS, 0, 100_000_000L,
+        "default timing, stream mode, kernel stamps: the receiving threads read their sockets every this many ns "
+            + "(sooner when the buffers fill) instead of waking for every datagram; arrival times are the kernel's, so "
+            + "the wait is in no figure; 0 wakes for every datagram").withSystemProperty();
+
     static final TransportOption<String> SEND = TransportOption.choice("udp.send", "auto",
         "send path: native (lossprobe's native piece: one sendmmsg per send cycle over every flow, a GSO send per "
             + "flow's run) or netty (a GSO send per flow through Netty); auto takes native in stream mode with the "
@@ -47,7 +53,7 @@ final class UdpOptions {
         .withSystemProperty();
 
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
-        MIN_CYCLE_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN, SLICE_NS);
+        MIN_CYCLE_NS, READ_INTERVAL_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN, SLICE_NS);
 
     private UdpOptions() {
     }

@@ -20,9 +20,12 @@ import java.util.Map;
  * @param groAuto  {@code udp.gro=auto} with lossprobe's own readers (Netty's reads are set up for GRO or not when
  *                 the socket is made)
  * @param stamped  kernel receive timestamps, read by lossprobe's own threads ({@link StampedReader})
+ * @param readIntervalNs how often those threads read when datagrams trickle in ({@code udp.readIntervalNs}): only
+ *                 with kernel stamps, in the default timing and in stream mode (an echo reply leaves when its
+ *                 request is read); 0: they wake for every datagram
  */
 record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, boolean groAuto, boolean precision,
-                          boolean stamped, ThreadTuning tuning, int threads) {
+                          boolean stamped, ThreadTuning tuning, int threads, long readIntervalNs) {
     /** The settings {@code spec}'s options ask for; refuses the ones that cannot work here. */
     static UdpReceiveSettings of(ReceiverSpec spec) {
         NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
@@ -33,8 +36,10 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
         boolean stamped = kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
         ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 1);
         int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
+        long readInterval = stamped && !precision && !spec.plan().echo()
+            ? UdpOptions.READ_INTERVAL_NS.read(spec.options()) : 0;
         return new UdpReceiveSettings(io, size, rcvbuf, groMode.equals("on"), groMode.equals("auto") && stamped,
-            precision, stamped, tuning, threads);
+            precision, stamped, tuning, threads, readInterval);
     }
 
     /** What the receiver reports of its set-up, read once it is open and (in the precision mode) tuned. */
@@ -45,6 +50,7 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
             first.config()).getReceiveBufferSize());
         env.put(io.environmentKey(), 1L);
         env.put(UdpEnvironment.RECEIVE_THREADS.key, (long) threads);
+        env.put(UdpEnvironment.READ_INTERVAL_NS.key, readIntervalNs);
         if (gro) {
             env.put(UdpEnvironment.GRO.key, 1L);
         }

@@ -150,7 +150,7 @@ final class UdpReceiver implements ReceiverEndpoint {
             if (stamped) {
                 readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
                     replies, errors, foreign, set.tuning(), busy, gro ? GRO_SLOT_BYTES : slotBytes(size),
-                    set.groAuto(), classes));
+                    set.groAuto(), classes, set.readIntervalNs(), socketCapacity(channels.get(0), size)));
             }
         } catch (Exception e) {
             closeOpened(readers, channels, group);
@@ -168,6 +168,15 @@ final class UdpReceiver implements ReceiverEndpoint {
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
         receiver.classes = new DscpTally(spec.plan(), classes);
         return receiver;
+    }
+
+    /**
+     * Datagrams of {@code size} bytes one socket's granted receive buffer holds (the kernel counts each datagram's
+     * buffer overhead against it too).
+     */
+    static long socketCapacity(Channel socket, int size) {
+        int granted = ((io.netty.channel.socket.DatagramChannelConfig) socket.config()).getReceiveBufferSize();
+        return Math.max(1, granted / (size + StampedReader.QUEUED_OVERHEAD_BYTES));
     }
 
     /** The socket options of every flow's socket: its receive buffer, echo mode's reply mark, busy polling. */

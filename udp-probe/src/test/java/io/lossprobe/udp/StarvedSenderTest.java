@@ -61,7 +61,7 @@ class StarvedSenderTest extends TransportContractTest {
                 }
             }
         };
-        Plan plan = new Plan(List.of("udp"), 4, basePort(), List.of(Level.parse("100k")), WINDOW_NS,
+        Plan plan = new Plan(List.of("udp"), 4, basePort(), List.of(Level.parse("1M")), WINDOW_NS,
             TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.MILLISECONDS.toNanos(500), 64, LOOPBACK);
         RunResult result;
         try {

@@ -55,6 +55,11 @@ public record SendPacing(long spinNs, long minCycleNs, long blockedBackoffNs, in
         }
     }
 
+    /** The same pacing with the flows' schedules staggered or not. */
+    public SendPacing withStaggerFlows(boolean on) {
+        return new SendPacing(spinNs, minCycleNs, blockedBackoffNs, fullBatchPerFlow, on, earlyWakeNs);
+    }
+
     /** The same pacing with another minimum cycle. */
     public SendPacing withMinCycleNs(long ns) {
         return new SendPacing(spinNs, ns, blockedBackoffNs, fullBatchPerFlow, staggerFlows, earlyWakeNs);
