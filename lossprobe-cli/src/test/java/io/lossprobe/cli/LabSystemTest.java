@@ -585,6 +585,106 @@ class LabSystemTest {
         assertThat(s.intervals()).hasSize(4).allMatch(iv -> iv.lost() > 0);
     }
 
+    /** Most a data message's capture on the sender's link may follow its actual-send stamp, at the median. */
+    static final long STAMP_TO_WIRE_P50_NS = 50_000;
+    /** Most lossprobe's transit p50 may differ from the receiver-side capture's, beyond the clock uncertainty. */
+    static final long TRANSIT_AGREEMENT_NS = 20_000;
+
+    /**
+     * {@code transit} starts where the message goes to the kernel: the sender's link (a capture on the sending
+     * namespace's eth0) sees each data message within {@link #STAMP_TO_WIRE_P50_NS} of its actual-send stamp at the
+     * median, and lossprobe's transit p50, with its clock-offset estimate undone (both namespaces share one clock), is
+     * the receiving link's capture time less that stamp, within {@link #TRANSIT_AGREEMENT_NS}. The sender-side
+     * capture is the independent check (the receiver's capture and its kernel stamp are one clock reading). With the
+     * flows' messages falling due at once (the default mode before it staggered them), 16 flows' median message left
+     * 8 deliveries after its stamp.
+     */
+    @Test
+    void transitStartsWhereTheCaptureSeesTheMessageLeave() throws Exception {
+        assumeTrue(exec("sh", "-c", "command -v tcpdump").exit == 0, "needs tcpdump");
+        Path txCap = work.resolve("tx.pcap");
+        Path rxCap = work.resolve("rx.pcap");
+        String filter = "udp and dst portrange 48300-48315";
+        try (Capture tx = Capture.start(LAB + "tx1", txCap, filter);
+             Capture rx = Capture.start(LAB + "rx", rxCap, filter)) {
+            RunResult r = run(LAB + "tx1", "transit-capture", "--transport", "udp", "--ports", "16", "--base-port",
+                "48300", "--levels", "4k", "--duration", "2s", "--warmup", "500ms");
+            tx.stop();
+            rx.stop();
+            StepResult s = r.steps().get(0);
+            long[] toWire = PcapStamps.sinceActualSend(txCap, 64);
+            long[] arrived = PcapStamps.sinceActualSend(rxCap, 64);
+            System.out.printf("capture: stamp to sender's link p50 %d ns p99 %d ns (%d captured); receiver's link "
+                    + "p50 %d ns; lossprobe transit p50 %d ns, clock offset %s%n", PcapStamps.quantile(toWire, 0.5),
+                PcapStamps.quantile(toWire, 0.99), toWire.length, PcapStamps.quantile(arrived, 0.5),
+                s.transit().p50Ns(), s.clockOffset());
+            // Never more than lossprobe counted; fewer only when tcpdump itself lost some (its ring overflows when it
+            // is starved of CPU): the capture's premise.
+            assertThat(toWire.length).isLessThanOrEqualTo(Math.toIntExact(s.counts().sent()));
+            assertThat(arrived.length).isLessThanOrEqualTo(Math.toIntExact(s.counts().received()));
+            assumeTrue(toWire.length == s.counts().sent() && arrived.length == s.counts().received(),
+                "tcpdump kept every packet: " + toWire.length + " of " + s.counts().sent() + " sent, "
+                    + arrived.length + " of " + s.counts().received() + " received");
+            assertThat(PcapStamps.quantile(toWire, 0)).as("no message reached the link before its stamp")
+                .isNotNegative();
+            assertThat(PcapStamps.quantile(toWire, 0.5)).isLessThanOrEqualTo(STAMP_TO_WIRE_P50_NS);
+            // One host's clocks, so the true offset is 0: the estimate must allow it, and with the estimate undone
+            // lossprobe's transit is the receiving kernel's stamp less the actual send, as the capture says.
+            long offset = s.clockOffset().offsetNs();
+            assertThat(Math.abs(offset)).as("the clock estimate allows the true offset, 0")
+                .isLessThanOrEqualTo(s.clockOffset().uncertaintyNs());
+            assertThat(Math.abs(s.transit().p50Ns() + offset - PcapStamps.quantile(arrived, 0.5)))
+                .isLessThanOrEqualTo(TRANSIT_AGREEMENT_NS);
+        }
+    }
+
+    /** A tcpdump in a namespace, writing nanosecond stamps, started once it says it listens. */
+    private static final class Capture implements AutoCloseable {
+        private final Process process;
+
+        private Capture(Process process) {
+            this.process = process;
+        }
+
+        static Capture start(String ns, Path file, String filter) throws Exception {
+            Process p = new ProcessBuilder("ip", "netns", "exec", ns, "tcpdump", "-i", "eth0", "-nn", "-U", "-s",
+                "96", "-B", "32768", "--time-stamp-precision=nano", "-w", file.toString(), filter)
+                .redirectErrorStream(true).start();
+            Capture c = new Capture(p);
+            CompletableFuture<Boolean> listening = new CompletableFuture<>();
+            Thread reader = new Thread(() -> { // read to the end, so tcpdump's last words never meet a closed pipe
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        if (line.contains("listening on")) {
+                            listening.complete(true);
+                        }
+                    }
+                } catch (IOException e) {
+                    // tcpdump ended
+                }
+                listening.complete(false);
+            });
+            reader.setDaemon(true);
+            reader.start();
+            assertThat(listening.get(20, TimeUnit.SECONDS)).as("tcpdump in " + ns + " listens").isTrue();
+            return c;
+        }
+
+        /** Ends the capture (SIGTERM: tcpdump writes out what it holds) and waits for it. */
+        void stop() throws InterruptedException {
+            process.destroy();
+            assertThat(process.waitFor(10, TimeUnit.SECONDS)).as("tcpdump stopped").isTrue();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (process.isAlive()) {
+                stop();
+            }
+        }
+    }
+
     private RunResult call(String ns, String name, String basePort) {
         try {
             return run(ns, name, "--transport", "udp", "--ports", "8", "--base-port", basePort, "--levels", "10k",

@@ -1,5 +1,6 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.pacing.WakeProbe;
 import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.MessageWriter;
@@ -178,6 +179,11 @@ final class UdpSender implements SenderEndpoint {
         ThreadTuning tuning = ThreadTuning.of(spec.options(), precision, 0);
         group.next().submit(tuning::applyToCurrentThread).get(30, TimeUnit.SECONDS);
         env.put(UdpEnvironment.SEND_TIMER_SLACK_NS.key, tuning.timerSlackNs());
+        if (!precision) {
+            // The floor of a sender that sleeps between cycles, on this thread as tuned (a step notes it when its
+            // delay is near it).
+            group.next().submit(() -> WakeProbe.measure(env)).get(30, TimeUnit.SECONDS);
+        }
         if (precision) {
             env.put(UdpEnvironment.TIMING_PRECISION.key, 1L);
             env.put(UdpEnvironment.SEND_PINNED_THREADS.key, (long) tuning.pinnedThreads());

@@ -79,8 +79,10 @@ final class IntervalWriter implements MessageWriter {
      * @param wireEnd  the flow's sent plus failed
      * @param rate     the flow's rate (0: as fast as it went, where scheduled is what was tried)
      * @param windowNs the window's nominal length
+     * @param offsetNs how far the flow's schedule starts after the window (staggered flows; else 0)
      */
-    SentIntervals finish(long wireEnd, FailedRanges failed, long rate, long windowNs, long scheduledTotal) {
+    SentIntervals finish(long wireEnd, FailedRanges failed, long rate, long windowNs, long offsetNs,
+                         long scheduledTotal) {
         for (int i = known + 1; i <= intervals; i++) {
             firstWire[i] = wireEnd;
         }
@@ -88,7 +90,7 @@ final class IntervalWriter implements MessageWriter {
         long[] scheduled = new long[intervals];
         long[] sent = new long[intervals];
         long[] sendFailed = new long[intervals];
-        FlowSchedule schedule = rate > 0 ? new FlowSchedule(windowStartNs, windowNs, rate) : null;
+        FlowSchedule schedule = rate > 0 ? new FlowSchedule(windowStartNs + offsetNs, windowNs, rate) : null;
         long before = 0;
         for (int i = 0; i < intervals; i++) {
             long onWire = firstWire[i + 1] - firstWire[i];

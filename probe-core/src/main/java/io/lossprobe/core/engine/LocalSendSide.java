@@ -281,7 +281,7 @@ public final class LocalSendSide implements SendSide {
             for (int i = 0; i < perFlow.length; i++) {
                 FlowSendCounts c = counts[i];
                 perFlow[i] = intervalWriters[i].finish(c.sent() + failures[i].total(), failures[i], stepRates[i],
-                    stepWindowNs, c.scheduled());
+                    stepWindowNs, loop.offsetNs(i), c.scheduled());
             }
             intervals = SentIntervals.sum(perFlow);
         }

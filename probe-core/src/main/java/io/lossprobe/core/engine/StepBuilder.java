@@ -87,12 +87,16 @@ final class StepBuilder {
         SenderLimit senderLimit = SenderLimits.of(outcome.load(), totals, saturated, outcome.windowNs());
         warnings.add(senderLimit.warning());
         String source = Timing.sourceOf(flows.kernelStamped, delay.count());
+        Latency oneWay = Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing);
+        if (oneWay.count() > 0) {
+            warnings.add(io.lossprobe.core.pacing.WakeProbe.nearFloor(senderEnvironment, oneWay.p50Ns(), timing));
+        }
         DelayBaselines baselines = flows.baselines;
         Echo echo = replies == null ? null : echo(flows, replies, rtt, outcome.windowNs(), timing);
         return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
             totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts),
             FlowAccounting.round(achievedSend), FlowAccounting.round(achievedReceive), saturated,
-            Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
+            oneWay,
             Latency.of(flows.transit, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing),
             baselines == null ? null
                 : Latency.of(baselines.excess(), Latency.OVER_BASELINE, null).measuredBy(source, timing),

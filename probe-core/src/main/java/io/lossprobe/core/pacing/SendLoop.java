@@ -364,6 +364,11 @@ public final class SendLoop {
         return failures[flow];
     }
 
+    /** How far flow {@code flow}'s schedule starts after the phase's start (0 unless {@link #staggerFlows}). */
+    public long offsetNs(int flow) {
+        return offsetNs[flow];
+    }
+
     public int flows() {
         return writers.length;
     }

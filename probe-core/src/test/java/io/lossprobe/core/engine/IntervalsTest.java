@@ -91,6 +91,19 @@ class IntervalsTest {
     }
 
     @Test
+    void staggeredFlowsAreScheduledByTheirOwnOffsets() throws Exception {
+        // 4 flows at 1,000/s in all (250/s each), staggered 1 ms apart: flow 3's message k is intended at 3 + 4k ms.
+        // Counted from the window's start instead of its own, an interval was given one message too few: sent 1
+        // more than scheduled, "behind -1" (the lab's shaper test saw it once the default mode staggered).
+        transport.pacing(MemoryTransport.PACING.withStaggerFlows(true));
+        RunResult result = run(plan(4, 1000, 1000, 0, 250));
+        StepResult step = result.steps().get(0);
+        assertThat(step.intervals()).extracting(IntervalResult::scheduled).containsExactly(250L, 250L, 250L, 250L);
+        assertThat(step.intervals()).extracting(IntervalResult::behind).containsOnly(0L);
+        assertIntervalsAddUp(step);
+    }
+
+    @Test
     void eachSizeIsAPassOfItsOwnWithStepsNumberedOn() throws Exception {
         RunResult result = run(plan(2, 1000, 500, 0, 100, 64, 200));
         assertThat(result.steps()).hasSize(2);
