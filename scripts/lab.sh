@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A lab of network namespaces for lossprobe: one receiver host and N sender hosts on a switch, on the RFC 2544
-# benchmarking range 198.18.0.0/15, with nftables loss, duplication and rate shaping whose counters are the
-# ground truth lossprobe's figures are checked against. Needs root, iproute2 and nftables.
+# benchmarking range 198.18.0.0/15 and, beside it, the RFC 5180 IPv6 benchmarking prefix 2001:2::/48, with nftables
+# loss, duplication and rate shaping whose counters are the ground truth lossprobe's figures are checked against.
+# Every rule below acts on IPv4 and IPv6 alike. Needs root, iproute2 and nftables.
 #
-#   scripts/lab.sh up [SENDERS]        create (or re-create) the lab: lp-rx 198.18.0.1, lp-tx1 198.18.0.11, ...
+#   scripts/lab.sh up [SENDERS]        create (or re-create) the lab: lp-rx 198.18.0.1 and 2001:2::1, lp-tx1
+#                                      198.18.0.11 and 2001:2::11, ...; in the lab's namespaces the names rx, tx1,
+#                                      ... resolve to both (a name with both families, for -4 and -6)
 #   scripts/lab.sh loss PCT [PROTO]    drop PCT % of PROTO (udp|tcp, default udp) packets arriving at lp-rx
 #   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
 #   scripts/lab.sh shape RATE [LATENCY] [BURST]  shape the data into lp-rx to RATE: tc tbf on the switch port
@@ -27,7 +30,8 @@
 #                                      TCP to or from lp-rx, the control port excepted): poll it to see when a side
 #                                      stopped sending; "data" in counters
 #   scripts/lab.sh clear               remove loss, duplication, shaping, cuts, class counting and re-marking (nftables and qdisc counters reset)
-#   scripts/lab.sh hosts               every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh)
+#   scripts/lab.sh hosts [-6]          every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh);
+#                                      -6: their IPv6 addresses
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
@@ -45,6 +49,7 @@ BR=${P%-}br0
 VETH=${P%-}v   # the host's end, renamed eth0 in the host
 PORT=${P%-}p   # the switch's end
 RX_ADDR=198.18.0.1
+RX_ADDR6=2001:2::1
 MAX_SENDERS=30
 PORTS="1024-7399, 7401-65535"
 CONTROL_PORT=7400
@@ -55,29 +60,47 @@ command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
 
 senders() { ip netns list | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
 
-# The host namespaces, receiver first: "NAME ADDRESS INDEX" (INDEX numbers the host's veth pair).
+# A sender's addresses: lp-txI is 198.18.0.(10+I) and 2001:2::(10+I) (the same digits, read as hex).
+addr_of() { echo "198.18.0.$((10 + $1))"; }
+addr6_of() { echo "2001:2::$((10 + $1))"; }
+
+# The host namespaces, receiver first: "NAME ADDRESS INDEX ADDRESS6" (INDEX numbers the host's veth pair).
 hosts_list() {
   ip netns list | awk '{print $1}' | grep -qx "$RX" || return 0
-  echo "$RX $RX_ADDR 0"
+  echo "$RX $RX_ADDR 0 $RX_ADDR6"
   for ns in $(senders); do
     local i=${ns#"${P}tx"}
-    echo "$ns 198.18.0.$((10 + i)) $i"
+    echo "$ns $(addr_of "$i") $i $(addr6_of "$i")"
   done
 }
 
 down() {
   for ns in $(senders) $RX $SW; do
     ip netns del "$ns" 2>/dev/null || true
+    rm -rf "/etc/netns/$ns"
   done
 }
 
-link_host() { # ns addr index
-  local ns=$1 addr=$2 i=$3
+# ip netns exec mounts /etc/netns/NS/hosts over /etc/hosts: in the lab, rx and txI name both of a host's addresses.
+# Best effort: where /etc cannot be written the lab works without the names.
+name_hosts() { # SENDERS
+  local names="$RX_ADDR rx"$'\n'"$RX_ADDR6 rx"$'\n' i ns
+  for i in $(seq 1 "$1"); do names+="$(addr_of "$i") tx$i"$'\n'"$(addr6_of "$i") tx$i"$'\n'; done
+  for ns in $RX $(senders); do
+    { mkdir -p "/etc/netns/$ns" && printf '127.0.0.1 localhost\n::1 localhost\n%s' "$names" \
+      > "/etc/netns/$ns/hosts"; } 2>/dev/null || echo "lab.sh: no names in $ns (cannot write /etc/netns)" >&2
+  done
+}
+
+link_host() { # ns addr index addr6
+  local ns=$1 addr=$2 i=$3 addr6=$4
   ip netns add "$ns"
   ip -n "$ns" link set lo up
   ip link add "$VETH$i" netns "$ns" type veth peer name "$PORT$i" netns "$SW"
   ip -n "$ns" link set "$VETH$i" name eth0
   ip -n "$ns" addr add "$addr/24" dev eth0
+  # nodad: usable at once (duplicate address detection would hold it back for a second or two).
+  ip -n "$ns" addr add "$addr6/64" dev eth0 nodad
   ip -n "$ns" link set eth0 up
   ip -n "$SW" link set "$PORT$i" master "$BR"
   ip -n "$SW" link set "$PORT$i" up
@@ -91,12 +114,16 @@ up() {
   ip -n "$SW" link set lo up
   ip -n "$SW" link add "$BR" type bridge
   ip -n "$SW" link set "$BR" up
-  link_host "$RX" "$RX_ADDR" 0
+  # The switch only bridges: no addresses of its own, no router solicitations or MLD reports from its ports.
+  ip netns exec "$SW" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  link_host "$RX" "$RX_ADDR" 0 "$RX_ADDR6"
   for i in $(seq 1 "$n"); do
-    link_host "${P}tx$i" "198.18.0.$((10 + i))" "$i"
+    link_host "${P}tx$i" "$(addr_of "$i")" "$i" "$(addr6_of "$i")"
   done
+  name_hosts "$n"
   watch "$n"
-  echo "lab up: $RX $RX_ADDR; senders: $(for i in $(seq 1 "$n"); do printf '%stx%d 198.18.0.%d  ' "$P" "$i" $((10 + i)); done)"
+  echo "lab up: $RX $RX_ADDR $RX_ADDR6; senders: $(for i in $(seq 1 "$n"); do
+    printf '%stx%d %s %s  ' "$P" "$i" "$(addr_of "$i")" "$(addr6_of "$i")"; done)"
 }
 
 # The switch's data counters: ingress on every port, so each packet is counted once, on its way in. A netdev chain
@@ -122,7 +149,9 @@ $cut
     tcp dport $CONTROL_PORT accept
     tcp sport $CONTROL_PORT accept
     ip daddr $RX_ADDR meta l4proto { tcp, udp } counter name "toRx"
+    ip6 daddr $RX_ADDR6 meta l4proto { tcp, udp } counter name "toRx"
     ip saddr $RX_ADDR meta l4proto { tcp, udp } counter name "fromRx"
+    ip6 saddr $RX_ADDR6 meta l4proto { tcp, udp } counter name "fromRx"
   }
 }
 NFT
@@ -164,6 +193,7 @@ table netdev lossprobe_lab {
   chain ingress {
     type filter hook ingress device "eth0" priority -500; policy accept;
     ip daddr $RX_ADDR $proto dport { $PORTS } numgen random mod 10000 < $t counter name "dropped" drop
+    ip6 daddr $RX_ADDR6 $proto dport { $PORTS } numgen random mod 10000 < $t counter name "dropped" drop
   }
   counter dropped { }
 }
@@ -173,25 +203,31 @@ NFT
 
 dup() {
   need_nft
-  local t; t=$(per_10k "$1")
+  local t family addr; t=$(per_10k "$1")
+  # One table per family: nftables (1.0.6) has no dup in an inet table.
   for ns in $(senders); do
-    ip netns exec "$ns" nft -f - <<NFT
-table ip lossprobe_lab
-delete table ip lossprobe_lab
-table ip lossprobe_lab {
+    for family in ip ip6; do
+      addr=$RX_ADDR
+      [ $family = ip6 ] && addr=$RX_ADDR6
+      ip netns exec "$ns" nft -f - <<NFT
+table $family lossprobe_lab
+delete table $family lossprobe_lab
+table $family lossprobe_lab {
   counter duplicated { }
   chain out {
     type filter hook output priority 0; policy accept;
-    ip daddr $RX_ADDR udp dport { $PORTS } numgen random mod 10000 < $t counter name "duplicated" dup to $RX_ADDR device "eth0"
+    $family daddr $addr udp dport { $PORTS } numgen random mod 10000 < $t counter name "duplicated" dup to $addr device "eth0"
   }
 }
 NFT
+    done
   done
   echo "duplicating $1 % of UDP packets each sender sends to $RX"
 }
 
-# The data into lp-rx (UDP and TCP, the control connection to port 7400 excepted) goes through a tbf of RATE;
-# everything else (the control connection, ARP, ICMP, IPv6) through a class of its own, unshaped, so a full tbf
+# The data into lp-rx (UDP and TCP over IPv4 or IPv6, the control connection to port 7400 excepted) goes through a
+# tbf of RATE; everything else (the control connection, ARP, ICMP, neighbour discovery) through a class of its own,
+# unshaped, so a full tbf
 # never drops a control segment and the tbf's counters ("shaped" in counters) count data alone.
 # htb is only the classifier here (its classes run at 10gbit); prio is not built into every kernel the lab runs on.
 # tbf counts a packet's length from its Ethernet header: a UDP datagram of P payload bytes is P + 42 bytes to it.
@@ -207,6 +243,10 @@ shape() { # RATE [LATENCY] [BURST]
       flowid 1:10 \
     && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 2 u32 match ip protocol 17 0xff flowid 1:20 \
     && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 3 u32 match ip protocol 6 0xff flowid 1:20 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 4 u32 match ip6 dport $CONTROL_PORT 0xffff \
+      flowid 1:10 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 5 u32 match ip6 protocol 17 0xff flowid 1:20 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 6 u32 match ip6 protocol 6 0xff flowid 1:20 \
     || die "tc could not build the classes (needs htb and u32)"
   tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$1" burst "$burst" latency "$latency" \
     || die "tc refused RATE '$1', LATENCY '$latency' or BURST '$burst' (e.g. 20mbit 5ms 4kb)"
@@ -240,20 +280,25 @@ shape_tx() { # RATE [HOST]
 # sockets nor its qdisc ever see the drop (pure path loss). The control port is spared in both directions.
 link_loss() { # HOST PCT [PROTO]
   need_nft
-  local host=$1 t proto=${3:-udp} addr="" index="" rules_in="" rules_out="" counters_in="" counters_out=""
+  local host=$1 t proto=${3:-udp} addr="" addr6="" index="" rules_in="" rules_out="" counters_in="" counters_out=""
+  local ip match pct=$2
   t=$(per_10k "$2")
   [ "$proto" = udp ] || [ "$proto" = tcp ] || die "PROTO must be udp or tcp"
-  while read -r ns a i; do
-    if [ "$ns" = "$host" ]; then addr=$a; index=$i; fi
+  while read -r ns a i a6; do
+    if [ "$ns" = "$host" ]; then addr=$a; addr6=$a6; index=$i; fi
   done < <(hosts_list)
   [ -n "$addr" ] || die "no host $host in the lab (hosts: $(hosts_list | awk '{printf "%s ", $1}'))"
-  while read -r ns a i; do
+  match="$proto sport != $CONTROL_PORT $proto dport { $PORTS } numgen random mod 10000 < $t"
+  while read -r ns a i a6; do
     [ "$ns" = "$host" ] && continue
     local tag=${ns#"$P"}
     counters_in+="  counter in_$tag { }"$'\n'
     counters_out+="  counter out_$tag { }"$'\n'
-    rules_in+="    ip saddr $a ip daddr $addr $proto sport != $CONTROL_PORT $proto dport { $PORTS } numgen random mod 10000 < $t counter name \"in_$tag\" drop"$'\n'
-    rules_out+="    ip saddr $addr ip daddr $a $proto sport != $CONTROL_PORT $proto dport { $PORTS } numgen random mod 10000 < $t counter name \"out_$tag\" drop"$'\n'
+    for ip in "ip $a $addr" "ip6 $a6 $addr6"; do
+      set -- $ip
+      rules_in+="    $1 saddr $2 $1 daddr $3 $match counter name \"in_$tag\" drop"$'\n'
+      rules_out+="    $1 saddr $3 $1 daddr $2 $match counter name \"out_$tag\" drop"$'\n'
+    done
   done < <(hosts_list)
   ip netns exec "$host" nft -f - <<NFT
 table netdev lossprobe_link
@@ -275,7 +320,7 @@ $counters_out
 $rules_out  }
 }
 NFT
-  echo "dropping $2 % of $proto packets on $host's link, both directions"
+  echo "dropping $pct % of $proto packets on $host's link, both directions"
 }
 
 # With link-loss on: {"host": H, "in": {PEER: {"packets": N, "bytes": B}, ...}, "out": {...}}; "in" is what was
@@ -321,10 +366,12 @@ count_dscp() { # CLASS...
     c=$(dscp_name "$c")
     decl+="  counter dscp_$c { }"$'\n'
     back+="    ip saddr $RX_ADDR meta l4proto { tcp, udp } th sport != $CONTROL_PORT ip dscp $c counter name \"dscp_$c\""$'\n'
+    back+="    ip6 saddr $RX_ADDR6 meta l4proto { tcp, udp } th sport != $CONTROL_PORT ip6 dscp $c counter name \"dscp_$c\""$'\n'
     # One negation per rule: nft (1.0.6) merges "th dport != 7400 th sport != 7400" into one 4-byte compare of
     # both ports, true unless both are 7400, so that pair lets the control connection's segments through (seen
     # with --debug=netlink). To lp-rx only the destination port can be the control port.
     rules+="    ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip dscp $c counter name \"dscp_$c\""$'\n'
+    rules+="    ip6 daddr $RX_ADDR6 meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip6 dscp $c counter name \"dscp_$c\""$'\n'
   done
   ip netns exec "$RX" nft -f - <<NFT
 table netdev lossprobe_dscp
@@ -365,6 +412,7 @@ table netdev lossprobe_remark {
   chain ingress {
     type filter hook ingress device "$PORT$index" priority -450; policy accept;
     ip daddr $RX_ADDR meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip dscp $from counter name "remarked" ip dscp set $to
+    ip6 daddr $RX_ADDR6 meta l4proto { tcp, udp } th dport != $CONTROL_PORT ip6 dscp $from counter name "remarked" ip6 dscp set $to
   }
 }
 NFT
@@ -409,17 +457,19 @@ snmp_of() { # ns section field -> value from the namespace's /proc/net/snmp
 }
 
 # Packets are what nftables saw. With UDP GSO a packet can carry several datagrams (a veth keeps the super-packet
-# whole), so the bytes are printed too: at these hooks a packet's bytes are its IP and UDP headers (28) plus its
-# datagrams' payloads, so datagrams = (bytes - 28 x packets) / payload size. egressDrops counts packets too, and
+# whole), so the bytes are printed too: at these hooks a packet's bytes are its IP and UDP headers (28 over IPv4,
+# 48 over IPv6) plus its datagrams' payloads, so datagrams = (bytes - 28 x packets) / payload size (48 for IPv6). egressDrops counts packets too, and
 # restarts from 0 with the qdisc (shape-tx, clear); sndbufErrors and outDiscards are the senders' kernel counters,
 # which never restart: compare two readings.
 counters() {
-  local dropped dropped_bytes duplicated=0 duplicated_bytes=0 egress=0 sndbuf=0 discards=0 d
+  local dropped dropped_bytes duplicated=0 duplicated_bytes=0 egress=0 sndbuf=0 discards=0 d family
   dropped=$(counter_of "$RX" netdev dropped packets); dropped=${dropped:-0}
   dropped_bytes=$(counter_of "$RX" netdev dropped bytes); dropped_bytes=${dropped_bytes:-0}
   for ns in $(senders); do
-    d=$(counter_of "$ns" ip duplicated packets); duplicated=$((duplicated + ${d:-0}))
-    d=$(counter_of "$ns" ip duplicated bytes); duplicated_bytes=$((duplicated_bytes + ${d:-0}))
+    for family in ip ip6; do
+      d=$(counter_of "$ns" $family duplicated packets); duplicated=$((duplicated + ${d:-0}))
+      d=$(counter_of "$ns" $family duplicated bytes); duplicated_bytes=$((duplicated_bytes + ${d:-0}))
+    done
     d=$(egress_drops_of "$ns"); egress=$((egress + ${d:-0}))
     d=$(snmp_of "$ns" Udp SndbufErrors); sndbuf=$((sndbuf + ${d:-0}))
     d=$(snmp_of "$ns" Ip OutDiscards); discards=$((discards + ${d:-0}))
@@ -446,7 +496,9 @@ clear_all() {
   ip netns exec "$RX" nft delete table netdev lossprobe_dscp 2>/dev/null || true
   ip netns exec "$SW" nft delete table netdev lossprobe_remark 2>/dev/null || true
   ip netns exec "$SW" nft delete table netdev lossprobe_dscp 2>/dev/null || true
-  for ns in $(senders); do ip netns exec "$ns" nft delete table ip lossprobe_lab 2>/dev/null || true; done
+  for ns in $(senders); do
+    for family in ip ip6; do ip netns exec "$ns" nft delete table $family lossprobe_lab 2>/dev/null || true; done
+  done
   tc -n "$SW" qdisc del dev "${PORT}0" root 2>/dev/null || true
   for ns in $(senders); do tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true; done
   for ns in $(hosts_list | awk '{print $1}') $SW; do
@@ -470,8 +522,12 @@ case "$cmd" in
   counters) counters ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   data) data ;;
-  hosts) hosts_list | awk '{print $1, $2}' ;;
+  hosts) case "${1:-}" in
+      "") hosts_list | awk '{print $1, $2}' ;;
+      -6) hosts_list | awk '{print $1, $4}' ;;
+      *) die "usage: lab.sh hosts [-6]" ;;
+    esac ;;
   clear) clear_all ;;
   exec) [ $# -ge 2 ] || die "usage: lab.sh exec HOST CMD..."; ns=$1; shift; exec ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
+  *) sed -n '2,/^set -euo/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || exit 2 ;;
 esac

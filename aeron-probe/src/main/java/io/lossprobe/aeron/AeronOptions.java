@@ -154,6 +154,6 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     }
 
     private static String endpoint(String host, int port) {
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return io.lossprobe.core.plan.Addresses.hostPort(host, port);
     }
 }

@@ -204,8 +204,9 @@ final class AeronSender implements SenderEndpoint {
         for (int i = 0; i < publications.length; i++) {
             while (!publications[i].isConnected()) {
                 if (System.nanoTime() >= deadline) {
-                    throw new IOException("no Aeron subscriber answered on " + spec.targetHost() + ":"
-                        + spec.plan().port(i) + " within " + timeoutMs + " ms (is the receiver running?)");
+                    throw new IOException("no Aeron subscriber answered on " + io.lossprobe.core.plan.Addresses
+                        .hostPort(spec.targetHost(), spec.plan().port(i)) + " within " + timeoutMs
+                        + " ms (is the receiver running?)");
                 }
                 LockSupport.parkNanos(1_000_000);
             }

@@ -5,6 +5,7 @@ import io.lossprobe.core.engine.ReceiveSide;
 import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.SendSide;
 import io.lossprobe.core.engine.SendSideFactory;
+import io.lossprobe.core.plan.Addresses;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.ClockOffset;
 import io.lossprobe.core.transport.Transport;
@@ -73,7 +74,8 @@ public final class ControlClient implements AutoCloseable {
             socket.connect(new InetSocketAddress(host, port), timeoutMs);
         } catch (IOException e) {
             socket.close();
-            throw new IOException("cannot reach lossprobe serve at " + host + ":" + port + ": " + e.getMessage(), e);
+            throw new IOException("cannot reach lossprobe serve at " + Addresses.hostPort(host, port) + ": "
+                + e.getMessage(), e);
         }
         FrameChannel channel = new FrameChannel(socket, WRITE_TIMEOUT_MS);
         try {
@@ -84,7 +86,7 @@ public final class ControlClient implements AutoCloseable {
                 throw new ControlProtocolException("expected 'challenge', got '" + Codec.typeOf(first) + "'");
             }
             if (!Auth.verify(auth.serverProof(clientNonce, challenge.nonce()), challenge.proof())) {
-                throw new ControlProtocolException("the server at " + host + ":" + port
+                throw new ControlProtocolException("the server at " + Addresses.hostPort(host, port)
                     + " could not prove it knows the secret (another secret there, or not a lossprobe serve); "
                     + "nothing was sent to it");
             }

@@ -143,7 +143,7 @@ public final class ControlServer implements AutoCloseable {
     }
 
     private void handle(Socket socket, PreAuthGate.Ticket ticket, long acceptedNs, int id) {
-        String peer = socket.getInetAddress().getHostAddress();
+        String peer = io.lossprobe.core.plan.Addresses.text(socket.getInetAddress());
         FrameChannel channel = null;
         ServerSession session = null;
         try {

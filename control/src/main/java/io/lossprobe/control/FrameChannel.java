@@ -212,8 +212,9 @@ final class FrameChannel implements AutoCloseable {
         return TimeUnit.NANOSECONDS.toMillis(writeTimeoutNs);
     }
 
+    /** The peer's address as lossprobe writes it (IPv6 in its short form). */
     String remoteAddress() {
-        return socket.getInetAddress().getHostAddress();
+        return io.lossprobe.core.plan.Addresses.text(socket.getInetAddress());
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.lossprobe.cli;
 
+import io.lossprobe.core.plan.Addresses;
+
 /** {@code HOST}, {@code HOST:PORT} or {@code [v6]:PORT}, as typed after --target. */
 record HostPort(String host, int port) {
     static HostPort parse(String text, int defaultPort) {
@@ -39,9 +41,9 @@ record HostPort(String host, int port) {
         return new HostPort(host, p);
     }
 
-    /** {@code host:port}, with an IPv6 address in brackets ({@code [::1]:7400}) so the port stays readable. */
+    /** {@code host:port}, with an IPv6 address in brackets ({@code [::1]:7400}): {@link Addresses#hostPort}. */
     static String format(String host, int port) {
-        return (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+        return Addresses.hostPort(host, port);
     }
 
     @Override

@@ -150,6 +150,9 @@ public final class MeshCommand extends Subcommand {
     @CommandLine.Mixin
     PlanOptions planOptions;
 
+    @CommandLine.Mixin
+    AddressFamilyOption family;
+
     private final Clock clock = Clock.systemUTC();
     private final MeshClock meshClock = MeshClock.system();
     private final Set<RunEngine> running = ConcurrentHashMap.newKeySet();
@@ -224,6 +227,7 @@ public final class MeshCommand extends Subcommand {
 
     /** The options that do not go together, and the inputs, checked before anything else. */
     private void checkOptions(CommandLine cl) {
+        family.check(cl);
         if (!policy.given() && checkOutputs.junit != null) {
             throw new CommandLine.ParameterException(cl, "--junit goes with --policy");
         }
@@ -351,9 +355,9 @@ public final class MeshCommand extends Subcommand {
             all.add(MeshHosts.parse(h));
         }
         if (hostsDns != null) {
-            all.addAll(MeshHosts.resolve(hostsDns));
+            all.addAll(MeshHosts.resolve(hostsDns, family));
         }
-        return all;
+        return MeshHosts.inFamily(all, family);
     }
 
     /** The sources this process runs: --as-source, or the hosts whose address this host can bind. */

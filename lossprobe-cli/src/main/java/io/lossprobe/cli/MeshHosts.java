@@ -3,13 +3,10 @@ package io.lossprobe.cli;
 import io.lossprobe.analysis.MeshResult.Host;
 import io.lossprobe.control.ControlClient;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -77,19 +74,26 @@ final class MeshHosts {
     }
 
     /**
-     * Every address {@code NAME[:PORT]} resolves to, sorted so that every host that resolves it gets the same list
-     * in the same order (a headless Service answers in any order), each named by its address.
+     * Every address {@code NAME[:PORT]} resolves to (in the family of {@code -4} / {@code -6}), sorted so that every
+     * host that resolves it gets the same list in the same order (a headless Service answers in any order), each
+     * named by its address.
      */
-    static List<Host> resolve(String nameAndPort) {
+    static List<Host> resolve(String nameAndPort, AddressFamilyOption family) {
         HostPort hp = HostPort.parse(nameAndPort, ControlClient.DEFAULT_PORT);
-        InetAddress[] all;
-        try {
-            all = InetAddress.getAllByName(hp.host());
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("unknown host '" + hp.host() + "' (--hosts-dns)");
-        }
-        return Arrays.stream(all).map(InetAddress::getHostAddress).distinct().sorted()
+        return family.resolveAll(hp.host(), "--hosts-dns").stream().sorted()
             .map(a -> new Host(a, a, hp.port())).toList();
+    }
+
+    /**
+     * With {@code -4} / {@code -6}, each host's address resolved once to one of that family (a name with both takes
+     * the family chosen; one with none is refused); without, the hosts as listed.
+     */
+    static List<Host> inFamily(List<Host> hosts, AddressFamilyOption family) {
+        if (!family.given()) {
+            return hosts;
+        }
+        return hosts.stream().map(h -> new Host(h.name(), family.resolve(h.address(), "host " + h.name()), h.port()))
+            .toList();
     }
 
     /** Refuses a list with fewer than two hosts or with a name or address twice. */

@@ -68,7 +68,8 @@ public final class RunCommand extends Subcommand {
     boolean hlog;
 
     @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDR",
-        description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE}.")
+        description = "Receivers' address (the senders' target in the embedded run). Default: ${DEFAULT-VALUE} "
+            + "(::1 with -6).")
     String bind;
 
     @Option(names = "--target", paramLabel = "HOST[:PORT]",
@@ -79,9 +80,12 @@ public final class RunCommand extends Subcommand {
     SecretOption secret;
 
     @Option(names = "--reverse",
-        description = "With --target: the server sends and this host receives (on --bind; 0.0.0.0 unless given). "
-            + "The server only ever sends to this host's own address.")
+        description = "With --target: the server sends and this host receives (on --bind; unless given 0.0.0.0, "
+            + "or :: when the server is reached over IPv6). The server only ever sends to this host's own address.")
     boolean reverse;
+
+    @CommandLine.Mixin
+    AddressFamilyOption family;
 
     @CommandLine.Mixin
     PolicyAfterRun policy;
@@ -98,8 +102,9 @@ public final class RunCommand extends Subcommand {
     @Override
     int run(CommandLine cl) throws Exception {
         boolean resultsToStdout = checkOptions(cl);
+        HostPort server = target == null ? null : resolveTarget();
         Map<String, String> options = planOptions.transportOptionsInEffect();
-        Plan plan = buildPlan(options);
+        Plan plan = buildPlan(options, server);
         Map<String, Transport> available = Transports.available();
         PlanOptions.requireTransports(cl, plan, available);
         Path out = output != null ? output : Path.of("lossprobe-"
@@ -114,7 +119,7 @@ public final class RunCommand extends Subcommand {
                 + "a file, not -");
         }
         RunOutput sink = openSink(cl, plan, out, results, stdout, stderr, resultsToStdout);
-        RemoteRun remote = target != null ? openRemote(cl, plan, options, available, sink, stderr) : null;
+        RemoteRun remote = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
         RunEngine engine = remote != null ? remote.engine()
             : new RunEngine(plan, available, options, sink, StepHooks.NONE);
         sink.onWriteFailure(engine::requestStop);
@@ -157,6 +162,7 @@ public final class RunCommand extends Subcommand {
 
     /** The options that do not go together, refused before anything else; returns whether -o - was given. */
     private boolean checkOptions(CommandLine cl) {
+        family.check(cl);
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(cl, "--reverse needs --target");
         }
@@ -207,13 +213,21 @@ public final class RunCommand extends Subcommand {
         return sink;
     }
 
-    /** {@code --target}: the run with its other half on a {@code lossprobe serve}. */
-    private RemoteRun openRemote(CommandLine cl, Plan plan, Map<String, String> options,
+    /**
+     * {@code --target} with its host resolved once, in the family {@code -4} / {@code -6} chose: the address the
+     * control connection and the data go to.
+     */
+    private HostPort resolveTarget() {
+        HostPort typed = HostPort.parse(target, ControlClient.DEFAULT_PORT);
+        return new HostPort(family.resolve(typed.host(), null), typed.port());
+    }
+
+    /** {@code --target}: the run with its other half on a {@code lossprobe serve} at {@code server}. */
+    private RemoteRun openRemote(CommandLine cl, HostPort server, Plan plan, Map<String, String> options,
                                  Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
         throws Exception {
-        HostPort hp = HostPort.parse(target, ControlClient.DEFAULT_PORT);
         try {
-            return RemoteRun.open(hp, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
+            return RemoteRun.open(server, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
                 RemoteRun.CONNECT_TIMEOUT_MS);
         } catch (java.net.UnknownHostException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
@@ -314,19 +328,36 @@ public final class RunCommand extends Subcommand {
         return policy.check(spec.commandLine(), results, checkOutputs, more);
     }
 
-    private Plan buildPlan(Map<String, String> options) {
-        String receivers = bind;
-        if (target != null && !reverse) {
-            receivers = HostPort.parse(target, ControlClient.DEFAULT_PORT).host();
-        } else if (reverse && !spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
-            receivers = "0.0.0.0"; // the server sends to this host's address as it sees it
-        }
-        Plan plan = planOptions.plan(receivers, mode, concurrency, options);
+    private Plan buildPlan(Map<String, String> options, HostPort server) {
+        Plan plan = planOptions.plan(receivers(server), mode, concurrency, options);
         if (!shapeOptions.reshapes() && shapeOptions.latencyAt == null) {
             return plan;
         }
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         return shapeOptions.shape(plan, parsed.hasMatchedOption("--levels"), parsed.hasMatchedOption("--size"));
+    }
+
+    /**
+     * Where the receivers are: the server's address forward; else --bind (resolved in the family of -4 / -6), by
+     * default loopback for the embedded run and every address of the control connection's family for --reverse
+     * (the server sends to this host's address as it sees it).
+     */
+    private String receivers(HostPort server) {
+        if (server != null && !reverse) {
+            return server.host();
+        }
+        if (!spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
+            return reverse ? AddressFamilyOption.wildcardOf(server.host()) : family.loopback();
+        }
+        String receivers = family.given() ? family.resolve(bind, "--bind") : bind;
+        boolean literal = receivers.matches("[0-9.]+") || receivers.indexOf(':') >= 0;
+        if (reverse && literal && !AddressFamilyOption.wildcardOf(receivers)
+            .equals(AddressFamilyOption.wildcardOf(server.host()))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--bind " + receivers + " and --target "
+                + server + " are of different address families: a --reverse server sends to the address it sees "
+                + "the control connection come from");
+        }
+        return receivers;
     }
 
     /** The --stream target: stdout, or a file created (or emptied) now, before any traffic. */

@@ -23,8 +23,12 @@ import picocli.CommandLine.Option;
         "Example: lossprobe serve --bind 10.0.0.5 --secret-file /etc/lossprobe/secret --max-rate 1M"})
 public final class ServeCommand extends Subcommand {
     @Option(names = "--bind", defaultValue = "0.0.0.0", paramLabel = "ADDR",
-        description = "Address for the control port and the data receivers. Default: ${DEFAULT-VALUE}.")
+        description = "Address for the control port and the data receivers. Default: ${DEFAULT-VALUE} (every IPv4 "
+            + "address; :: with -6, every IPv6 address).")
     String bind;
+
+    @CommandLine.Mixin
+    AddressFamilyOption family;
 
     @Option(names = "--port", defaultValue = "" + ControlClient.DEFAULT_PORT, paramLabel = "PORT",
         description = "Control port. Default: ${DEFAULT-VALUE}.")
@@ -85,6 +89,12 @@ public final class ServeCommand extends Subcommand {
             || maxUnauthenticatedPerAddress < 1) {
             throw new CommandLine.ParameterException(cl,
                 "--max-ports, --max-sessions, --max-levels and --max-unauthenticated* must be at least 1");
+        }
+        family.check(cl);
+        if (!cl.getParseResult().hasMatchedOption("--bind")) {
+            bind = family.wildcard();
+        } else if (family.given()) {
+            bind = family.resolve(bind, "--bind");
         }
         PrintWriter out = cl.getOut();
         PrintWriter err = cl.getErr();

@@ -202,6 +202,24 @@ class CliHabitsTest {
         assertThat(HostPort.format("::1", 7400)).isEqualTo("[::1]:7400");
         assertThat(HostPort.format("198.18.0.1", 7400)).isEqualTo("198.18.0.1:7400");
         assertThat(HostPort.parse("[fe80::1]:7401", 7400).toString()).isEqualTo("[fe80::1]:7401");
+        assertThat(HostPort.format("2001:2:0:0:0:0:0:11", 52600)).as("short form, RFC 5952")
+            .isEqualTo("[2001:2::11]:52600");
+    }
+
+    @Test
+    void serveRefusesAnAddressOfTheOtherFamily() throws Exception {
+        Path secret = secretFile("s", "a secret of some length, 32 bytes or more\n");
+        for (String[] args : List.of(new String[] {"-4", "--bind", "::1"}, new String[] {"-6", "--bind", "127.0.0.1"},
+            new String[] {"-4", "-6"})) {
+            List<String> all = new ArrayList<>(List.of("serve", "--secret-file", secret.toString()));
+            all.addAll(List.of(args));
+            RunCommandTest.Outcome o = execute(all.toArray(String[]::new));
+            assertThat(o.exit()).as(o.err()).isEqualTo(2);
+            assertThat(o.err().strip()).as(String.join(" ", args)).matches("lossprobe: -4 with the IPv6 address ::1 "
+                + "\\(--bind\\): give an IPv4 address or leave -4 out|lossprobe: -6 with the IPv4 address 127.0.0.1 "
+                + "\\(--bind\\): give an IPv6 address or leave -6 out|lossprobe: -4 and -6 exclude each other: "
+                + "give one");
+        }
     }
 
     @Test

@@ -8,16 +8,12 @@ import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +47,7 @@ class DscpLabSystemTest {
     private Path work;
     private Path secret;
     private Process server;
+    private Process server6;
 
     @BeforeAll
     void upLab() throws Exception {
@@ -64,36 +61,16 @@ class DscpLabSystemTest {
         work = Files.createTempDirectory("lossprobe-dscp-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "rx"));
-        cmd.addAll(java());
-        cmd.addAll(List.of("serve", "--bind", RX, "--secret-file", secret.toString()));
-        server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        CountDownLatch listening = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
-                StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.contains("listening on")) {
-                        listening.countDown();
-                    }
-                }
-            } catch (IOException e) {
-                // The server ended.
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        assertThat(listening.await(60, TimeUnit.SECONDS)).as("serve started").isTrue();
+        server = LabSystemTest.startServe(LAB + "rx", RX, secret);
+        server6 = LabSystemTest.startServe(LAB + "rx", LabSystemTest.RX6, secret);
+        LabSystemTest.awaitListening(server);
+        LabSystemTest.awaitListening(server6);
     }
 
     @AfterAll
     void downLab() throws Exception {
-        if (server != null) {
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
-            server.destroyForcibly();
-        }
+        LabSystemTest.stop(server);
+        LabSystemTest.stop(server6);
         if (repo != null) {
             lab("down");
         }
@@ -102,12 +79,6 @@ class DscpLabSystemTest {
     @BeforeEach
     void clearRules() throws Exception {
         assertThat(lab("clear").exit).isZero();
-    }
-
-    private static List<String> java() {
-        return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            Main.class.getName());
     }
 
     record Exec(int exit, String output) {
@@ -136,10 +107,15 @@ class DscpLabSystemTest {
 
     /** lossprobe run in the sender namespace against the server, with no warm-up: every datagram is counted. */
     private LabRun run(String name, String... args) throws Exception {
+        return runTo(RX, name, args);
+    }
+
+    /** {@link #run(String, String...)} against the server at {@code target}: RX, or RX6 over IPv6. */
+    private LabRun runTo(String target, String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
-        cmd.addAll(java());
-        cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
+        cmd.addAll(LabSystemTest.java());
+        cmd.addAll(List.of("run", "--target", target, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0"));
         cmd.addAll(List.of(args));
         Exec e = exec(cmd);
@@ -159,10 +135,16 @@ class DscpLabSystemTest {
 
     /** UDP datagrams of {@link #SIZE} bytes in a packets-and-bytes counter (a GSO packet carries several). */
     private static long datagrams(JsonNode counter) {
+        return datagrams(counter, RX);
+    }
+
+    /** {@link #datagrams(JsonNode)} of traffic to {@code target} (48 bytes of headers a packet over IPv6). */
+    private static long datagrams(JsonNode counter, String target) {
         long packets = counter.get("packets").asLong();
         long bytes = counter.get("bytes").asLong();
-        assertThat((bytes - 28 * packets) % SIZE).as("whole datagrams in %s", counter).isZero();
-        return (bytes - 28 * packets) / SIZE;
+        long headers = LabSystemTest.udpHeaderBytes(target);
+        assertThat((bytes - headers * packets) % SIZE).as("whole datagrams in %s", counter).isZero();
+        return (bytes - headers * packets) / SIZE;
     }
 
     private static long sentIn(StepResult s, long dscp) {
@@ -170,22 +152,27 @@ class DscpLabSystemTest {
             .mapToLong(f -> f.counts().sent()).sum();
     }
 
-    @ParameterizedTest(name = "{0}")
+    /** IPv4 (the TOS byte) and IPv6 (the traffic class): the same classes, counted by the same rules. */
+    @ParameterizedTest(name = "{0} to {1}")
     @CsvSource({
-        "native send path with GSO, 49200, udp.send=native, udp.gso=on",
-        "Netty send path without GSO, 49220, udp.send=netty, udp.gso=off",
+        "native send path with GSO, " + RX + ", 49200, udp.send=native, udp.gso=on",
+        "Netty send path without GSO, " + RX + ", 49220, udp.send=netty, udp.gso=off",
+        "native send path with GSO, " + LabSystemTest.RX6 + ", 52760, udp.send=native, udp.gso=on",
+        "Netty send path without GSO, " + LabSystemTest.RX6 + ", 52780, udp.send=netty, udp.gso=off",
     })
-    void eachClassArrivesWithExactlyTheDatagramsSentInIt(String path, String basePort, String send, String gso)
-        throws Exception {
+    void eachClassArrivesWithExactlyTheDatagramsSentInIt(String path, String target, String basePort, String send,
+                                                         String gso) throws Exception {
         assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
-        LabRun run = run("classes-" + send, "--transport", "udp", "--ports", "4", "--base-port", basePort,
-            "--dscp", "EF,CS1", "-X", send, "-X", gso);
+        LabRun run = runTo(target, "classes-" + send + "-" + basePort, "--transport", "udp", "--ports", "4",
+            "--base-port", basePort, "--dscp", "EF,CS1", "-X", send, "-X", gso);
         StepResult s = run.step("udp");
+        assertThat(run.result().plan().bindAddress()).isEqualTo(target);
         JsonNode dscp = counters().get("dscp");
         assertThat(sentIn(s, EF)).as("flows 0 and 2 sent EF").isPositive();
-        assertThat(datagrams(dscp.get("ef"))).as("EF datagrams nftables counted at the receiving host")
+        assertThat(datagrams(dscp.get("ef"), target)).as("EF datagrams nftables counted at the receiving host")
             .isEqualTo(sentIn(s, EF));
-        assertThat(datagrams(dscp.get("cs1"))).as("CS1 datagrams nftables counted").isEqualTo(sentIn(s, CS1));
+        assertThat(datagrams(dscp.get("cs1"), target)).as("CS1 datagrams nftables counted")
+            .isEqualTo(sentIn(s, CS1));
         assertThat(dscp.get("cs0").get("packets").asLong()).as("no data arrived unmarked").isZero();
         if (gso.equals("udp.gso=off")) {
             assertThat(dscp.get("ef").get("packets").asLong()).as("a packet a datagram").isEqualTo(sentIn(s, EF));

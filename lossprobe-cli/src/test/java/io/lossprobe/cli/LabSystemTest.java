@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Two hosts for real: {@code lossprobe serve} in one network namespace, {@code lossprobe run --target} in
@@ -41,12 +43,15 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LabSystemTest {
     private static final String RX = "198.18.0.1";
+    /** The receiver's IPv6 address (scripts/lab.sh: the RFC 5180 benchmarking prefix), with a serve of its own. */
+    static final String RX6 = "2001:2::1";
     /** The lab's namespace prefix (scripts/lab.sh's LAB_PREFIX), so a lab of one's own can run beside others. */
     private static final String LAB = System.getenv().getOrDefault("LAB_PREFIX", "lp-");
     private Path repo;
     private Path work;
     private Path secret;
     private Process server;
+    private Process server6;
 
     @BeforeAll
     void upLab() throws Exception {
@@ -60,10 +65,22 @@ class LabSystemTest {
         work = Files.createTempDirectory("lossprobe-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret); // as 'lossprobe keygen' makes it: no warning in the output
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "rx"));
+        server = startServe(LAB + "rx", RX, secret);
+        server6 = startServe(LAB + "rx", RX6, secret);
+        awaitListening(server);
+        awaitListening(server6);
+    }
+
+    /** {@code lossprobe serve --bind BIND} in namespace {@code ns}; {@link #awaitListening} waits for it. */
+    static Process startServe(String ns, String bind, Path secret) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
         cmd.addAll(java());
-        cmd.addAll(List.of("serve", "--bind", RX, "--secret-file", secret.toString()));
-        server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        cmd.addAll(List.of("serve", "--bind", bind, "--secret-file", secret.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    /** Reads the server's output to its end (on a thread of its own); returns once it says it is listening. */
+    static void awaitListening(Process server) throws InterruptedException {
         CountDownLatch listening = new CountDownLatch(1);
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
@@ -83,13 +100,19 @@ class LabSystemTest {
         assertThat(listening.await(60, TimeUnit.SECONDS)).as("serve started").isTrue();
     }
 
-    @AfterAll
-    void downLab() throws Exception {
+    /** Stops a server started by {@link #startServe}, if it was. */
+    static void stop(Process server) throws InterruptedException {
         if (server != null) {
             server.destroy();
             server.waitFor(10, TimeUnit.SECONDS);
             server.destroyForcibly();
         }
+    }
+
+    @AfterAll
+    void downLab() throws Exception {
+        stop(server);
+        stop(server6);
         if (repo != null) {
             lab("down");
         }
@@ -100,7 +123,7 @@ class LabSystemTest {
         assertThat(lab("clear").exit).isZero();
     }
 
-    private static List<String> java() {
+    static List<String> java() {
         return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
             "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
             Main.class.getName());
@@ -124,10 +147,15 @@ class LabSystemTest {
 
     /** Runs lossprobe in a sender namespace against the server; returns the result. */
     private RunResult run(String senderNs, String name, String... args) throws Exception {
+        return runTo(RX, senderNs, name, args);
+    }
+
+    /** Runs lossprobe in a sender namespace against the server at {@code target} (RX or RX6). */
+    private RunResult runTo(String target, String senderNs, String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", senderNs));
         cmd.addAll(java());
-        cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
+        cmd.addAll(List.of("run", "--target", target, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString()));
         cmd.addAll(List.of(args));
         Exec e = exec(cmd.toArray(String[]::new));
@@ -149,22 +177,36 @@ class LabSystemTest {
 
     /**
      * UDP datagrams of {@code payload} bytes in what nftables counted: a GSO packet carries several, and its bytes
-     * are 28 (IP + UDP headers) plus their payloads, so datagrams = (bytes - 28 x packets) / payload.
+     * are 28 (IPv4 and UDP headers) plus their payloads, so datagrams = (bytes - 28 x packets) / payload.
      */
     static long datagrams(JsonNode counters, String name, int payload) {
-        long packets = counters.get(name).asLong();
-        long bytes = counters.get(name + "Bytes").asLong();
-        assertThat((bytes - 28 * packets) % payload).as("whole datagrams").isZero();
-        return (bytes - 28 * packets) / payload;
+        return datagrams(counters, name, payload, RX);
     }
 
-    @Test
-    void udpLossEqualsWhatNftablesDroppedPlusKernelDrops() throws Exception {
+    /** {@link #datagrams(JsonNode, String, int)} of traffic to {@code target}: over IPv6 the headers are 48 bytes. */
+    static long datagrams(JsonNode counters, String name, int payload, String target) {
+        long packets = counters.get(name).asLong();
+        long bytes = counters.get(name + "Bytes").asLong();
+        long headers = udpHeaderBytes(target);
+        assertThat((bytes - headers * packets) % payload).as("whole datagrams").isZero();
+        return (bytes - headers * packets) / payload;
+    }
+
+    /** The IP and UDP headers of a datagram as nftables counts it: 20 + 8 over IPv4, 40 + 8 over IPv6. */
+    static int udpHeaderBytes(String target) {
+        return target.indexOf(':') >= 0 ? 48 : 28;
+    }
+
+    /** IPv4, then IPv6 with the same rules of scripts/lab.sh: each exactness check holds in both families. */
+    @ParameterizedTest(name = "to {0}")
+    @CsvSource({RX + ", 48000", RX6 + ", 52700"})
+    void udpLossEqualsWhatNftablesDroppedPlusKernelDrops(String target, String basePort) throws Exception {
         assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = run(LAB + "tx1", "udp-loss", "--transport", "udp", "--ports", "8", "--base-port", "48000",
-            "--levels", "20k", "--duration", "2s", "--warmup", "0");
+        RunResult r = runTo(target, LAB + "tx1", "udp-loss-" + basePort, "--transport", "udp", "--ports", "8",
+            "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
-        long dropped = datagrams(counters(), "dropped", 64);
+        assertThat(r.plan().bindAddress()).isEqualTo(target);
+        long dropped = datagrams(counters(), "dropped", 64, target);
         assertThat(dropped).as("nftables dropped something").isPositive();
         long kernel = s.socketDrops() == null ? 0 : s.socketDrops();
         assertThat(s.counts().lost()).isEqualTo(dropped + kernel);
@@ -197,11 +239,12 @@ class LabSystemTest {
         assertThat(s.counts().lost()).isEqualTo(s.socketDrops() == null ? 0 : s.socketDrops());
     }
 
-    @Test
-    void tcpPaysForLossWithRetransmitsNotLoss() throws Exception {
+    @ParameterizedTest(name = "to {0}")
+    @CsvSource({RX + ", 48200", RX6 + ", 52720"})
+    void tcpPaysForLossWithRetransmitsNotLoss(String target, String basePort) throws Exception {
         assertThat(lab("loss", "1", "tcp").exit).isZero();
-        RunResult r = run(LAB + "tx1", "tcp-loss", "--transport", "tcp", "--ports", "8", "--base-port", "48200",
-            "--levels", "20k", "--duration", "2s", "--warmup", "0");
+        RunResult r = runTo(target, LAB + "tx1", "tcp-loss-" + basePort, "--transport", "tcp", "--ports", "8",
+            "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         assertThat(counters().get("dropped").asLong()).isPositive();
         assertThat(s.counts().lost()).isZero();
@@ -215,11 +258,12 @@ class LabSystemTest {
             .isEqualTo(mib).isEqualTo(s.transportCounters().get("tcp.totalRetrans"));
     }
 
-    @Test
-    void aeronReliableRepairsLossWithNaks() throws Exception {
+    @ParameterizedTest(name = "to {0}")
+    @CsvSource({RX + ", 48300", RX6 + ", 52740"})
+    void aeronReliableRepairsLossWithNaks(String target, String basePort) throws Exception {
         assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = run(LAB + "tx1", "aeron-loss", "--transport", "aeron", "--ports", "8", "--base-port", "48300",
-            "--levels", "20k", "--duration", "2s", "--warmup", "0");
+        RunResult r = runTo(target, LAB + "tx1", "aeron-loss-" + basePort, "--transport", "aeron", "--ports", "8",
+            "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         assertThat(counters().get("dropped").asLong()).isPositive();
         assertThat(s.counts().lost()).isZero();

@@ -58,6 +58,9 @@ class MeshCommandTest {
             + "|--start-at 2020-01-01T00:00:00Z is over",
         "--host a=127.0.0.2 --host b=127.0.0.3 --junit x.xml|--junit goes with --policy",
         "--host a=127.0.0.2 --host b=127.0.0.3 --hosts-dns no-such-host.invalid|unknown host 'no-such-host.invalid'",
+        "-6 --host a=127.0.0.2 --host b=[::1]|-6 with the IPv4 address 127.0.0.2 (host a)",
+        "-4 --host a=127.0.0.2 --host b=::1|-4 with the IPv6 address ::1 (host b)",
+        "-4 -6 --host a=127.0.0.2 --host b=127.0.0.3|-4 and -6 exclude each other",
     })
     void badInputExitsTwoWithOneLine(String args, String expected) {
         List<String> all = new ArrayList<>(List.of("mesh", "--secret-file", "/dev/null"));

@@ -117,7 +117,7 @@ class MeshScheduleTest {
         assertThatThrownBy(() -> MeshHosts.check(List.of(MeshHosts.parse("a=10.0.0.1"), MeshHosts.parse("b=10.0.0.1"))))
             .hasMessage("address 10.0.0.1:7400 is listed twice");
         assertThatThrownBy(() -> MeshHosts.check(List.of(MeshHosts.parse("a")))).hasMessageContaining("at least two");
-        assertThat(MeshHosts.resolve("localhost:7401")).isNotEmpty()
+        assertThat(MeshHosts.resolve("localhost:7401", new AddressFamilyOption())).isNotEmpty()
             .allSatisfy(h -> assertThat(h.port()).isEqualTo(7401));
     }
 

@@ -58,7 +58,8 @@ class RunCommandTest {
         "--drain 9223372036854775807ns|--drain must be at most 24h",
         "--size 99999999999999999999|--size is too large",
         "--size 9007199254740992MiB|--size is too large",
-        "--size -64|--size must not be negative",
+        "--size -1KiB|--size must not be negative",
+        "--size -64|Expected parameter for option '--size' but found '-64'",
         "--rcvbuf 4096MiB|rcvbuf must be",
         "--sndbuf 0|sndbuf must be",
         "--ports abc|--ports",
@@ -79,6 +80,13 @@ class RunCommandTest {
         "-X aeron.termLength=100k|aeron.termLength",
         "--target 127.0.0.1:1 -X udp.rxthreads=2|did you mean udp.rxThreads?",
         "--udp-io ioctl|udp.io must be one of auto, epoll, nio, not 'ioctl'",
+        "-4 -6|-4 and -6 exclude each other: give one",
+        "-4 --bind ::1|-4 with the IPv6 address ::1 (--bind): give an IPv4 address or leave -4 out",
+        "-6 --bind 127.0.0.1|-6 with the IPv4 address 127.0.0.1 (--bind): give an IPv6 address or leave -6 out",
+        "-6 --target 127.0.0.1|-6 with the IPv4 address 127.0.0.1: give an IPv6 address or leave -6 out",
+        "-4 --target [0:0::1]:7400|-4 with the IPv6 address ::1: give an IPv4 address or leave -4 out",
+        "--target [::1]:1 --reverse --bind 127.0.0.1|--bind 127.0.0.1 and --target [::1]:1 are of different address "
+            + "families",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
         Outcome o = execute(("run " + args).split(" "));

@@ -17,7 +17,8 @@ public final class BindFailure {
     }
 
     public static IOException of(String what, Object address, int firstPort, int lastPort, Throwable cause) {
-        String message = "cannot " + what + " on " + address + " ports " + firstPort + "-" + lastPort + ": "
+        String message = "cannot " + what + " on " + io.lossprobe.core.plan.Addresses.text(String.valueOf(address))
+            + " ports " + firstPort + "-" + lastPort + ": "
             + cause.getMessage();
         int[] range = ephemeralRange(RANGE);
         if (range != null && firstPort <= range[1] && lastPort >= range[0]) {

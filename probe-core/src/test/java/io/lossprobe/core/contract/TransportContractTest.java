@@ -68,7 +68,7 @@ public abstract class TransportContractTest {
      * checks that can fail: the receiver's loss runs hold exactly the lost messages, a loss event exactly when
      * something was lost, never more received than sent, and no step warns that its figures disagree.
      */
-    protected static void assertIdentities(RunResult result) {
+    public static void assertIdentities(RunResult result) {
         for (StepResult step : result.steps()) {
             Counts sum = Counts.ZERO;
             for (FlowResult flow : step.flows()) {

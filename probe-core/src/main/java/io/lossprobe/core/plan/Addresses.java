@@ -1,0 +1,82 @@
+package io.lossprobe.core.plan;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * How lossprobe writes an address wherever it prints one: an IPv6 address in its short form (RFC 5952:
+ * {@code 2001:2::11}, never {@code 2001:2:0:0:0:0:0:11}) and in brackets before a port (RFC 3986:
+ * {@code [::1]:7400}), so the port stays readable. IPv4 addresses and names are written as they are.
+ */
+public final class Addresses {
+    private Addresses() {
+    }
+
+    /** {@code host:port}: {@code 127.0.0.1:7400}, {@code [::1]:7400}, {@code rx.example:7400}. */
+    public static String hostPort(String host, int port) {
+        String h = text(host);
+        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + port;
+    }
+
+    /**
+     * An address as lossprobe prints it: an IPv6 literal (brackets around it allowed) in RFC 5952's short form, its
+     * scope ({@code %eth0}) kept; anything else (IPv4, a name) unchanged. Never resolves a name.
+     */
+    public static String text(String host) {
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (h.indexOf(':') < 0) {
+            return h;
+        }
+        try {
+            // A literal with a colon is parsed, never looked up; an IPv4-mapped one comes back as IPv4.
+            return text(InetAddress.getByName(h));
+        } catch (UnknownHostException | SecurityException e) {
+            return h; // not a literal after all: as typed
+        }
+    }
+
+    /** {@link InetAddress#getHostAddress()}, but IPv6 in RFC 5952's short form. */
+    public static String text(InetAddress address) {
+        if (!(address instanceof Inet6Address v6)) {
+            return address.getHostAddress();
+        }
+        String full = v6.getHostAddress();
+        int percent = full.indexOf('%');
+        return shortForm(v6.getAddress()) + (percent >= 0 ? full.substring(percent) : "");
+    }
+
+    /** Eight groups in lower-case hex without leading zeros; the first longest run of two or more zeros is "::". */
+    static String shortForm(byte[] a) {
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((a[2 * i] & 0xff) << 8) | (a[2 * i + 1] & 0xff);
+        }
+        int bestStart = -1;
+        int bestLength = 1; // a single zero group is not shortened (RFC 5952 4.2.2)
+        for (int i = 0; i < 8; ) {
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLength) {
+                bestStart = i;
+                bestLength = j - i;
+            }
+            i = j == i ? i + 1 : j;
+        }
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                sb.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
+    }
+}
