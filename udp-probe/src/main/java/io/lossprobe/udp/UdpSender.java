@@ -1,6 +1,6 @@
 package io.lossprobe.udp;
 
-import io.lossprobe.core.pacing.WakeProbe;
+import io.lossprobe.core.transport.WakeProbe;
 import io.lossprobe.core.transport.Closing;
 import io.lossprobe.core.transport.LoopErrors;
 import io.lossprobe.core.transport.MessageWriter;

@@ -89,7 +89,7 @@ final class StepBuilder {
         String source = Timing.sourceOf(flows.kernelStamped, delay.count());
         Latency oneWay = Latency.of(delay, clocks.basis(), clocks.uncertaintyNs()).measuredBy(source, timing);
         if (oneWay.count() > 0) {
-            warnings.add(io.lossprobe.core.pacing.WakeProbe.nearFloor(senderEnvironment, oneWay.p50Ns(), timing));
+            warnings.add(io.lossprobe.core.transport.WakeProbe.nearFloor(senderEnvironment, oneWay.p50Ns(), timing));
         }
         DelayBaselines baselines = flows.baselines;
         Echo echo = replies == null ? null : echo(flows, replies, rtt, outcome.windowNs(), timing);

@@ -1,4 +1,4 @@
-package io.lossprobe.core.pacing;
+package io.lossprobe.core.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

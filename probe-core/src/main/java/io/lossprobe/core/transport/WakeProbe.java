@@ -1,4 +1,4 @@
-package io.lossprobe.core.pacing;
+package io.lossprobe.core.transport;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
