@@ -200,8 +200,14 @@ public final class ControlClient implements AutoCloseable {
         byte[] msg = Codec.encode(new Request.Clock(seq));
         long t1 = System.nanoTime();
         channel.send(msg);
-        Reply reply = Codec.reply(channel.receive(MAX_REPLY_BYTES,
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)));
+        byte[] frame;
+        try {
+            frame = channel.receive(MAX_REPLY_BYTES, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        } catch (FrameChannel.Silent e) {
+            channel.close(); // as in request: a late reply would answer the next request
+            throw e;
+        }
+        Reply reply = Codec.reply(frame);
         long t4 = System.nanoTime();
         Reply.ClockReply c = expect(reply, Reply.ClockReply.class);
         if (c.seq() != seq) {
@@ -225,6 +231,10 @@ public final class ControlClient implements AutoCloseable {
         try {
             reply = channel.receive(MAX_REPLY_BYTES, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(silenceMs));
         } catch (FrameChannel.Silent e) {
+            // The reply may still come, and would answer the next request: the connection is done with. Every
+            // request after this fails at once, so a run that gives up on a silent server ends without waiting
+            // out the control timeout once more for each of its goodbyes.
+            channel.close();
             throw new ControlProtocolException("the server did not answer '" + Codec.typeOf(msg) + "' within "
                 + silenceMs + " ms");
         }

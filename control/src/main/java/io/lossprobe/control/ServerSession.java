@@ -43,9 +43,10 @@ final class ServerSession {
     }
 
     /**
-     * While this server sends (a reverse step), the longest its controller may be silent: the controller polls the
-     * sending every few milliseconds, so silence this long means it is gone or cut off, and this host's traffic
-     * stops with the session rather than run on to the window's end or the idle timeout. Not shorter: on a path
+     * While this server sends (a reverse step) or receives a step, the longest its controller may be silent: the
+     * controller polls the sending or the receivers every few milliseconds, so silence this long means it is gone
+     * or cut off, and this host's traffic stops with the session rather than run on to the window's end or the idle
+     * timeout (and its receivers free their ports for the next run at once). Not shorter: on a path
      * the step itself saturates, the control connection's TCP retransmissions delay an exchange by seconds (2 s
      * was passed in the lab, with the sender's own egress overloaded).
      */
@@ -160,22 +161,26 @@ final class ServerSession {
 
     /**
      * The next request, within the idle timeout, or within {@link #SENDING_SILENCE_NS} while this server's senders
-     * are sending (once they are done, the controller drains its receivers without a word, for up to Tmax).
+     * are sending (once they are done, the controller drains its receivers without a word, for up to Tmax) or while
+     * a receive step is under way (the controller polls this host's receivers from the warm-up to the drain's end,
+     * so silence that long means it is gone: the session ends and the ports are free for the next run at once).
      */
     private byte[] receiveNext() throws IOException {
         long waitNs = TimeUnit.MILLISECONDS.toNanos(server.limits().idleTimeoutMs());
         boolean sending = state == State.TX_STEP && sender.sending(); // not in the drain after: silent by design
-        if (sending) {
+        boolean receiving = state == State.RX_STEP;
+        if (sending || receiving) {
             waitNs = Math.min(waitNs, SENDING_SILENCE_NS);
         }
         try {
             return channel.receive(ControlServer.MAX_REQUEST_BYTES, System.nanoTime() + waitNs);
         } catch (FrameChannel.Silent e) {
-            if (!sending) {
+            if (!sending && !receiving) {
                 throw e;
             }
             throw new ControlProtocolException("the controller was silent for "
-                + TimeUnit.NANOSECONDS.toMillis(waitNs) + " ms during a send step: sending stopped");
+                + TimeUnit.NANOSECONDS.toMillis(waitNs) + " ms during a " + (sending ? "send step: sending stopped"
+                : "receive step: its receivers closed"));
         }
     }
 

@@ -36,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Faults in the namespace lab (scripts/lab.sh, one sender host), with the switch's nftables counters as the witness:
  * every data packet to or from the server's host is counted there on its way through, so the moment each counter
  * stops moving is the moment each side stopped sending. For every fault (the server killed, the controller killed,
- * the control connection cut without FIN or RST) and mode (stream, {@code --reverse}, echo), no data packet from
+ * the control connection cut without FIN or RST) and mode (stream, {@code --reverse}, echo; {@code --reverse} with
+ * echo is refused), no data packet from
  * either side is counted later than the bound after the fault, and the files say what happened:
  * <ul>
  *   <li>a side that died closes its control connection (its kernel sends FIN or RST): its peer stops within
@@ -63,10 +64,7 @@ class FaultLabSystemTest {
     private Path work;
     private Path secret;
     private final List<Process> started = new ArrayList<>();
-    /**
-     * Runs so far: each takes ports of its own, since a session whose controller fell silent keeps its receivers
-     * until the server's idle timeout.
-     */
+    /** Runs so far: each takes ports of its own unless it retries another's ({@link #controllerOn}). */
     private int runs;
     /** One server for the class (each fault leaves it serving), until the last test kills it. */
     private Running server;
@@ -148,10 +146,14 @@ class FaultLabSystemTest {
 
     /** A run from the sender host over 4 flows (its levels and duration in {@code extra}). */
     private Running controller(String name, String... extra) throws IOException {
+        return controllerOn(47600 + 10 * runs++, name, extra);
+    }
+
+    /** {@link #controller} on the ports from {@code basePort}. */
+    private Running controllerOn(int basePort, String name, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("run", "--target", RX, "--secret-file", secret.toString(),
-            "--transport", "udp", "--ports", "4", "--base-port", Integer.toString(47600 + 10 * runs++), "--warmup", "0",
-            "-o",
-            work.resolve(name + ".json").toString()));
+            "--transport", "udp", "--ports", "4", "--base-port", Integer.toString(basePort), "--warmup", "0",
+            "-o", work.resolve(name + ".json").toString()));
         args.addAll(List.of(extra));
         return start(LAB + "tx1", args.toArray(String[]::new));
     }
@@ -274,34 +276,48 @@ class FaultLabSystemTest {
 
     /**
      * The control connection cut at the switch (no FIN, no RST) mid-step, in each mode: whoever was sending stops
-     * within the silence bound, the controller exits 1 with the reason in its file, and in a reverse run the server
-     * says it stopped sending because its controller fell silent.
+     * within the silence bound, the controller exits 1 with the reason in its file as soon as it gives up (its
+     * goodbyes do not wait out the control timeout), and the server ends the session after the same silence, says
+     * so, and takes the next run on the same ports.
      */
     @ParameterizedTest
     @ValueSource(strings = {"stream", "--reverse", "echo"})
     @Order(2)
     void controlConnectionCutMidStep(String mode) throws Exception {
         long silentBefore = server.lines().stream().filter(l -> l.contains("the controller was silent")).count();
-        Running run = controller("cut", modeArgs(mode, "--levels", "2k", "--duration", "20s"));
+        int basePort = 47600 + 10 * runs++;
+        Running run = controllerOn(basePort, "cut", modeArgs(mode, "--levels", "2k", "--duration", "20s"));
         await("data flowing", () -> {
             Data d = data();
             return mode.equals("--reverse") ? d.fromRx() > 2_000 : d.toRx() > 2_000;
         }, 60_000);
+        java.util.concurrent.atomic.AtomicLong exitNs = new java.util.concurrent.atomic.AtomicLong();
+        run.process().onExit().thenRun(() -> exitNs.set(System.nanoTime()));
         long fault = System.nanoTime();
         assertThat(lab("cut-control").exit()).isZero();
         Stopped s = lastMoves(fault);
         assertThat(s.latestMs()).as("ms from the cut to either side's last data packet")
             .isLessThanOrEqualTo(SILENT_BOUND_MS);
         assertThat(run.process().waitFor(30, TimeUnit.SECONDS)).as("the controller ended").isTrue();
+        await("the exit seen", () -> exitNs.get() != 0, 5_000);
+        long exitedMs = TimeUnit.NANOSECONDS.toMillis(exitNs.get() - fault);
+        System.out.println("after the cut (" + mode + "): the controller exited at " + exitedMs + " ms");
         assertThat(run.process().exitValue()).as(run.output()).isEqualTo(1);
+        // The silence bound, and a JVM's exit: no goodbye waits out the 10 s control timeout after the cut.
+        assertThat(exitedMs).as("ms from the cut to the controller's exit")
+            .isLessThanOrEqualTo(SILENT_BOUND_MS + 1_500);
         RunResult r = result("cut");
         assertThat(r.status()).hasToString("failed");
         assertThat(r.error()).startsWith("udp step 0 at 2k/s (64 B) failed: ").contains("did not answer");
-        if (mode.equals("--reverse")) {
-            await("the server says why it stopped", () -> server.lines().stream()
-                .filter(l -> l.contains("the controller was silent")).count() > silentBefore, 10_000);
-        }
+        await("the server says why it ended the session", () -> server.lines().stream()
+            .filter(l -> l.contains("the controller was silent")).count() > silentBefore, 10_000);
         assertThat(counters().get("cut").asLong()).as("the switch dropped control segments").isPositive();
+        // The path is back: the next run on the same ports runs at once (the silent session's receivers are gone).
+        assertThat(lab("clear").exit()).isZero();
+        Running next = controllerOn(basePort, "after-cut", modeArgs(mode, "--levels", "1k", "--duration", "500ms"));
+        assertThat(next.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(next.process().exitValue()).as(next.output()).isZero();
+        assertThat(result("after-cut").status()).hasToString("complete");
     }
 
     private int closedSessions() {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * A controller that falls silent in the middle of a reverse step (gone without closing, or its control connection
  * cut off: no FIN, no RST) must not leave the server sending to it: the server stops within
  * {@code ServerSession.SENDING_SILENCE_NS} (5 s) of the last request, long before the 20 s window or its 30 s idle
- * timeout would end it. The datagrams are counted where they arrive, on a plain socket. Port 44900.
+ * timeout would end it. The datagrams are counted where they arrive, on a plain socket. Ports 44900, 44910, 44930.
  */
 @Tag("system")
 class ControllerSilenceTest {
@@ -115,6 +115,39 @@ class ControllerSilenceTest {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(BOUND_MS + 1_000));
             assertThat(sender.finish().counts()[0].sent()).isEqualTo(600);
             assertThat(server.activeSessions()).isEqualTo(1);
+        }
+    }
+    /**
+     * Forward: a controller silent during a receive step (it polls the server's receivers from the warm-up to the
+     * drain's end) ends the session after the same bound, so the step's ports are free for the next run at once,
+     * not after the idle timeout (30 s).
+     */
+    @Test
+    @Timeout(60)
+    void aServerReceivingForASilentControllerEndsTheSessionWithinTheBound() throws Exception {
+        Plan plan = new Plan(List.of("udp"), 1, PORT + 30, List.of(Level.parse("2k")), TimeUnit.SECONDS.toNanos(20),
+            0, TimeUnit.SECONDS.toNanos(1), 64, "127.0.0.1");
+        try (ControlServer server = new ControlServer("127.0.0.1", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
+            client.negotiate(plan, 97, Map.of());
+            io.lossprobe.core.engine.ReceiveSide side = client.receiveSides().open(new UdpTransport(), plan, 97,
+                client.dataKey(97), Map.of());
+            side.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
+            side.progress();
+            long silentFromNs = System.nanoTime(); // no request from here on; the connection stays open
+            long deadline = silentFromNs + TimeUnit.SECONDS.toNanos(15);
+            while (server.activeSessions() > 0) {
+                assertThat(System.nanoTime()).as("the server ends the session within 15 s").isLessThan(deadline);
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+            long endedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentFromNs);
+            System.out.println("silent controller, receive step: session ended " + endedAfterMs + " ms in");
+            assertThat(endedAfterMs).as("ms from the last request to the session's end")
+                .isBetween(BOUND_MS - 100, BOUND_MS + SLACK_MS);
+            // The receiver's port is free again.
+            new DatagramSocket(new InetSocketAddress("127.0.0.1", PORT + 30)).close();
+            client.abort();
         }
     }
 }

@@ -167,6 +167,11 @@ final class StepRun {
     /** Tells the listener how far the warm-up or the window is; in the window, runs the test hook first. */
     private void progress(long now, long t0, long warmupNs) throws Exception {
         if (now < windowStart) {
+            if (!sides.receiversLocal()) {
+                // Remote receivers are polled in the warm-up too: a server gone then is found within the control
+                // channel's silence bound, not only once the window begins (and the server hears from us).
+                sides.progress();
+            }
             listener.progress(name, step, RunListener.Phase.WARMUP, now - t0, warmupNs, 0, 0);
             return;
         }
