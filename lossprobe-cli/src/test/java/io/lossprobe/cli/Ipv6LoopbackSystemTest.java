@@ -18,7 +18,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -81,11 +80,11 @@ class Ipv6LoopbackSystemTest {
     void theEmbeddedRunOnIpv6LoopbackRunsEveryTransport() throws Exception {
         Path out = dir.resolve("embedded.json");
         List<String> args = new ArrayList<>(List.of("run", "--bind", "::1", "--transport", "udp,tcp,aeron",
-            "--base-port", "52600", "-o", out.toString()));
+            "--base-port", "44600", "-o", out.toString()));
         args.addAll(SHORT.subList(0, SHORT.size() - 1)); // not quiet: the first line names the address
         RunCommandTest.Outcome o = execute(args.toArray(String[]::new));
         assertThat(o.exit()).as(o.out() + o.err()).isZero();
-        assertThat(o.out()).contains("udp,tcp,aeron over 2 ports from [::1]:52600");
+        assertThat(o.out()).contains("udp,tcp,aeron over 2 ports from [::1]:44600");
         RunResult r = ResultFiles.read(out);
         TransportContractTest.assertIdentities(r);
         assertEveryTransportDelivered(r, List.of("udp", "tcp", "aeron"));
@@ -99,18 +98,18 @@ class Ipv6LoopbackSystemTest {
             String target = "[::1]:" + server.port();
             String secret = secret().toString();
             RunResult forward = run("forward", "run", "--target", target, "--secret-file", secret, "--transport",
-                "udp,tcp,aeron", "--base-port", "52610");
+                "udp,tcp,aeron", "--base-port", "44610");
             assertEveryTransportDelivered(forward, List.of("udp", "tcp", "aeron"));
             assertThat(forward.plan().bindAddress()).isEqualTo("::1");
 
             // The receivers here bind every IPv6 address: the server sends to the address it saw the controller at.
             RunResult reverse = run("reverse", "run", "--target", target, "--secret-file", secret, "--reverse",
-                "--transport", "udp,tcp,aeron", "--base-port", "52620");
+                "--transport", "udp,tcp,aeron", "--base-port", "44620");
             assertEveryTransportDelivered(reverse, List.of("udp", "tcp", "aeron"));
             assertThat(reverse.plan().bindAddress()).isEqualTo("::");
 
             RunResult echo = run("echo", "run", "--target", target, "--secret-file", secret, "--mode", "echo",
-                "--transport", "udp,tcp,aeron", "--base-port", "52630");
+                "--transport", "udp,tcp,aeron", "--base-port", "44630");
             assertEveryTransportDelivered(echo, List.of("udp", "tcp", "aeron"));
             for (StepResult s : echo.steps()) {
                 assertThat(s.echo().identitiesHold()).as(s.transport()).isTrue();
@@ -118,7 +117,7 @@ class Ipv6LoopbackSystemTest {
             }
         }
         // The server's log writes the controller's address in its short form.
-        assertThat(log.toString()).contains("session 1 from ::1: 2 ports from 52610", "session 3 from ::1 finished")
+        assertThat(log.toString()).contains("session 1 from ::1: 2 ports from 44610", "session 3 from ::1 finished")
             .doesNotContain("0:0:0:0:0:0:0:1");
     }
 
@@ -130,7 +129,7 @@ class Ipv6LoopbackSystemTest {
                 + "\nb=[0:0::1]:" + b.port() + "\n");
             Path out = dir.resolve("mesh.json");
             List<String> args = new ArrayList<>(List.of("mesh", "-6", "--hosts-file", hosts.toString(),
-                "--secret-file", secret().toString(), "--transport", "udp,tcp", "--base-port", "52640", "--flows",
+                "--secret-file", secret().toString(), "--transport", "udp,tcp", "--base-port", "44640", "--flows",
                 "-o", out.toString()));
             args.addAll(SHORT);
             RunCommandTest.Outcome o = execute(args.toArray(String[]::new));
@@ -183,11 +182,7 @@ class Ipv6LoopbackSystemTest {
 
     /** lossprobe in a JVM of its own that resolves names from {@code hostsFile} alone. */
     private static Exec lossprobe(Path hostsFile, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-            .toString(), "-Djdk.net.hosts.file=" + hostsFile, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = ChildLossprobe.builder(List.of("-Djdk.net.hosts.file=" + hostsFile), args).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return new Exec(p.exitValue(), out);
