@@ -8,6 +8,8 @@
 #                                      198.18.0.11 and 2001:2::11, ...; in the lab's namespaces the names rx, tx1,
 #                                      ... resolve to both (a name with both families, for -4 and -6)
 #   scripts/lab.sh loss PCT [PROTO]    drop PCT % of PROTO (udp|tcp, default udp) packets arriving at lp-rx
+#   scripts/lab.sh blackout MS [PROTO] drop every PROTO (udp|tcp, default udp) data packet arriving at lp-rx for MS
+#                                      ms (1-60000), then let them pass again; the drops stay in "dropped"
 #   scripts/lab.sh dup PCT             duplicate PCT % of UDP packets leaving each sender towards lp-rx
 #   scripts/lab.sh shape RATE [LATENCY] [BURST]  shape the data into lp-rx to RATE: tc tbf on the switch port
 #                                      (e.g. 20mbit; LATENCY default 50ms, BURST 64kb); the control port passes
@@ -186,19 +188,31 @@ loss() {
   local t; t=$(per_10k "$1")
   local proto=${2:-udp}
   [ "$proto" = udp ] || [ "$proto" = tcp ] || die "PROTO must be udp or tcp"
+  local pick="numgen random mod 10000 < $t"
+  [ "$t" -lt 10000 ] || pick="" # 100 %: every packet (numgen's values stop at 9999)
   ip netns exec "$RX" nft -f - <<NFT
 table netdev lossprobe_lab
 delete table netdev lossprobe_lab
 table netdev lossprobe_lab {
   chain ingress {
     type filter hook ingress device "eth0" priority -500; policy accept;
-    ip daddr $RX_ADDR $proto dport { $PORTS } numgen random mod 10000 < $t counter name "dropped" drop
-    ip6 daddr $RX_ADDR6 $proto dport { $PORTS } numgen random mod 10000 < $t counter name "dropped" drop
+    ip daddr $RX_ADDR $proto dport { $PORTS } $pick counter name "dropped" drop
+    ip6 daddr $RX_ADDR6 $proto dport { $PORTS } $pick counter name "dropped" drop
   }
   counter dropped { }
 }
 NFT
   echo "dropping $1 % of $proto packets arriving at $RX"
+}
+
+blackout() {
+  local ms=$1 proto=${2:-udp}
+  [[ "$ms" =~ ^[0-9]+$ ]] && [ "$ms" -ge 1 ] && [ "$ms" -le 60000 ] || die "MS must be 1 to 60000"
+  loss 100 "$proto" >/dev/null
+  sleep "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')"
+  # The rules go, the table and its named counter stay: "dropped" keeps what the blackout dropped.
+  ip netns exec "$RX" nft flush chain netdev lossprobe_lab ingress
+  echo "dropped every $proto packet arriving at $RX for $ms ms"
 }
 
 dup() {
@@ -513,6 +527,7 @@ case "$cmd" in
   up) up "$@" ;;
   down) down; echo "lab down" ;;
   loss) [ $# -ge 1 ] || die "usage: lab.sh loss PCT [udp|tcp]"; loss "$@" ;;
+  blackout) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh blackout MS [udp|tcp]"; blackout "$@" ;;
   dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
   shape) [ $# -ge 1 ] && [ $# -le 3 ] || die "usage: lab.sh shape RATE [LATENCY] [BURST]"; shape "$@" ;;
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;

@@ -224,7 +224,8 @@ class FaultLabSystemTest {
 
     /**
      * The server killed in the second step of a stream run: the controller stops sending at once, exits 1, and its
-     * file holds the completed first step, the run failed, and an error naming the step that was running.
+     * file holds the completed first step, the run failed, and an error naming the step that was running. A serve
+     * started again at once takes the next run on the same ports.
      */
     @org.junit.jupiter.api.Test
     @Order(3)
@@ -246,6 +247,17 @@ class FaultLabSystemTest {
         assertThat(r.steps()).extracting(StepResult::step).containsExactly(0);
         assertThat(r.steps().get(0).counts().sent()).isEqualTo(6_000);
         assertThat(r.error()).startsWith("udp step 1 at 2k/s (64 B) failed: ");
+        // A serve restarted at once takes the next run at once, on the same control port and the same data ports.
+        server = start(LAB + "rx", "serve", "--bind", RX, "--secret-file", secret.toString());
+        await("the restarted serve listening", () -> server.printed("listening on"), 60_000);
+        Running next = controllerOn(basePortOf(r), "after-restart", "--levels", "1k", "--duration", "500ms");
+        assertThat(next.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(next.process().exitValue()).as(next.output()).isZero();
+        assertThat(result("after-restart").status()).hasToString("complete");
+    }
+
+    private static int basePortOf(RunResult r) {
+        return r.plan().basePort();
     }
 
     /**

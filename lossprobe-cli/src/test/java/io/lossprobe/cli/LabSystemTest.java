@@ -278,6 +278,62 @@ class LabSystemTest {
         assertThat(c.get("aeron.retransmitsSent")).isPositive();
     }
 
+    /**
+     * A blackout inside a step (every data packet into the receiver dropped for a second, then the path back, the
+     * control connection untouched): the run goes on. UDP: the step's loss is exactly what nftables dropped (plus
+     * socket drops), each flow lost one burst, and the next step loses nothing; TCP: nothing lost, the blackout paid
+     * in retransmissions. Ports 49000 (udp) and 49020 (tcp).
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
+    void aBlackoutInsideAStepIsOneBurstAndTheRunGoesOn(String transport) throws Exception {
+        String basePort = transport.equals("udp") ? "49000" : "49020";
+        long before = dataToRx();
+        CompletableFuture<RunResult> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                return run(LAB + "tx1", "blackout-" + transport, "--transport", transport, "--ports", "4",
+                    "--base-port", basePort, "--levels", "2k,2k", "--duration", "4s", "--warmup", "0");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (dataToRx() < before + 500) { // a quarter of a second into the first step's 4 s window
+            assertThat(System.nanoTime()).as("data flowing within 60 s").isLessThan(deadline);
+            assertThat(run.isDone()).as("the run ended before its data flowed").isFalse();
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+        }
+        assertThat(lab("blackout", "1000", transport).exit).isZero();
+        RunResult r = run.get(3, TimeUnit.MINUTES);
+        assertThat(r.status()).hasToString("complete");
+        StepResult first = r.steps().get(0);
+        StepResult second = r.steps().get(1);
+        long kernelFirst = first.socketDrops() == null ? 0 : first.socketDrops();
+        long kernelSecond = second.socketDrops() == null ? 0 : second.socketDrops();
+        if (transport.equals("udp")) {
+            long dropped = datagrams(counters(), "dropped", 64);
+            System.out.println("udp blackout: nftables dropped " + dropped + ", lossprobe lost " + first.counts()
+                .lost() + " (socket drops " + kernelFirst + ") in " + first.counts().lossEvents() + " bursts");
+            assertThat(dropped).as("a second of 2k/s dropped").isGreaterThan(1_000);
+            assertThat(first.counts().lost()).isEqualTo(dropped + kernelFirst);
+            if (kernelFirst == 0) {
+                for (FlowResult f : first.flows()) {
+                    assertThat(f.counts().lossEvents()).as("flow %d: one burst", f.flow()).isEqualTo(1);
+                }
+            }
+        } else {
+            assertThat(counters().get("dropped").asLong()).as("segments dropped").isPositive();
+            assertThat(first.counts().lost()).isZero();
+            assertThat(first.transportCounters().get("tcp.totalRetrans")).as("retransmissions").isPositive();
+        }
+        assertThat(second.counts().lost()).as("the step after the blackout").isEqualTo(kernelSecond);
+        assertThat(second.counts().received()).isPositive();
+    }
+
+    private long dataToRx() throws Exception {
+        return Long.parseLong(lab("data").output.strip().split("\\s+")[0]);
+    }
+
     @Test
     void twoSendersAgainstOneServerAtOnce() throws Exception {
         CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(LAB + "tx1", "two-a", "48400"));

@@ -63,7 +63,7 @@ class NativeReadBoundsTest {
         assertThat(NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
     }
 
-    /** A datagram longer than its slot: the record says MSG_TRUNC, the length is the slot's. Port 52510 only. */
+    /** A datagram longer than its slot: the record says MSG_TRUNC, the length is the slot's. Port 44670 only. */
     @Test
     @Tag("system")
     @Timeout(30)
@@ -72,13 +72,13 @@ class NativeReadBoundsTest {
         try {
             Channel channel = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
                 .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
-                .bind(new InetSocketAddress("127.0.0.1", 52510)).sync().channel();
+                .bind(new InetSocketAddress("127.0.0.1", 44670)).sync().channel();
             int fd = ((EpollDatagramChannel) channel).fd().intValue();
             assertThat(NativeUdp.epollAdd(epfd, fd, 3)).isZero();
             try (DatagramSocket sender = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
                 sender.send(new DatagramPacket(new byte[SLOT - 1], SLOT - 1, InetAddress.getByName("127.0.0.1"),
-                    52510));
-                sender.send(new DatagramPacket(new byte[500], 500, InetAddress.getByName("127.0.0.1"), 52510));
+                    44670));
+                sender.send(new DatagramPacket(new byte[500], 500, InetAddress.getByName("127.0.0.1"), 44670));
                 int read = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (read < 2 && System.nanoTime() < deadline) {
