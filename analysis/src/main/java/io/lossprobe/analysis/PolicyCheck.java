@@ -33,7 +33,8 @@ public final class PolicyCheck {
             anySteps ? run.run().steps().size() + " steps" : "the run has no steps"));
         for (StepResult s : run.run().steps()) {
             StepMetrics m = StepMetrics.of(run.run(), s);
-            Policy.Thresholds t = policy.thresholdsFor(m.transport(), m.level());
+            // A direction's series ("udp reverse") takes its transport's thresholds.
+            Policy.Thresholds t = policy.thresholdsFor(m.transport().split(" ", 2)[0], m.level());
             atMost(out, m, "maxLossPercent", m.lossPercent(), t.maxLossPercent(), "%", 4);
             atLeast(out, m, "minAchievedRate", m.achievedRate(), t.minAchievedRate(), " msg/s", 0);
             if (t.minAchievedPercentOfTarget() != null && m.targetRate() > 0) {

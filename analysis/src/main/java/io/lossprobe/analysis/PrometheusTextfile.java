@@ -113,6 +113,9 @@ public final class PrometheusTextfile {
         Function<Labels, Labels> at = l -> {
             Labels with = l.add("transport", s.transport()).add("offered_rate",
                 Exposition.rateLabel(s.level().toString()));
+            if (s.direction() != null) {
+                with = with.add("direction", s.direction()); // run --bidir: forward and reverse apart
+            }
             return s.messageSize() == null ? with : with.add("size_bytes", Integer.toString(s.messageSize()));
         };
         long sent = s.counts().sent();
@@ -168,6 +171,13 @@ public final class PrometheusTextfile {
         }
     }
 
+    /** A series' transport label, and its direction's ({@code udp reverse}: run --bidir) when it has one. */
+    private static Labels seriesLabels(Labels l, String series) {
+        String[] parts = series.split(" ", 2);
+        return parts.length == 1 ? l.add("transport", series)
+            : l.add("transport", parts[0]).add("direction", parts[1]);
+    }
+
     private static void check(Metrics m, CheckReport c) {
         m.runLevel("lossprobe_last_check_passed", "1 when the last check held every limit, else 0", l -> l,
             c.passed() ? 1 : 0);
@@ -175,7 +185,7 @@ public final class PrometheusTextfile {
             c.failures().size());
         for (CheckReport.Evaluation e : c.evaluations()) {
             m.runLevel("lossprobe_last_check_limit_passed", "1 when this limit held in the last check, else 0",
-                l -> l.add("transport", e.transport()).add("offered_rate", Exposition.rateLabel(e.level()))
+                l -> seriesLabels(l, e.transport()).add("offered_rate", Exposition.rateLabel(e.level()))
                     .add("metric", e.metric()),
                 e.passed() ? 1 : 0);
         }

@@ -58,7 +58,8 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
         double retrans = retransmits(s, declared);
         double naks = declared.isEmpty() ? LegacyCounters.naks(s.transportCounters())
             : sum(s.transportCounters(), declared, Category.NAK);
-        return new StepMetrics(s.transport(), s.level().toString(), s.targetRate(),
+        // A run of both directions: each direction is a series of its own ("udp reverse").
+        return new StepMetrics(s.series(), s.level().toString(), s.targetRate(),
             s.targetRate() > 0 ? s.targetRate() : s.achievedSendRate(), s.achievedReceiveRate(),
             s.achievedSendRate(), s.counts().lossPercent(), sent, s.counts().lost(), s.counts().duplicates(),
             s.counts().reordered(),

@@ -43,6 +43,13 @@ final class RemoteRun implements AutoCloseable {
     static RemoteRun open(HostPort server, Auth auth, Plan plan, Map<String, String> options,
                           Map<String, Transport> transports, boolean reverse, RunListener listener, int timeoutMs)
         throws IOException {
+        return open(server, auth, plan, options, transports, reverse, listener, StepHooks.NONE, timeoutMs);
+    }
+
+    /** {@link #open} with the engine's step hooks ({@code --bidir}: each step waits for the other direction's). */
+    static RemoteRun open(HostPort server, Auth auth, Plan plan, Map<String, String> options,
+                          Map<String, Transport> transports, boolean reverse, RunListener listener, StepHooks hooks,
+                          int timeoutMs) throws IOException {
         ControlClient client = connect(server, auth, timeoutMs);
         try {
             plan = withServersMaxRate(plan, client.serverLimits());
@@ -53,9 +60,9 @@ final class RemoteRun implements AutoCloseable {
             // the address the authenticated connection reached, never to the name resolved again (which could
             // answer with another host).
             RunEngine engine = reverse
-                ? new RunEngine(plan, transports, options, listener, StepHooks.NONE,
+                ? new RunEngine(plan, transports, options, listener, hooks,
                     ReceiveSideFactory.local(client.peerAddress()), client.sendSides(), runId)
-                : new RunEngine(plan, transports, options, listener, StepHooks.NONE, client.receiveSides(),
+                : new RunEngine(plan, transports, options, listener, hooks, client.receiveSides(),
                     client.peerAddress(), runId);
             return new RemoteRun(client, engine);
         } catch (IOException | RuntimeException e) {

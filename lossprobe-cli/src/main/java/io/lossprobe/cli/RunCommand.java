@@ -84,6 +84,12 @@ public final class RunCommand extends Subcommand {
             + "or :: when the server is reached over IPv6). The server only ever sends to this host's own address.")
     boolean reverse;
 
+    @Option(names = "--bidir",
+        description = "With --target: both directions at once, on the same plan in the same windows: this host sends "
+            + "to the server on the plan's ports while the server sends to this host on the next --ports ports "
+            + "(received on --bind, as with --reverse). Every step is recorded with its direction.")
+    boolean bidir;
+
     @CommandLine.Mixin
     AddressFamilyOption family;
 
@@ -119,15 +125,24 @@ public final class RunCommand extends Subcommand {
                 + "a file, not -");
         }
         RunOutput sink = openSink(cl, plan, out, results, stdout, stderr, resultsToStdout);
-        RemoteRun remote = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
-        RunEngine engine = remote != null ? remote.engine()
-            : new RunEngine(plan, available, options, sink, StepHooks.NONE);
+        Runnable remote; // says goodbye to the server
+        Measured engine;
+        if (bidir) {
+            BidirRun both = openBidir(cl, server, plan, options, available, sink, stderr);
+            remote = both::close;
+            engine = Measured.of(both);
+        } else {
+            RemoteRun one = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
+            remote = one == null ? null : one::close;
+            engine = Measured.of(one != null ? one.engine()
+                : new RunEngine(plan, available, options, sink, StepHooks.NONE));
+        }
         sink.onWriteFailure(engine::requestStop);
         try {
             sink.writeInitial(engine.snapshot(RunStatus.RUNNING, null));
         } catch (RuntimeException e) {
             if (remote != null) {
-                remote.close();
+                remote.run();
             }
             throw e;
         }
@@ -147,7 +162,7 @@ public final class RunCommand extends Subcommand {
             return measure(engine, sink, out, stdout, stderr, resultsToStdout);
         } finally {
             if (remote != null) {
-                remote.close();
+                remote.run();
             }
             sink.closeProgress();
             sink.closeStream();
@@ -168,6 +183,16 @@ public final class RunCommand extends Subcommand {
         }
         if (reverse && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(cl, "--mode echo does not go with --reverse");
+        }
+        if (bidir && target == null) {
+            throw new CommandLine.ParameterException(cl, "--bidir needs --target");
+        }
+        if (bidir && reverse) {
+            throw new CommandLine.ParameterException(cl, "--bidir sends both ways already: drop --reverse");
+        }
+        if (bidir && ("echo".equals(mode) || shapeOptions.reshapes() || hlog)) {
+            throw new CommandLine.ParameterException(cl,
+                "--bidir does not go with --mode echo, --search, --sizes, --interval or --hlog yet");
         }
         if (reverse && shapeOptions.reshapes()) {
             throw new CommandLine.ParameterException(cl,
@@ -234,10 +259,51 @@ public final class RunCommand extends Subcommand {
         }
     }
 
+    /** {@code --bidir}: both directions' sessions with the server at {@code server}. */
+    private BidirRun openBidir(CommandLine cl, HostPort server, Plan plan, Map<String, String> options,
+                               Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
+        throws Exception {
+        if ((long) plan.basePort() + 2L * plan.ports() - 1 > 65535) {
+            throw new CommandLine.ParameterException(cl, "--bidir takes " + 2 * plan.ports()
+                + " ports from --base-port " + plan.basePort() + ": that runs past port 65535");
+        }
+        try {
+            return BidirRun.open(server, secret.load(stderr, "lossprobe: "), plan, receivers(server, true), options,
+                available, sink, RemoteRun.CONNECT_TIMEOUT_MS);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+    }
+
+    /** What a run measures with: one engine, or the two directions of {@code --bidir}. */
+    private record Measured(java.util.concurrent.Callable<RunResult> runner,
+                            java.util.function.BiFunction<RunStatus, String, RunResult> snapshots, Runnable stopper) {
+        static Measured of(RunEngine engine) {
+            return new Measured(engine::run, engine::snapshot, engine::requestStop);
+        }
+
+        static Measured of(BidirRun both) {
+            return new Measured(both::run, both::snapshot, both::requestStop);
+        }
+
+        RunResult run() throws Exception {
+            return runner.call();
+        }
+
+        RunResult snapshot(RunStatus status, String error) {
+            return snapshots.apply(status, error);
+        }
+
+        void requestStop() {
+            stopper.run();
+        }
+    }
+
     /** The run's first line: what it measures and where the results go. */
     private void announce(PrintWriter stdout, Plan plan, Path out, boolean resultsToStdout) {
-        stdout.printf("lossprobe: %s over %d ports from %s, %s%s, %s per step%s; results -> %s%n",
+        stdout.printf("lossprobe: %s over %d ports from %s%s, %s%s, %s per step%s; results -> %s%n",
             String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
+            bidir ? " and back on the " + plan.ports() + " from " + (plan.basePort() + plan.ports()) : "",
             plan.levels().isEmpty() ? "" : "levels " + planOptions.levels + (plan.search() == null ? "" : ", "),
             plan.search() == null ? "" : "search " + String.join(",", plan.search().criteria()),
             planOptions.duration, plan.sizes().size() > 1 ? ", sizes " + plan.sizes() : "",
@@ -246,7 +312,7 @@ public final class RunCommand extends Subcommand {
     }
 
     /** Runs the engine and says how it went; returns the exit status. */
-    private int measure(RunEngine engine, RunOutput sink, Path out, PrintWriter stdout, PrintWriter stderr,
+    private int measure(Measured engine, RunOutput sink, Path out, PrintWriter stdout, PrintWriter stderr,
                         boolean resultsToStdout) throws Exception {
         RunResult result;
         try {
@@ -343,6 +409,11 @@ public final class RunCommand extends Subcommand {
      * (the server sends to this host's address as it sees it).
      */
     private String receivers(HostPort server) {
+        return receivers(server, reverse);
+    }
+
+    /** {@link #receivers(HostPort)} for one direction: {@code reverse}, this host receives. */
+    private String receivers(HostPort server, boolean reverse) {
         if (server != null && !reverse) {
             return server.host();
         }

@@ -13,7 +13,7 @@ import java.util.function.ToLongFunction;
 /** The one-row-per-step table printed during a run, and the lines of a rate search. */
 final class StepTable {
     private static final String FORMAT =
-        "%-6s %6s %8s %11s %11s %9s %9s %10s %8s %7s %7s %8s %6s %9s %9s  %s";
+        "%-9s %6s %8s %11s %11s %9s %9s %10s %8s %7s %7s %8s %6s %9s %9s  %s";
 
     private StepTable() {
     }
@@ -58,13 +58,21 @@ final class StepTable {
         }
         int size = r.messageSize() != null ? r.messageSize() : planSize;
         double received = r.achievedReceiveRate();
-        return String.format(Locale.ROOT, FORMAT, r.transport(), size + "B", r.level(), rate(r.achievedSendRate()),
+        return String.format(Locale.ROOT, FORMAT, proto(r), size + "B", r.level(), rate(r.achievedSendRate()),
             rate(received), WireRate.megabits(WireRate.payloadBits(received, size)),
             WireRate.megabits(WireRate.wireBits(r.transport(), received, size, ipv6)), c.lost(),
             String.format(Locale.ROOT, "%.3f", r.lossPercent()), c.duplicates(), c.reordered(),
             r.socketDrops() == null ? "-" : r.socketDrops().toString(),
             String.format(Locale.ROOT, "%.0f", r.cpu().processPercent()), nanos(r.delay(), Latency::p50Ns),
             nanos(r.delay(), Latency::p99Ns), flags);
+    }
+
+    /** The transport, and in a run of both directions which one: {@code udp/fwd} (this host sent), {@code udp/rev}. */
+    static String proto(StepResult r) {
+        if (r.direction() == null) {
+            return r.transport();
+        }
+        return r.transport() + (r.direction().equals(StepResult.FORWARD) ? "/fwd" : "/rev");
     }
 
     /** The request/response line under an echo step's row: TPS, round trip, loss by direction. */

@@ -74,6 +74,11 @@ public final class RunEngine {
         }
     }
 
+    /** The plan this engine runs. */
+    public Plan plan() {
+        return plan;
+    }
+
     /** Tags and checks every data message with {@code auth} (between hosts, the key both ends derive). */
     public RunEngine withAuth(MessageAuth auth) {
         this.auth = auth;

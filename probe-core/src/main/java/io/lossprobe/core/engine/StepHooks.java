@@ -3,7 +3,10 @@ package io.lossprobe.core.engine;
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.transport.ReceiverEndpoint;
 
-/** Test seams into a run: loss injection on the send path and actions during a step's window. */
+/**
+ * Seams into a run: loss injection on the send path and actions during a step's window (tests), and the moment a
+ * step's sending is about to begin (a run of two directions starts both at once there).
+ */
 public interface StepHooks {
     StepHooks NONE = new StepHooks() {
     };
@@ -26,6 +29,13 @@ public interface StepHooks {
     /** Echo mode: replies this filter picks are never sent back ({@link SendFilter#NONE} in real runs). */
     default SendFilter replyFilter(String transport, int step) {
         return SendFilter.NONE;
+    }
+
+    /**
+     * Called from the engine's thread once a step is set up on every side, just before its window's counters are
+     * sampled and its senders start: {@code run --bidir} waits here for the other direction's step.
+     */
+    default void beforeStart(String transport, int step) throws Exception {
     }
 
     /** Called from the engine's thread while the window runs, with the elapsed window time. */

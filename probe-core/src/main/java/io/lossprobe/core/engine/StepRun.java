@@ -111,6 +111,7 @@ final class StepRun {
      * as it begins. False when the run was stopped meanwhile (the senders are then stopped too).
      */
     private boolean window() throws Exception {
+        pass.hooks().beforeStart(name, step);
         // The window's counters are sampled here, on the engine's thread, never on the sending thread: before the
         // first message when there is no warm-up (exact), else as the window begins (the skew is measured).
         long warmupNs = plan.concurrency() > 0 ? 0 : timing.warmupNs();

@@ -284,6 +284,12 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         return Collections.unmodifiableMap(sorted);
     }
 
+    /** The same plan on the ports from {@code port} ({@code run --bidir}: the reverse direction's). */
+    public Plan withBasePort(int port) {
+        return new Plan(transports, ports, port, levels, durationNs, warmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
+    }
+
     /** The same plan with other traffic classes ({@code --dscp}; empty: none). */
     public Plan withDscp(List<Integer> classes) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,

@@ -36,6 +36,8 @@ import java.util.Map;
  * @param intervals           the step cut into intervals ({@code --interval}), else null
  * @param senderLimit         why the sender fell short of its schedule, with the figures (reason {@code none} when
  *                            it kept to it); absent in files written before it existed
+ * @param direction           {@value #FORWARD} (this host sent) or {@value #REVERSE} (the server sent) in a run of
+ *                            both directions ({@code run --bidir}); absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -50,7 +52,10 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Echo echo, List<FlowResult> flows, Integer messageSize,
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
                              using = LenientList.Intervals.class) List<IntervalResult> intervals,
-                         SenderLimit senderLimit) {
+                         SenderLimit senderLimit, String direction) {
+    public static final String FORWARD = "forward";
+    public static final String REVERSE = "reverse";
+
     public StepResult {
         intervals = intervals == null ? null : List.copyOf(intervals);
         hostCounters = Maps.sorted(hostCounters);
@@ -59,6 +64,41 @@ public record StepResult(String transport, int step, Level level, long targetRat
         attribution = Maps.ordered(attribution);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         flows = List.copyOf(flows);
+    }
+
+    /** A step of one direction (the shape of every step before {@code --bidir}). */
+    public StepResult(String transport, int step, Level level, long targetRate, long windowNs, long counterSkewNs,
+                      Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                      double achievedReceiveRate, boolean saturated, Latency delay, Latency transit,
+                      Latency delayOverBaseline, DelayBaseline delayBaseline, ClockOffset clockOffset,
+                      Long clockDriftNs, Latency senderLag, double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops,
+                      Map<String, Long> hostCounters, Map<String, Long> receiverHostCounters, Cpu receiverCpu,
+                      Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
+                      Echo echo, List<FlowResult> flows, Integer messageSize, List<IntervalResult> intervals,
+                      SenderLimit senderLimit) {
+        this(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent, lossBurst,
+            achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
+            clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, null);
+    }
+
+    /** The same step marked with its direction ({@link #FORWARD}, {@link #REVERSE}). */
+    public StepResult withDirection(String newDirection) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, newDirection);
+    }
+
+    /**
+     * What the step's figures belong to when results are grouped: its transport, and in a run of both directions
+     * its direction too ({@code udp reverse}).
+     */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public String series() {
+        return direction == null ? transport : transport + " " + direction;
     }
 
     /** A step without a recorded message size or intervals (the shape of steps before they existed). */
@@ -82,7 +122,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals, senderLimit);
+            newIntervals, senderLimit, direction);
     }
 
     /**
@@ -105,6 +145,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals, senderLimit);
+            echo, updated, messageSize, intervals, senderLimit, direction);
     }
 }
