@@ -97,14 +97,15 @@ public final class HtmlReport {
             this.run = latest.run();
             Map<String, Set<Integer>> sizes = new LinkedHashMap<>();
             for (StepResult s : run.steps()) {
-                sizes.computeIfAbsent(s.transport(), k -> new java.util.HashSet<>())
+                sizes.computeIfAbsent(s.series(), k -> new java.util.HashSet<>())
                     .add(s.messageSize() == null ? 0 : s.messageSize());
             }
             for (StepResult s : run.steps()) {
                 metrics.add(StepMetrics.of(run, s));
-                // A transport run at several message sizes is a series per size, as ReportCharts.byTransport does.
-                String key = sizes.get(s.transport()).size() > 1 ? s.transport() + " " + s.messageSize() + "B"
-                    : s.transport();
+                // A transport run at several message sizes is a series per size, as ReportCharts.byTransport does;
+                // each direction of a --bidir run is a series of its own.
+                String key = sizes.get(s.series()).size() > 1 ? s.series() + " " + s.messageSize() + "B"
+                    : s.series();
                 byTransport.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
             }
         }

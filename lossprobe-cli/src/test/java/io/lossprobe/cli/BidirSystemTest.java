@@ -67,6 +67,17 @@ class BidirSystemTest {
                     .isEqualTo(s.transport().equals("udp") ? kernel : 0);
                 assertThat(s.counts().corrupt() + s.counts().foreign()).as(s.series()).isZero();
             }
+            // The report draws each direction as a series of its own; the check applies a transport's thresholds
+            // to both of its directions (udp's 0.5 % here, not the default 0.1 %).
+            Path html = dir.resolve("bidir.html");
+            RunCommandTest.Outcome report = execute("report", out.toString(), "-o", html.toString());
+            assertThat(report.exit()).as(report.out() + report.err()).isZero();
+            assertThat(Files.readString(html)).contains("udp forward", "udp reverse", "aeron reverse");
+            Path policy = Files.writeString(dir.resolve("policy.json"), "{\"defaults\": {\"maxLossPercent\": 0.1},"
+                + " \"transports\": {\"udp\": {\"maxLossPercent\": 0.5}}}");
+            RunCommandTest.Outcome check = execute("check", out.toString(), "--policy", policy.toString());
+            assertThat(check.out() + check.err()).contains("udp reverse 4k maxLossPercent", "limit 0.5000%",
+                "tcp forward 8k maxLossPercent");
         }
         assertThat(log.toString()).contains("session 1 from 127.0.0.1", "session 2 from 127.0.0.1");
     }
