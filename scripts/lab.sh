@@ -14,6 +14,8 @@
 #   scripts/lab.sh shape RATE [LATENCY] [BURST]  shape the data into lp-rx to RATE: tc tbf on the switch port
 #                                      (e.g. 20mbit; LATENCY default 50ms, BURST 64kb); the control port passes
 #                                      unshaped, so the tbf's drop counter counts data only
+#   scripts/lab.sh shape-class CLASS RATE [LATENCY] [BURST]  shape only the data of DSCP CLASS (ef, cs1, ...) into
+#                                      lp-rx to RATE, every other class unshaped: a priority queue ("shaped")
 #   scripts/lab.sh shape-tx RATE [HOST] shape a sender's own egress (tc tbf on HOST's eth0, default lp-tx1)
 #   scripts/lab.sh link-loss HOST PCT [PROTO]  drop PCT % of PROTO packets on HOST's link in both directions
 #                                      (into HOST and out of it), counted per peer host: for a mesh
@@ -245,6 +247,39 @@ NFT
 # never drops a control segment and the tbf's counters ("shaped" in counters) count data alone.
 # htb is only the classifier here (its classes run at 10gbit); prio is not built into every kernel the lab runs on.
 # tbf counts a packet's length from its Ethernet header: a UDP datagram of P payload bytes is P + 42 bytes to it.
+dscp_number() { # CLASS (a dscp_name) -> 0-63
+  case "$1" in
+    ef) echo 46 ;;
+    cs?) echo $(( 8 * ${1#cs} )) ;;
+    af??) local x=${1#af}; echo $(( 8 * ${x:0:1} + 2 * ${x:1:1} )) ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# The priority queue of a QoS network in miniature: only CLASS's data goes through a tbf of RATE (its band), every
+# other class and the control connection pass unshaped; the tbf's counters are "shaped", as with shape.
+shape_class() { # CLASS RATE [LATENCY] [BURST]
+  local c tos dev=${PORT}0 latency=${3:-50ms} burst=${4:-64kb}
+  c=$(dscp_name "$1"); tos=$(printf '0x%02x' $(( $(dscp_number "$c") << 2 )))
+  ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
+  tc -n "$SW" qdisc del dev "$dev" root 2>/dev/null || true
+  tc -n "$SW" qdisc add dev "$dev" root handle 1: htb default 10 r2q 100000 \
+    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:10 htb rate 10gbit \
+    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:20 htb rate 10gbit \
+    && tc -n "$SW" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit 1000 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip dport $CONTROL_PORT 0xffff \
+      flowid 1:10 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 2 u32 match ip tos "$tos" 0xfc flowid 1:20 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 3 u32 match ip6 dport $CONTROL_PORT 0xffff \
+      flowid 1:10 \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 4 u32 match ip6 priority "$tos" 0xfc \
+      flowid 1:20 \
+    || die "tc could not build the classes (needs htb and u32)"
+  tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$2" burst "$burst" latency "$latency" \
+    || die "tc refused RATE '$2', LATENCY '$latency' or BURST '$burst' (e.g. 20mbit 5ms 4kb)"
+  echo "shaped the $c data into $RX to $2 (tbf latency $latency, burst $burst); every other class unshaped"
+}
+
 shape() { # RATE [LATENCY] [BURST]
   local dev=${PORT}0 latency=${2:-50ms} burst=${3:-64kb}
   ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
@@ -530,6 +565,8 @@ case "$cmd" in
   blackout) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh blackout MS [udp|tcp]"; blackout "$@" ;;
   dup) [ $# -eq 1 ] || die "usage: lab.sh dup PCT"; dup "$1" ;;
   shape) [ $# -ge 1 ] && [ $# -le 3 ] || die "usage: lab.sh shape RATE [LATENCY] [BURST]"; shape "$@" ;;
+  shape-class) [ $# -ge 2 ] && [ $# -le 4 ] || die "usage: lab.sh shape-class CLASS RATE [LATENCY] [BURST]"
+    shape_class "$@" ;;
   shape-tx) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape-tx RATE [HOST]"; shape_tx "$@" ;;
   link-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh link-loss HOST PCT [udp|tcp]"; link_loss "$@" ;;
   count-dscp) [ $# -ge 1 ] || die "usage: lab.sh count-dscp CLASS..."; count_dscp "$@" ;;

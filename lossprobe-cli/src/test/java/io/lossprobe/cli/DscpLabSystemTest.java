@@ -252,4 +252,32 @@ class DscpLabSystemTest {
         assertThat(run.output()).contains("verdict: udp: 2 of 4 flow(s) re-marked on the path: flow 0 sent EF, "
             + "arrived as CS0; flow 2 sent EF, arrived as CS0");
     }
+    /**
+     * A priority queue on a shaped link: only CS1's band goes through a tbf ({@code lab.sh shape-class cs1}), so the
+     * CS1 flows lose exactly what the qdisc dropped and the EF flows lose nothing (their socket drops apart). GSO
+     * off: each datagram is one packet at the qdisc, so its drop count is in datagrams.
+     */
+    @ParameterizedTest(name = "to {0}")
+    @CsvSource({RX + ", 49300", LabSystemTest.RX6 + ", 49320"})
+    void aQueueThatShapesOneClassLosesOnThatClasssFlowsOnly(String target, String basePort) throws Exception {
+        assertThat(lab("shape-class", "cs1", "4mbit", "5ms", "4kb").exit).isZero();
+        LabRun run = runTo(target, "prio-" + basePort, "--transport", "udp", "--ports", "4", "--base-port", basePort,
+            "--dscp", "EF,CS1", "-X", "udp.gso=off");
+        StepResult s = run.step("udp");
+        long qdiscDrops = counters().get("shaped").get("drops").asLong();
+        long cs1Lost = 0;
+        for (FlowResult f : s.flows()) {
+            long kernel = f.socketDrops() == null ? 0 : f.socketDrops();
+            if (f.flow() % 2 == 0) {
+                assertThat(f.counts().lost()).as("EF flow %d: its socket's drops only", f.flow()).isEqualTo(kernel);
+            } else {
+                cs1Lost += f.counts().lost() - kernel;
+            }
+        }
+        System.out.println("cs1 shaped, to " + target + ": the qdisc dropped " + qdiscDrops + ", the CS1 flows lost "
+            + cs1Lost + " beyond their sockets' drops; EF lost " + s.flows().stream().filter(f -> f.flow() % 2 == 0)
+            .mapToLong(f -> f.counts().lost()).sum());
+        assertThat(qdiscDrops).as("the CS1 band overflowed").isPositive();
+        assertThat(cs1Lost).as("CS1's loss is the qdisc's drops").isEqualTo(qdiscDrops);
+    }
 }
