@@ -709,9 +709,13 @@ class LabSystemTest {
              Capture rx = Capture.start(LAB + "rx", rxCap, filter)) {
             RunResult r = run(LAB + "tx1", "transit-capture", "--transport", "udp", "--ports", "16", "--base-port",
                 "48300", "--levels", "4k", "--duration", "2s", "--warmup", "500ms");
+            StepResult s = r.steps().get(0);
+            // tcpdump may still hold packets in its kernel ring (a starved tcpdump reads late), and SIGTERM would
+            // lose them: stop each capture once its file holds what lossprobe counted (or 15 s have passed).
+            awaitCaptured(txCap, s.counts().sent());
+            awaitCaptured(rxCap, s.counts().received());
             tx.stop();
             rx.stop();
-            StepResult s = r.steps().get(0);
             long[] toWire = PcapStamps.sinceActualSend(txCap, 64);
             long[] arrived = PcapStamps.sinceActualSend(rxCap, 64);
             System.out.printf("capture: stamp to sender's link p50 %d ns p99 %d ns (%d captured); receiver's link "
@@ -735,6 +739,13 @@ class LabSystemTest {
                 .isLessThanOrEqualTo(s.clockOffset().uncertaintyNs());
             assertThat(Math.abs(s.transit().p50Ns() + offset - PcapStamps.quantile(arrived, 0.5)))
                 .isLessThanOrEqualTo(TRANSIT_AGREEMENT_NS);
+        }
+    }
+
+    private static void awaitCaptured(Path pcap, long expected) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (PcapStamps.sinceActualSend(pcap, 64).length < expected && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
         }
     }
 
