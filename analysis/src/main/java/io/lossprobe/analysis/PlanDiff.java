@@ -11,8 +11,8 @@ import java.util.TreeSet;
 
 /**
  * How two runs differ in what makes their numbers comparable: the plan (ports, message size, window, warm-up,
- * drain, transports, levels, mode, options) and where they ran (sending host, target, direction). A comparison
- * across such differences measures the difference as much as the network, so it is said loudly. Environment
+ * drain, transports, levels, mode, send pattern, options) and where they ran (sending host, target, direction). A
+ * comparison across such differences measures the difference as much as the network, so it is said loudly. Environment
  * differences (kernel, cores, JVM, lossprobe version) are listed apart: worth knowing, not a different test.
  *
  * @param plan        differences of plan and hosts, one line each ("ports: 16 (A) vs 48 (B)")
@@ -39,6 +39,7 @@ public record PlanDiff(List<String> plan, List<String> environment) {
             differ(plan, "levels", pa.levels().toString(), pb.levels().toString());
             differ(plan, "mode", pa.mode(), pb.mode());
             differ(plan, "concurrency", pa.concurrency(), pb.concurrency());
+            differ(plan, "send pattern", pa.pattern(), pb.pattern());
             options(plan, pa.transportOptions(), pb.transportOptions());
         }
         RunLabels la = RunLabels.of(a);

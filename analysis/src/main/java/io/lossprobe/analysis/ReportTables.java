@@ -62,6 +62,7 @@ final class ReportTables {
             dt(sb, "receivers' address", String.valueOf(p.bindAddress()));
             dt(sb, "mode", p.mode() + (Plan.ECHO.equals(p.mode()) ? ", concurrency " + p.concurrency()
                 + (p.concurrency() == 0 ? " (open loop)" : " (closed loop)") : ""));
+            dt(sb, "send pattern", p.pattern() + (p.sendPattern().random() ? " (seed " + p.seed() + ")" : ""));
             dt(sb, "options in effect (-X and flags)", p.transportOptions().isEmpty() ? "none recorded"
                 : String.join(", ", p.transportOptions().entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue()).toList()));

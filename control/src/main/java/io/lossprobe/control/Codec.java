@@ -23,8 +23,9 @@ final class Codec {
     /**
      * 3: steps carry their rate and window (rate searches), receivers open per message size, intervals.
      * 4: the plan carries its traffic classes ({@code dscp}).
+     * 5: the plan carries its send pattern and seed ({@code pattern}, {@code seed}).
      */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

@@ -37,6 +37,22 @@ class CodecTest {
     }
 
     @Test
+    void thePlanCarriesItsPatternAndSeedToTheServer() throws Exception {
+        io.lossprobe.core.plan.Plan plan = new io.lossprobe.core.plan.Plan(List.of("udp"), 2, 40000,
+            List.of(io.lossprobe.core.plan.Level.parse("12.8k")), 1_000_000_000L, 0, 1_000_000_000L, 64,
+            "127.0.0.1").withPattern("burst:64/10ms", -5);
+        String json = new String(Codec.encode(new Request.PlanRequest(3, plan)), StandardCharsets.UTF_8);
+        assertThat(json).contains("\"pattern\":\"burst:64/10ms\"", "\"seed\":-5");
+        Request.PlanRequest back = (Request.PlanRequest) Codec.request(json.getBytes(StandardCharsets.UTF_8));
+        assertThat(back.plan()).isEqualTo(plan);
+        assertThat(back.plan().sendPattern().burst()).isEqualTo(64);
+        // A version-4 controller's plan has no pattern: the strict decoder refuses it rather than guess constant.
+        String older = json.replace(",\"pattern\":\"burst:64/10ms\",\"seed\":-5", "");
+        assertThat(older).doesNotContain("pattern");
+        assertThatThrownBy(() -> request(older)).isInstanceOf(ControlProtocolException.class);
+    }
+
+    @Test
     void looseJsonIsRefused() {
         String[][] bad = {
             {"{\"type\":\"clock\",\"seq\":\"1\"}", "bad message"},

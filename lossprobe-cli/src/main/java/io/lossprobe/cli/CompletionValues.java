@@ -57,6 +57,13 @@ final class CompletionValues {
         }
     }
 
+    /** {@code --pattern}: the kinds (burst: and onoff: take their figures after the colon). */
+    static final class Patterns extends Words {
+        Patterns() {
+            super(() -> List.of("constant", "burst:", "poisson", "onoff:"));
+        }
+    }
+
     /** {@code --search}. */
     static final class SearchCriteria extends Words {
         SearchCriteria() {

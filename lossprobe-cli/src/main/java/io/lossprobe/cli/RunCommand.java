@@ -42,6 +42,9 @@ public final class RunCommand extends Subcommand {
     @CommandLine.Mixin
     ShapeOptions shapeOptions;
 
+    @CommandLine.Mixin
+    PatternOptions patternOptions;
+
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
         description = "Results JSON, rewritten after every step; - writes it to stdout at the end (the table then "
             + "goes to stderr). Default: lossprobe-YYYYMMDD-HHMMSS.json.")
@@ -395,7 +398,7 @@ public final class RunCommand extends Subcommand {
     }
 
     private Plan buildPlan(Map<String, String> options, HostPort server) {
-        Plan plan = planOptions.plan(receivers(server), mode, concurrency, options);
+        Plan plan = patternOptions.apply(planOptions.plan(receivers(server), mode, concurrency, options));
         if (!shapeOptions.reshapes() && shapeOptions.latencyAt == null) {
             return plan;
         }

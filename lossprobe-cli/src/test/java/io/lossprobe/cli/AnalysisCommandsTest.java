@@ -175,7 +175,8 @@ class AnalysisCommandsTest {
     void compareWritesEveryFormatAndWarnsWhenThePlansDiffer() throws IOException {
         Path a = result("a.json", 0, null);
         ObjectNode other = sample();
-        ((ObjectNode) other.get("plan")).put("ports", 48).put("durationNs", 3_000_000_000L).put("messageSize", 1024);
+        ((ObjectNode) other.get("plan")).put("ports", 48).put("durationNs", 3_000_000_000L).put("messageSize", 1024)
+            .put("pattern", "burst:64");
         lose((ObjectNode) other.withArray("steps").get(1), 2000);
         Path b = dir.resolve("b.json");
         Files.write(b, ResultFiles.mapper().writeValueAsBytes(other));
@@ -183,7 +184,8 @@ class AnalysisCommandsTest {
         Outcome text = execute("compare", a.toString(), b.toString());
         assertThat(text.exit()).isZero();
         assertThat(text.out()).contains("!! WARNING: the plans differ", "ports: 8 (A) vs 48 (B)",
-            "window: 1000 ms (A) vs 3000 ms (B)", "message size (bytes): 64 (A) vs 1024 (B)", "REGRESSION",
+            "window: 1000 ms (A) vs 3000 ms (B)", "message size (bytes): 64 (A) vs 1024 (B)",
+            "send pattern: constant (A) vs burst:64 (B)", "REGRESSION",
             "verdict: 1 of 2 step(s) regressed: udp 50k (plans differ");
         assertThat(text.out().lines()).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(100));
 

@@ -73,6 +73,36 @@ class CliHabitsTest {
             + "comma-separated");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--pattern steady|lossprobe: --pattern: unknown pattern 'steady'; give constant, burst:N, burst:N/INTERVAL, "
+            + "poisson or onoff:ON/OFF",
+        "--pattern burst:0|lossprobe: --pattern burst:0: the burst size must be between 1 and 1000000000",
+        "--pattern burst:x/10ms|lossprobe: --pattern burst:x/10ms: the burst size 'x' is not a whole number "
+            + "(burst:N or burst:N/INTERVAL, e.g. burst:64/10ms)",
+        "--pattern onoff:100ms|lossprobe: --pattern onoff:100ms: give onoff:ON/OFF, e.g. onoff:100ms/100ms",
+        "--pattern burst:64/10ms --levels 30k|lossprobe: --pattern burst:64/10ms is 64 messages per 10ms per flow, "
+            + "but a flow of this run sends 7500/s; give a level that makes 64 per 10ms per flow, or burst:64 (the "
+            + "level sets the rate) (level 30k over 4 ports)",
+        "--pattern burst:64/10ms --levels 25.6k,max|lossprobe: --pattern burst:64/10ms has a rate of its own; the "
+            + "level 'max' has none (use burst:64) (level max over 4 ports)",
+        "--pattern burst:64/10ms --levels 25.6k --search ndr|lossprobe: --pattern burst:64/10ms has a rate of its "
+            + "own and --search picks rates; use burst:64 (the rate sets the interval)",
+    })
+    void aBadPatternIsOneLineBeforeAnyTraffic(String args, String expected) {
+        List<String> all = new ArrayList<>(List.of("run", "-o", dir.resolve("r.json").toString(), "--transport",
+            "udp", "--ports", "4", "--base-port", "31870"));
+        all.addAll(List.of(args.split(" ")));
+        RunCommandTest.Outcome o = execute(all.toArray(String[]::new));
+        assertThat(o.exit()).as(o.err()).isEqualTo(2);
+        assertThat(o.err().strip()).isEqualTo(expected);
+        assertThat(dir.resolve("r.json")).as("refused before anything was written").doesNotExist();
+        RunCommandTest.Outcome seed = execute("run", "--transport", "udp", "--pattern", "poisson", "--seed", "x",
+            "-o", dir.resolve("r.json").toString());
+        assertThat(seed.exit()).isEqualTo(2);
+        assertThat(seed.err().strip().lines().count()).as(seed.err()).isEqualTo(1);
+    }
+
     /** A secret file as keygen would leave it: only its owner reads it, so no warning joins the one line. */
     private Path secretFile(String name, String text) throws java.io.IOException {
         Path file = Files.writeString(dir.resolve(name), text);

@@ -132,7 +132,7 @@ class LabSystemTest {
     record Exec(int exit, String output) {
     }
 
-    private static Exec exec(String... cmd) throws Exception {
+    static Exec exec(String... cmd) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();

@@ -100,6 +100,7 @@ class ManPagesTest {
         assertThat(complete("run", "--timing", "")).containsExactly("default", "precision");
         assertThat(complete("run", "--udp-io", "")).containsExactly("auto", "epoll", "nio");
         assertThat(complete("run", "--search", "")).containsExactly("ndr", "pdr");
+        assertThat(complete("run", "--pattern", "")).containsExactly("constant", "burst:", "poisson", "onoff:");
         assertThat(complete("run", "-X", "aeron.m")).containsExactly("aeron.mtu=");
         assertThat(complete("mesh", "--pairs", "")).containsExactly("full", "ring", "targets", "sample:");
         assertThat(complete("compare", "--format", "")).containsExactly("text", "md", "json", "html");

@@ -3,6 +3,7 @@ package io.lossprobe.core.engine;
 import io.lossprobe.core.accounting.FailedRanges;
 import io.lossprobe.core.accounting.IntervalTally;
 import io.lossprobe.core.pacing.FlowSchedule;
+import io.lossprobe.core.plan.SendPattern;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageHeader;
 
@@ -80,9 +81,10 @@ final class IntervalWriter implements MessageWriter {
      * @param rate     the flow's rate (0: as fast as it went, where scheduled is what was tried)
      * @param windowNs the window's nominal length
      * @param offsetNs how far the flow's schedule starts after the window (staggered flows; else 0)
+     * @param pattern  the step's send pattern, and {@code key} the flow's window key: the loop's schedule, rebuilt
      */
     SentIntervals finish(long wireEnd, FailedRanges failed, long rate, long windowNs, long offsetNs,
-                         long scheduledTotal) {
+                         long scheduledTotal, SendPattern pattern, long key) {
         for (int i = known + 1; i <= intervals; i++) {
             firstWire[i] = wireEnd;
         }
@@ -90,7 +92,8 @@ final class IntervalWriter implements MessageWriter {
         long[] scheduled = new long[intervals];
         long[] sent = new long[intervals];
         long[] sendFailed = new long[intervals];
-        FlowSchedule schedule = rate > 0 ? new FlowSchedule(windowStartNs + offsetNs, windowNs, rate) : null;
+        FlowSchedule schedule = rate > 0
+            ? FlowSchedule.of(pattern, windowStartNs + offsetNs, windowNs, rate, key) : null;
         long before = 0;
         for (int i = 0; i < intervals; i++) {
             long onWire = firstWire[i + 1] - firstWire[i];

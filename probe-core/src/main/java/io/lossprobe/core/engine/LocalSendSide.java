@@ -159,6 +159,7 @@ public final class LocalSendSide implements SendSide {
         long warmupNs = plan.concurrency() > 0 ? 0 : start.warmupNs();
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, windowNs,
             SendPacing.BATCH_LIMIT, start.sendFilter(), failures, auth);
+        loop.pattern(plan.sendPattern(), plan.seed());
         if (endpoint.pacing().staggerFlows()) {
             loop.staggerFlows();
         }
@@ -281,7 +282,7 @@ public final class LocalSendSide implements SendSide {
             for (int i = 0; i < perFlow.length; i++) {
                 FlowSendCounts c = counts[i];
                 perFlow[i] = intervalWriters[i].finish(c.sent() + failures[i].total(), failures[i], stepRates[i],
-                    stepWindowNs, loop.offsetNs(i), c.scheduled());
+                    stepWindowNs, loop.offsetNs(i), c.scheduled(), loop.pattern(), loop.windowKey(i));
             }
             intervals = SentIntervals.sum(perFlow);
         }

@@ -2,6 +2,7 @@ package io.lossprobe.core.pacing;
 
 import io.lossprobe.core.accounting.SendFilter;
 import io.lossprobe.core.accounting.FailedRanges;
+import io.lossprobe.core.plan.SendPattern;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.wire.MessageAuth;
@@ -74,6 +75,9 @@ public final class SendLoop {
     private ClosedLoop closedLoop;
     /** Per flow: how far its schedule starts after the phase's start (all 0 unless staggered). */
     private final long[] offsetNs;
+    private final int step;
+    private SendPattern pattern = SendPattern.CONSTANT;
+    private long seed;
 
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
@@ -113,6 +117,26 @@ public final class SendLoop {
         }
         this.word1 = MessageHeader.word1(runId, step, messageLength);
         this.offsetNs = new long[n];
+        this.step = step;
+    }
+
+    /**
+     * Spreads each phase's messages by {@code pattern} (before {@link #start}; default constant), random patterns
+     * drawing from {@code seed}: each flow's phase has its own key ({@link FlowSchedule#key}).
+     */
+    public void pattern(SendPattern sendPattern, long patternSeed) {
+        this.pattern = java.util.Objects.requireNonNull(sendPattern, "pattern");
+        this.seed = patternSeed;
+    }
+
+    /** The pattern each phase's schedules follow. */
+    public SendPattern pattern() {
+        return pattern;
+    }
+
+    /** The key of flow {@code flow}'s window schedule ({@link FlowSchedule#of}), to rebuild it. */
+    public long windowKey(int flow) {
+        return FlowSchedule.key(seed, step, flow, FlowSchedule.WINDOW);
     }
 
     /**
@@ -140,7 +164,7 @@ public final class SendLoop {
         startNs = nowNs;
         if (warmupNs > 0) {
             warming = true;
-            resetSchedules(nowNs, warmupNs);
+            resetSchedules(nowNs, warmupNs, FlowSchedule.WARMUP);
         } else {
             beginWindow(nowNs);
         }
@@ -151,7 +175,7 @@ public final class SendLoop {
         warming = false;
         onWireTotal = 0;
         windowStartNs = startNs;
-        resetSchedules(startNs, windowNs);
+        resetSchedules(startNs, windowNs, FlowSchedule.WINDOW);
         Arrays.fill(refused, 0);
         blockedSends = 0;
         heldNs = 0;
@@ -163,10 +187,11 @@ public final class SendLoop {
         windowStarted = true;
     }
 
-    private void resetSchedules(long startNs, long durationNs) {
+    private void resetSchedules(long startNs, long durationNs, int phase) {
         for (int i = 0; i < schedules.length; i++) {
             // A staggered flow's phase is as long as the others' but starts later: same count, same end bound.
-            schedules[i] = new FlowSchedule(startNs + offsetNs[i], durationNs, flowRates[i]);
+            schedules[i] = FlowSchedule.of(pattern, startNs + offsetNs[i], durationNs, flowRates[i],
+                FlowSchedule.key(seed, step, i, phase));
             issued[i] = 0;
             wireSequence[i] = 0;
         }

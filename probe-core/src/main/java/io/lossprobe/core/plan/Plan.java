@@ -34,11 +34,16 @@ import java.util.concurrent.TimeUnit;
  * @param dscp           the traffic classes ({@code --dscp}, DSCP 0-63) spread over the flows: flow {@code i} is
  *                       marked {@code dscp[i mod n]} on every data socket, both directions; empty: not set (the
  *                       host's default, usually CS0; absent in older files)
+ * @param pattern        how each step spreads its messages over time ({@code --pattern}, {@link SendPattern}, in
+ *                       its canonical text); the level stays the average rate and the count is the constant
+ *                       pattern's ({@code constant}: absent in older files)
+ * @param seed           what a random pattern ({@code poisson}) draws from ({@code --seed}); the schedule of every
+ *                       flow, step and phase follows from it (0 in older files)
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
                    long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
                    Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs,
-                   List<Integer> dscp) {
+                   List<Integer> dscp, String pattern, long seed) {
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
@@ -46,6 +51,15 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int MAX_LEVELS = 1 << 16;
     /** The longest warm-up, window or drain. */
     public static final long MAX_PHASE_NS = TimeUnit.HOURS.toNanos(24);
+
+    /** A plan of the constant pattern. */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
+                Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs,
+                List<Integer> dscp) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, mode,
+            concurrency, transportOptions, sizes, search, intervalNs, dscp, null, 0);
+    }
 
     /** A plan without traffic classes. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -104,6 +118,8 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
                 throw new IllegalArgumentException("--dscp " + d + " is not a DSCP (0 to 63)");
             }
         }
+        SendPattern sendPattern = SendPattern.parse(pattern);
+        pattern = sendPattern.toString();
         String sizeOption = sizes == null || sizes.isEmpty() ? "--size" : "--sizes";
         sizes = sizes == null || sizes.isEmpty() ? List.of(messageSize) : List.copyOf(sizes);
         if (transports.isEmpty()) {
@@ -187,6 +203,23 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
                 throw new IllegalArgumentException("level " + level + " is below one message per second per port ("
                     + ports + " ports)");
             }
+            checkPattern(sendPattern, level, ports);
+        }
+        if (search != null && sendPattern.intervalNs() > 0) {
+            throw new IllegalArgumentException("--pattern " + sendPattern + " has a rate of its own and --search "
+                + "picks rates; use burst:" + sendPattern.burst() + " (the rate sets the interval)");
+        }
+    }
+
+    /** Every flow of {@code level} can be paced by {@code pattern} (a burst:N/INTERVAL is N per INTERVAL). */
+    private static void checkPattern(SendPattern pattern, Level level, int ports) {
+        long total = level.isMax() ? 0 : level.ratePerSecond();
+        for (int flow = 0; flow < Math.min(ports, 2); flow++) {
+            // Flows get the share or the share + 1: flow 0 has the larger, the last flow the smaller.
+            String refusal = pattern.refusal(flowRate(total, ports, flow == 0 ? 0 : ports - 1));
+            if (refusal != null) {
+                throw new IllegalArgumentException(refusal + " (level " + level + " over " + ports + " ports)");
+            }
         }
     }
 
@@ -242,31 +275,31 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         List<Integer> ordered = new java.util.ArrayList<>(List.of(size));
         sizes.stream().filter(s -> s != size).forEach(ordered::add);
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, size, bindAddress, mode,
-            concurrency, transportOptions, ordered, search, intervalNs, dscp);
+            concurrency, transportOptions, ordered, search, intervalNs, dscp, pattern, seed);
     }
 
     /** The same plan with another receivers' address. */
     public Plan withBindAddress(String address) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
-            mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
+            mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
     }
 
     /** The same plan with another warm-up ({@code 0}: the counters are sampled before the first message). */
     public Plan withWarmup(long newWarmupNs) {
         return new Plan(transports, ports, basePort, levels, durationNs, newWarmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
     }
 
     /** The same plan with another search (a controller fills in the server's rate limit for a search to max). */
     public Plan withSearch(SearchPlan newSearch) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs, dscp);
+            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs, dscp, pattern, seed);
     }
 
     /** The same plan with other transport options recorded. */
     public Plan withTransportOptions(Map<String, String> options) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, options, sizes, search, intervalNs, dscp);
+            bindAddress, mode, concurrency, options, sizes, search, intervalNs, dscp, pattern, seed);
     }
 
     /** Sorted and unmodifiable; null (a file written before the field existed) becomes empty. */
@@ -287,13 +320,24 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     /** The same plan on the ports from {@code port} ({@code run --bidir}: the reverse direction's). */
     public Plan withBasePort(int port) {
         return new Plan(transports, ports, port, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
     }
 
     /** The same plan with other traffic classes ({@code --dscp}; empty: none). */
     public Plan withDscp(List<Integer> classes) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, classes);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, classes, pattern, seed);
+    }
+
+    /** The same plan with another send pattern ({@code --pattern}, its text) and seed ({@code --seed}). */
+    public Plan withPattern(String newPattern, long newSeed) {
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, newPattern, newSeed);
+    }
+
+    /** How each step spreads its messages over time. */
+    public SendPattern sendPattern() {
+        return SendPattern.parse(pattern);
     }
 
     /** The DSCP flow {@code flow} is marked with ({@code dscp[flow mod n]}), or -1 when the plan sets none. */

@@ -136,6 +136,18 @@ public final class Units {
         return Long.toString(perSecond);
     }
 
+    /** Formats a duration in the largest unit that holds it exactly: 10ms, 1500us, 2s, 0. */
+    public static String formatDurationNs(long ns) {
+        long[] scale = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L};
+        String[] unit = {"h", "m", "s", "ms", "us"};
+        for (int i = 0; i < scale.length; i++) {
+            if (ns != 0 && ns % scale[i] == 0) {
+                return ns / scale[i] + unit[i];
+            }
+        }
+        return ns == 0 ? "0" : ns + "ns";
+    }
+
     private static String stripZeros(double v) {
         return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }

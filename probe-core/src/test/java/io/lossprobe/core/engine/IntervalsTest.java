@@ -114,4 +114,36 @@ class IntervalsTest {
             assertIntervalsAddUp(s);
         }
     }
+
+    @Test
+    void anOnOffStepSchedulesEachIntervalByThePatternNotTheAverage() throws Exception {
+        // onoff:250ms/250ms at 1,000/s: each 500 ms period's 500 messages are sent in its first 250 ms, so the
+        // intervals (rebuilt from the pattern, not the average rate) are 500, 0, 500, 0, and none is behind.
+        RunResult result = run(plan(1, 1000, 1000, 100, 250).withPattern("onoff:250ms/250ms", 0));
+        StepResult step = result.steps().get(0);
+        assertThat(step.intervals()).extracting(IntervalResult::scheduled).containsExactly(500L, 0L, 500L, 0L);
+        assertThat(step.intervals()).extracting(IntervalResult::sent).containsExactly(500L, 0L, 500L, 0L);
+        assertThat(step.intervals()).extracting(IntervalResult::behind).containsOnly(0L);
+        assertThat(step.counts().scheduled()).isEqualTo(1000);
+        assertThat(step.counts().sent()).isEqualTo(1000);
+        assertThat(step.counts().received()).isEqualTo(1000);
+        assertIntervalsAddUp(step);
+    }
+
+    @Test
+    void aPoissonStepsIntervalsAreRebuiltFromTheSameDrawsOnStaggeredFlows() throws Exception {
+        // Each interval's scheduled count comes from the flow's schedule rebuilt after the step: with other draws
+        // than the sender's, some interval would show a message behind (or -1).
+        transport.pacing(MemoryTransport.PACING.withStaggerFlows(true));
+        RunResult result = run(plan(3, 3000, 1000, 100, 100).withPattern("poisson", 1234));
+        StepResult step = result.steps().get(0);
+        List<Long> scheduled = step.intervals().stream().map(IntervalResult::scheduled).toList();
+        assertThat(scheduled.stream().mapToLong(Long::longValue).sum()).isEqualTo(3000);
+        assertThat(scheduled.stream().distinct().count()).as("random, not 300 each: %s", scheduled).isGreaterThan(5);
+        assertThat(step.intervals()).extracting(IntervalResult::behind).containsOnly(0L);
+        assertThat(step.counts().sent()).isEqualTo(3000);
+        assertIntervalsAddUp(step);
+        assertThat(result.plan().pattern()).isEqualTo("poisson");
+        assertThat(result.plan().seed()).isEqualTo(1234);
+    }
 }

@@ -23,14 +23,14 @@ class FlowScheduleTest {
 
     @Test
     void scheduledIsRateTimesDurationForWholeSeconds() {
-        assertThat(new FlowSchedule(0, 5 * SECOND, 2084).scheduled()).isEqualTo(5 * 2084);
-        assertThat(new FlowSchedule(0, SECOND / 2, 1000).scheduled()).isEqualTo(500);
-        assertThat(new FlowSchedule(0, 86_400 * SECOND, 5_000_000).scheduled()).isEqualTo(86_400L * 5_000_000);
+        assertThat(FlowSchedule.constant(0, 5 * SECOND, 2084).scheduled()).isEqualTo(5 * 2084);
+        assertThat(FlowSchedule.constant(0, SECOND / 2, 1000).scheduled()).isEqualTo(500);
+        assertThat(FlowSchedule.constant(0, 86_400 * SECOND, 5_000_000).scheduled()).isEqualTo(86_400L * 5_000_000);
     }
 
     @Test
     void messagesFallDueAtTheirIntendedTimesAndNeverBefore() {
-        FlowSchedule s = new FlowSchedule(1_000, SECOND, 3);
+        FlowSchedule s = FlowSchedule.constant(1_000, SECOND, 3);
         assertThat(s.dueBy(999)).isZero();
         assertThat(s.dueBy(1_000)).isEqualTo(1);
         assertThat(s.intendedTimeNs(1)).isEqualTo(1_000 + 333_333_333);
@@ -44,7 +44,7 @@ class FlowScheduleTest {
 
     @Test
     void unlimitedScheduleHasEverythingDue() {
-        FlowSchedule s = new FlowSchedule(0, SECOND, 0);
+        FlowSchedule s = FlowSchedule.constant(0, SECOND, 0);
         assertThat(s.unlimited()).isTrue();
         assertThat(s.dueBy(0)).isEqualTo(Long.MAX_VALUE);
     }
