@@ -174,6 +174,17 @@ final class TcpSender implements SenderEndpoint {
         return loop;
     }
 
+    /**
+     * The flows staggered: their message k falls due one flow at a time, not all at one instant (written in one
+     * cycle, the last flow's long after its stamp). Loopback, 48 flows at 30k/s, alternating (docs/performance.md):
+     * delay p50 223-250 -> 57-61 us, transit p50 125-149 -> 16-18 us, process CPU 23-28 % -> 52-69 %; at 1M/s no
+     * change beyond the runs' spread.
+     */
+    @Override
+    public io.lossprobe.core.transport.SendPacing pacing() {
+        return io.lossprobe.core.transport.SendPacing.DEFAULT.withStaggerFlows(true);
+    }
+
     /** Each flow's retransmissions so far, read on the engine's thread: the window's figures start here. */
     @Override
     public void beginWindow() {
