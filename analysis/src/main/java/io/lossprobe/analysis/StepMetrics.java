@@ -181,4 +181,14 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             return v == null ? 0.0 : v;
         }
     }
+    /**
+     * The host's CPU, over all its cores, from which a step is flagged: near saturation the senders, receivers and
+     * the kernel's network work compete for the cores, and delay and loss bend with the instrument's own strain.
+     */
+    public static final double SATURATED_HOST_CPU_PERCENT = 90;
+
+    /** The host's CPU was near saturation during the step ({@link #SATURATED_HOST_CPU_PERCENT} or more). */
+    public boolean hostCpuSaturated() {
+        return !Double.isNaN(hostCpuPercent) && hostCpuPercent >= SATURATED_HOST_CPU_PERCENT;
+    }
 }

@@ -53,7 +53,9 @@ public final class SummaryTable {
         new Column("retrans/1k", "retransmits_per_1k", true, r -> Fmt.num(r.m.retransmitsPer1k(), 3)),
         new Column("NAKs/1k", "naks_per_1k", true, r -> Fmt.num(r.m.naksPer1k(), 3)),
         new Column("warnings", "warnings", true, r -> r.m.warnings() == 0 ? "" : Integer.toString(r.m.warnings())),
-        new Column("flags", "flags", false, r -> r.m.saturated() ? "saturated" : ""));
+        new Column("flags", "flags", false, r -> String.join(",", java.util.stream.Stream.of(
+            r.m.saturated() ? "saturated" : "", r.m.hostCpuSaturated() ? "host-cpu" : "")
+            .filter(f -> !f.isEmpty()).toList())));
 
     /** After the level when a run stepped through several message sizes ({@code --sizes}); else not shown. */
     private static final Column SIZE = new Column("size B", "message_size_bytes", true,

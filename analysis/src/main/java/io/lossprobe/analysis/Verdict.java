@@ -146,7 +146,21 @@ public final class Verdict {
                     firstSaturated.achievedSendRate()), ChartParts.rate(firstSaturated.offeredRate())));
         }
         timing(sb, byRate);
+        hostCpu(sb, byRate);
         return sb.toString();
+    }
+
+    /** The levels at which the host's CPU was near saturation: the figures there bend with the host's strain. */
+    private static void hostCpu(StringBuilder sb, List<StepMetrics> byRate) {
+        List<StepMetrics> busy = byRate.stream().filter(StepMetrics::hostCpuSaturated).toList();
+        if (busy.isEmpty()) {
+            return;
+        }
+        double most = busy.stream().mapToDouble(StepMetrics::hostCpuPercent).max().orElse(Double.NaN);
+        java.util.Set<String> levels = new java.util.LinkedHashSet<>();
+        busy.forEach(m -> levels.add(ReportCharts.levelName(m)));
+        sb.append(String.format(Locale.ROOT, "; the host's CPU was near saturation at %s (up to %.0f %% of all "
+            + "cores): there delay and loss include the host's own strain", String.join(", ", levels), most));
     }
 
     /** The timing at the highest level ({@code byRate}'s last): echo's transactions and round trip, else delay. */

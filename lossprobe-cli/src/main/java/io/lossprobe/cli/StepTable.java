@@ -40,6 +40,11 @@ final class StepTable {
             // Why the sender fell behind: starved, kernel-held, cpu-limit or behind-unexplained.
             flags += (flags.isEmpty() ? "" : ",") + r.senderLimit().reason().flag();
         }
+        if (r.cpu() != null && r.cpu().hostPercent() >= io.lossprobe.analysis.StepMetrics.SATURATED_HOST_CPU_PERCENT) {
+            // The host's cores near saturation: the instrument competed with the traffic for them.
+            flags += (flags.isEmpty() ? "" : ",") + String.format(Locale.ROOT, "host-cpu=%.0f%%",
+                r.cpu().hostPercent());
+        }
         if (c.sendFailed() > 0) {
             flags += (flags.isEmpty() ? "" : ",") + "refused=" + c.sendFailed();
         }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.SenderLimit;
 import io.lossprobe.core.result.StepResult;
 import java.io.IOException;
@@ -98,5 +99,27 @@ class StepTableTest {
             new Latency(10, 2_500, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, null, null));
         assertThat(StepTable.echoRow(step(Latency.EMPTY, answered)))
             .contains("rtt mean 2.5us p50 2.0us p90 3.0us p99 4.0us p99.9 5.0us max 6.0us");
+    }
+    /** A step during which the host's cores were near saturation is flagged in its row and in the verdict. */
+    @Test
+    void aStepOnASaturatedHostIsFlaggedInTheRowAndTheVerdict() throws IOException {
+        RunResult run = withHostCpu(96.4, 40);
+        StepResult busy = run.steps().get(0);
+        assertThat(StepTable.row(busy, 64, false)).contains("host-cpu=96%");
+        assertThat(StepTable.row(run.steps().get(1), 64, false)).doesNotContain("host-cpu");
+        assertThat(io.lossprobe.analysis.Verdict.of(run)).anyMatch(l -> l.startsWith(busy.transport() + ": ")
+            && l.contains("the host's CPU was near saturation at " + busy.level() + " (up to 96 % of all cores)"));
+        assertThat(io.lossprobe.analysis.Verdict.of(withHostCpu(89.9, 40)))
+            .noneMatch(l -> l.contains("near saturation"));
+    }
+
+    /** The sample run with its two steps' host CPU set. */
+    private static RunResult withHostCpu(double first, double second) throws IOException {
+        try (InputStream in = StepTableTest.class.getResourceAsStream("/sample-result.json")) {
+            ObjectNode tree = (ObjectNode) ResultFiles.mapper().readTree(in);
+            ((ObjectNode) tree.get("steps").get(0).get("cpu")).put("hostPercent", first);
+            ((ObjectNode) tree.get("steps").get(1).get("cpu")).put("hostPercent", second);
+            return ResultFiles.mapper().treeToValue(tree, RunResult.class);
+        }
     }
 }
