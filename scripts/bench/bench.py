@@ -36,6 +36,12 @@ The timestamps section (--only timestamps) is an A/B of UDP's two receive paths 
 lossprobe's own reader with kernel stamps (-X udp.timestamps=auto, the default) against Netty's recvmmsg reads
 (-X udp.timestamps=user), both in every round, the order flipped from round to round; the summary gives the
 medians and each round's delivered ratio auto / user.
+
+The floor section (--only floor, not in the default set) measures the default mode's floor: in every round, in
+turn, lossprobe's UDP stream at 30k/s over 48 flows and over 1 flow (default timing) and sockperf under-load at
+30k/s (its p50: sampled replies, half round trips as sockperf prints them); the medians over --repeat rounds of
+48-flow transit / 1-flow transit (target <= 2), 48-flow delay p50 / sockperf p50 (<= 1.5) and the 1-flow
+process CPU (< 50 %).
 """
 import argparse
 import json
@@ -407,16 +413,80 @@ def sockperf_ping_pong(duration, mps=None, size=64, place=None):
         rc, out = run(cmd, duration + 30)
     finally:
         stop(server)
+    return sockperf_latency(out, rc, cmd, load_before, "ping-pong")
+
+
+def sockperf_latency(out, rc, cmd, load_before, what):
+    """sockperf's latency percentiles (us) from its output."""
     out = re.sub(r"\x1b\[[0-9;]*m", "", out)
     p50 = re.search(r"percentile 50\.000 =\s*([\d.]+)", out)
     p99 = re.search(r"percentile 99\.000 =\s*([\d.]+)", out)
     mx = re.search(r"<MAX> observation =\s*([\d.]+)", out)
     n = re.search(r"Total (\d+) observations", out)
     if not (p50 and p99):
-        return {"error": "sockperf ping-pong output not understood (exit %d): %s" % (rc, out.strip()[-300:])}
+        return {"error": "sockperf %s output not understood (exit %d): %s" % (what, rc, out.strip()[-300:])}
     return {"command": " ".join(cmd), "count": int(n.group(1)) if n else None, "p50Us": float(p50.group(1)),
             "p99Us": float(p99.group(1)), "maxUs": float(mx.group(1)) if mx else None,
             "loadBefore": load_before, "loadAfter": load()}
+
+
+def sockperf_under_load(duration, mps, size=64):
+    """sockperf under-load on loopback: a stream at mps, its sampled replies timed (half round trips, as it prints)."""
+    server = subprocess.Popen(["sockperf", "server", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    load_before = load()
+    try:
+        time.sleep(1.0)
+        cmd = ["sockperf", "under-load", "-i", LOOPBACK, "-p", str(SOCKPERF_PP_PORT), "-m", str(size), "-t",
+               str(duration), "--mps", str(mps)]
+        rc, out = run(cmd, duration + 30)
+    finally:
+        stop(server)
+    return sockperf_latency(out, rc, cmd, load_before, "under-load")
+
+
+# The default mode's floor (issue 24's recorded runs): in every round, in turn, 48 flows and 1 flow at 30k/s and
+# sockperf under-load at 30k/s; the medians of the rounds against the targets.
+FLOOR_TARGETS = [
+    # (name, figure, target, how the figure is made)
+    ("floor: transit p50, 48 flows / 1 flow", "transitRatio", 2.0, "at most"),
+    ("floor: delay p50, 48 flows / sockperf under-load p50", "delayVsSockperf", 1.5, "at most"),
+    ("floor: process CPU %, 1 flow at 30k/s", "oneFlowCpu", 50.0, "below"),
+]
+
+
+def floor_section(lp, args, record):
+    rounds = []
+    for rnd in range(1, args.repeat + 1):
+        log("-- floor round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
+        many = lp.latency("stream", 48, "30k", "default")
+        one = lp.latency("stream", 1, "30k", "default")
+        ref = sockperf_under_load(args.duration, 30000)
+        entry = {"round": rnd, "flows48": many, "flows1": one, "sockperf": ref}
+        if not any("error" in v for v in (many, one, ref)):
+            entry["transitRatio"] = ratio(many["transitP50Us"], one["transitP50Us"])
+            entry["delayVsSockperf"] = ratio(many["p50Us"], ref["p50Us"])
+            entry["oneFlowCpu"] = one["cpuPercent"]
+            log("floor: 48 flows delay p50 %.1f us transit p50 %.1f us cpu %.0f%%; 1 flow delay p50 %.1f us transit "
+                "p50 %.1f us cpu %.0f%%; sockperf under-load p50 %.1f us" % (
+                    many["p50Us"], many["transitP50Us"], many["cpuPercent"], one["p50Us"], one["transitP50Us"],
+                    one["cpuPercent"], ref["p50Us"]))
+        else:
+            for name, v in (("48 flows", many), ("1 flow", one), ("sockperf", ref)):
+                if "error" in v:
+                    log("floor: %s error: %s" % (name, v["error"]))
+        rounds.append(entry)
+    record["floor"] = {"rounds": rounds, "results": []}
+    for name, key, target, how in FLOOR_TARGETS:
+        values = sorted(r[key] for r in rounds if r.get(key) is not None)
+        if not values:
+            continue
+        med = values[(len(values) - 1) // 2]
+        met = med <= target if how == "at most" else med < target
+        record["floor"]["results"].append({"name": name, "median": med, "values": values, "target": target,
+                                           "met": met})
+        log("%-56s median %.2f (all: %s) target %s %.2f: %s" % (name, med, ", ".join("%.2f" % v for v in values),
+                                                                how, target, "MET" if met else "MISSED"))
 
 
 # Aeron's pair at lossprobe's smallest message, its 48-byte header (32 B until the header grew to carry the actual
@@ -465,9 +535,11 @@ def main():
     ap.add_argument("--out", default="bench-result.json")
     ap.add_argument("--aeron-threading", default="SHARED")
     ap.add_argument("--only", default="udp,pacing,tcp,aeron,latency,timestamps",
-                    help="sections; udp includes the udpref pairs, udpref alone runs only those")
+                    help="sections; udp includes the udpref pairs, udpref alone runs only those; floor (not in the "
+                         "default) runs the default mode's floor against sockperf under-load")
     ap.add_argument("--java-opts", default="")
-    ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs; the summary takes medians")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the UDP pairs and of the floor section; the "
+                                                          "summary takes medians")
     ap.add_argument("--lab", metavar="PREFIX", help="latency section across scripts/lab.sh's namespaces (made with "
                                                    "LAB_PREFIX=PREFIX scripts/lab.sh up 1): clients in PREFIXtx1, "
                                                    "servers in PREFIXrx")
@@ -564,6 +636,9 @@ def main():
 
     if "latency" in only:
         latency_section(lp, args, record)
+
+    if "floor" in only and "udp" in lp.available:
+        floor_section(lp, args, record)
 
     if "timestamps" in only and "udp" in lp.available:
         timestamps_ab(lp, args, record)
