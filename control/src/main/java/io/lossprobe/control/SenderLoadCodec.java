@@ -17,6 +17,9 @@ final class SenderLoadCodec {
     static final String SEND_CALL_NS = "sender.sendCallNs";
     static final String HELD_NS = "sender.heldNs";
     static final String BLOCKED_SENDS = "sender.blockedSends";
+    static final String HAND_OFFS = "sender.handOffs";
+    static final String HAND_OFF_MESSAGES = "sender.handOffMessages";
+    static final String LARGEST_HAND_OFF = "sender.largestHandOff";
 
     private SenderLoadCodec() {
     }
@@ -35,6 +38,11 @@ final class SenderLoadCodec {
         out.put(SEND_CALL_NS, load.sendCallNs());
         out.put(HELD_NS, load.heldNs());
         out.put(BLOCKED_SENDS, load.blockedSends());
+        if (load.handOffs() != null && load.handOffMessages() != null && load.largestHandOff() != null) {
+            out.put(HAND_OFFS, load.handOffs());
+            out.put(HAND_OFF_MESSAGES, load.handOffMessages());
+            out.put(LARGEST_HAND_OFF, load.largestHandOff());
+        }
         return out;
     }
 
@@ -46,9 +54,14 @@ final class SenderLoadCodec {
         Long sendCall = counters.remove(SEND_CALL_NS);
         Long held = counters.remove(HELD_NS);
         Long blocked = counters.remove(BLOCKED_SENDS);
+        Long handOffs = counters.remove(HAND_OFFS);
+        Long handOffMessages = counters.remove(HAND_OFF_MESSAGES);
+        Long largest = counters.remove(LARGEST_HAND_OFF);
         if (window == null || sendCall == null || held == null || blocked == null) {
             return null;
         }
-        return new SenderLoad(window, wait, cpu, sendCall, held, blocked);
+        boolean handOffsKnown = handOffs != null && handOffMessages != null && largest != null;
+        return new SenderLoad(window, wait, cpu, sendCall, held, blocked, handOffsKnown ? handOffs : null,
+            handOffsKnown ? handOffMessages : null, handOffsKnown ? largest : null);
     }
 }

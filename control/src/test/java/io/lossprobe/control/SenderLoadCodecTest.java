@@ -19,6 +19,8 @@ class SenderLoadCodecTest {
         Map<String, Long> counters = new HashMap<>(wire.counters());
         assertThat(SenderLoadCodec.decode(counters)).isEqualTo(load);
         assertThat(counters).isEqualTo(Map.of("udp.sendCalls", 7L));
+        SenderLoad bursts = new SenderLoad(1_000_000_000L, null, null, 3, 0, 0, 100L, 6_400L, 64L);
+        assertThat(SenderLoadCodec.decode(new HashMap<>(SenderLoadCodec.encode(Map.of(), bursts)))).isEqualTo(bursts);
     }
 
     @Test

@@ -57,5 +57,12 @@ class UdpPatternSystemTest {
             assertThat(c.lost()).as("flow %d: lost == socket drops", f.flow()).isEqualTo(f.socketDrops());
         }
         assertThat(step.counts().scheduled()).isEqualTo(12_800);
+        // Every window message was handed over in some hand-off; a burst's whole group in one.
+        io.lossprobe.core.result.SenderLimit limit = step.senderLimit();
+        assertThat(limit.handOffMessages()).isEqualTo(step.counts().sent());
+        if (pattern.startsWith("burst:64")) {
+            assertThat(limit.largestHandOff()).as("a burst left whole").isEqualTo(64);
+            assertThat(limit.handOffs()).as("200 groups of 64").isEqualTo(200);
+        }
     }
 }

@@ -236,7 +236,7 @@ public final class LocalSendSide implements SendSide {
             : Math.max(0, threadsAtEndNs - threadsAtWindowNs);
         return new SenderLoad(spanNs, known ? threadsAtEnd.runQueueNs() - threadsAtWindow.runQueueNs() : null,
             known ? threadsAtEnd.cpuNs() - threadsAtWindow.cpuNs() : null, loop.sendCallNs(), loop.heldNs(),
-            loop.blockedSends());
+            loop.blockedSends(), loop.handOffs(), loop.handOffMessages(), loop.largestHandOff());
     }
 
     @Override

@@ -44,7 +44,8 @@ final class SenderLimits {
             return new SenderLimit(reason, behind, refused, loopWindowNs, null, null, null, null, null);
         }
         return new SenderLimit(reason(load, totals, saturated), behind, refused, load.windowNs(),
-            load.runQueueWaitNs(), load.cpuNs(), load.sendCallNs(), load.heldNs(), load.blockedSends());
+            load.runQueueWaitNs(), load.cpuNs(), load.sendCallNs(), load.heldNs(), load.blockedSends(),
+            load.handOffs(), load.handOffMessages(), load.largestHandOff());
     }
 
     private static Reason reason(SenderLoad load, Counts totals, boolean saturated) {

@@ -11,7 +11,16 @@ package io.lossprobe.core.engine;
  * @param sendCallNs     time inside the send loop's cycles in the window
  * @param heldNs         time from each cycle with a blocked write to the next cycle
  * @param blockedSends   writes the transport answered BLOCKED in the window
+ * @param handOffs       flushes in the window that handed a flow's messages to the transport together; null when
+ *                       not reported (an older server)
+ * @param handOffMessages the messages those carried; null when not reported
+ * @param largestHandOff the most one carried; null when not reported
  */
 public record SenderLoad(long windowNs, Long runQueueWaitNs, Long cpuNs, long sendCallNs, long heldNs,
-                         long blockedSends) {
+                         long blockedSends, Long handOffs, Long handOffMessages, Long largestHandOff) {
+    /** A load without hand-off figures (a server that does not report them). */
+    public SenderLoad(long windowNs, Long runQueueWaitNs, Long cpuNs, long sendCallNs, long heldNs,
+                      long blockedSends) {
+        this(windowNs, runQueueWaitNs, cpuNs, sendCallNs, heldNs, blockedSends, null, null, null);
+    }
 }

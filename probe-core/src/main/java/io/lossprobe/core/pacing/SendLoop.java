@@ -59,6 +59,10 @@ public final class SendLoop {
     private boolean lastCycleBlocked;
     /** Window figures: writes answered BLOCKED, time from a blocked cycle to the next, time inside cycles. */
     private long blockedSends;
+    /** In the window: flushes that handed messages over, the messages they handed, the most one handed. */
+    private long handOffs;
+    private long handOffMessages;
+    private long largestHandOff;
     private long heldNs;
     private long sendCallNs;
 
@@ -178,6 +182,9 @@ public final class SendLoop {
         resetSchedules(startNs, windowNs, FlowSchedule.WINDOW);
         Arrays.fill(refused, 0);
         blockedSends = 0;
+        handOffs = 0;
+        handOffMessages = 0;
+        largestHandOff = 0;
         heldNs = 0;
         sendCallNs = 0;
         lastCycleBlocked = false;
@@ -292,6 +299,12 @@ public final class SendLoop {
         }
         wireSequence[flow] = wire;
         if (handed > 0) {
+            if (counted) {
+                // What left together: a burst pattern's group handed over whole is one hand-off of its size.
+                handOffs++;
+                handOffMessages += handed;
+                largestHandOff = Math.max(largestHandOff, handed);
+            }
             writer.flush();
             if (closedLoop != null) {
                 closedLoop.sent(flow, nowNs);
@@ -396,6 +409,21 @@ public final class SendLoop {
 
     public int flows() {
         return writers.length;
+    }
+
+    /** Flushes in the window that handed a flow's messages to the transport together (one or more). */
+    public long handOffs() {
+        return handOffs;
+    }
+
+    /** Messages those hand-offs carried. */
+    public long handOffMessages() {
+        return handOffMessages;
+    }
+
+    /** The most messages one hand-off carried (a burst's size as it left; at most the batch limit). */
+    public long largestHandOff() {
+        return largestHandOff;
     }
 
     /** Writes in the window the transport answered {@link MessageWriter#BLOCKED} (each retried later). */

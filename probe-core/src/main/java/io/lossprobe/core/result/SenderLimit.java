@@ -23,10 +23,23 @@ import java.util.Locale;
  *                        null when not reported
  * @param blockedSends    writes the transport answered "not now" (a full send buffer, EAGAIN, back pressure); null
  *                        when not reported
+ * @param handOffs        times the send loop handed a flow's due messages to the transport together, in the window;
+ *                        null when not reported (files and servers from before it)
+ * @param handOffMessages the messages those hand-offs carried ({@code handOffMessages / handOffs}: the mean burst
+ *                        as it left; 1 for a constant schedule at low rates, N for {@code --pattern burst:N})
+ * @param largestHandOff  the most messages one hand-off carried (at most the send loop's batch of 64)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SenderLimit(Reason reason, long behind, long refusedSends, long windowNs, Long runQueueWaitNs,
-                          Long cpuNs, Long sendCallNs, Long heldNs, Long blockedSends) {
+                          Long cpuNs, Long sendCallNs, Long heldNs, Long blockedSends, Long handOffs,
+                          Long handOffMessages, Long largestHandOff) {
+    /** A limit without hand-off figures (the shape of files before they existed). */
+    public SenderLimit(Reason reason, long behind, long refusedSends, long windowNs, Long runQueueWaitNs,
+                       Long cpuNs, Long sendCallNs, Long heldNs, Long blockedSends) {
+        this(reason, behind, refusedSends, windowNs, runQueueWaitNs, cpuNs, sendCallNs, heldNs, blockedSends, null,
+            null, null);
+    }
+
     /** What held the sender back. */
     public enum Reason {
         /** It kept to its schedule. */

@@ -279,5 +279,21 @@ class SendLoopTest {
         assertThat(loop.counts(0)).isEqualTo(new FlowSendCounts(640, 640, 0, 0));
         // Lag is measured from each message's own intended time: the burst handed over when due is not late.
         assertThat(loop.lag().maxNs()).isZero();
+        // The bursts as they left: ten hand-offs of 64.
+        assertThat(loop.handOffs()).isEqualTo(10);
+        assertThat(loop.handOffMessages()).isEqualTo(640);
+        assertThat(loop.largestHandOff()).isEqualTo(64);
+    }
+
+    /** A constant schedule at a rate the loop keeps up with hands each message over on its own. */
+    @Test
+    void aConstantScheduleHandsOverOneMessageAtATime() {
+        RecordingWriter w = new RecordingWriter();
+        SendLoop loop = loop(new RecordingWriter[] {w}, new long[] {1_000}, 0, 100);
+        loop.start(0);
+        runToEnd(loop, 0, 200);
+        assertThat(loop.counts(0).sent()).isEqualTo(100);
+        assertThat(loop.handOffs()).isEqualTo(100);
+        assertThat(loop.largestHandOff()).isEqualTo(1);
     }
 }
