@@ -256,11 +256,10 @@ dscp_number() { # CLASS (a dscp_name) -> 0-63
   esac
 }
 
-# The priority queue of a QoS network in miniature: only CLASS's data goes through a tbf of RATE (its band), every
-# other class and the control connection pass unshaped; the tbf's counters are "shaped", as with shape.
-shape_class() { # CLASS RATE [LATENCY] [BURST]
-  local c tos dev=${PORT}0 latency=${3:-50ms} burst=${4:-64kb}
-  c=$(dscp_name "$1"); tos=$(printf '0x%02x' $(( $(dscp_number "$c") << 2 )))
+# The switch port into lp-rx as two htb classes: 1:10 unshaped (the control connection, and whatever no filter
+# picks), 1:20 for the data the caller's filters pick (added after this, at prio 3 and up), with a tbf of RATE.
+shaper() { # RATE LATENCY BURST
+  local dev=${PORT}0
   ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
   tc -n "$SW" qdisc del dev "$dev" root 2>/dev/null || true
   tc -n "$SW" qdisc add dev "$dev" root handle 1: htb default 10 r2q 100000 \
@@ -269,36 +268,37 @@ shape_class() { # CLASS RATE [LATENCY] [BURST]
     && tc -n "$SW" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit 1000 \
     && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip dport $CONTROL_PORT 0xffff \
       flowid 1:10 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 2 u32 match ip tos "$tos" 0xfc flowid 1:20 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 3 u32 match ip6 dport $CONTROL_PORT 0xffff \
+    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 2 u32 match ip6 dport $CONTROL_PORT 0xffff \
       flowid 1:10 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 4 u32 match ip6 priority "$tos" 0xfc \
-      flowid 1:20 \
     || die "tc could not build the classes (needs htb and u32)"
-  tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$2" burst "$burst" latency "$latency" \
-    || die "tc refused RATE '$2', LATENCY '$latency' or BURST '$burst' (e.g. 20mbit 5ms 4kb)"
+  tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$1" burst "$3" latency "$2" \
+    || die "tc refused RATE '$1', LATENCY '$2' or BURST '$3' (e.g. 20mbit 5ms 4kb)"
+}
+
+data_filter() { # PROTOCOL PRIO MATCH...: the data MATCH picks goes through the tbf (class 1:20)
+  local protocol=$1 prio=$2; shift 2
+  tc -n "$SW" filter add dev "${PORT}0" parent 1: protocol "$protocol" prio "$prio" u32 "$@" flowid 1:20 \
+    || die "tc could not add the data filter ($protocol $*)"
+}
+
+# The priority queue of a QoS network in miniature: only CLASS's data goes through a tbf of RATE (its band), every
+# other class and the control connection pass unshaped; the tbf's counters are "shaped", as with shape.
+shape_class() { # CLASS RATE [LATENCY] [BURST]
+  local c tos latency=${3:-50ms} burst=${4:-64kb}
+  c=$(dscp_name "$1"); tos=$(printf '0x%02x' $(( $(dscp_number "$c") << 2 )))
+  shaper "$2" "$latency" "$burst"
+  data_filter ip 3 match ip tos "$tos" 0xfc
+  data_filter ipv6 4 match ip6 priority "$tos" 0xfc
   echo "shaped the $c data into $RX to $2 (tbf latency $latency, burst $burst); every other class unshaped"
 }
 
 shape() { # RATE [LATENCY] [BURST]
-  local dev=${PORT}0 latency=${2:-50ms} burst=${3:-64kb}
-  ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
-  tc -n "$SW" qdisc del dev "$dev" root 2>/dev/null || true
-  tc -n "$SW" qdisc add dev "$dev" root handle 1: htb default 10 r2q 100000 \
-    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:10 htb rate 10gbit \
-    && tc -n "$SW" class add dev "$dev" parent 1: classid 1:20 htb rate 10gbit \
-    && tc -n "$SW" qdisc add dev "$dev" parent 1:10 handle 10: pfifo limit 1000 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip dport $CONTROL_PORT 0xffff \
-      flowid 1:10 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 2 u32 match ip protocol 17 0xff flowid 1:20 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ip prio 3 u32 match ip protocol 6 0xff flowid 1:20 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 4 u32 match ip6 dport $CONTROL_PORT 0xffff \
-      flowid 1:10 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 5 u32 match ip6 protocol 17 0xff flowid 1:20 \
-    && tc -n "$SW" filter add dev "$dev" parent 1: protocol ipv6 prio 6 u32 match ip6 protocol 6 0xff flowid 1:20 \
-    || die "tc could not build the classes (needs htb and u32)"
-  tc -n "$SW" qdisc add dev "$dev" parent 1:20 handle 20: tbf rate "$1" burst "$burst" latency "$latency" \
-    || die "tc refused RATE '$1', LATENCY '$latency' or BURST '$burst' (e.g. 20mbit 5ms 4kb)"
+  local latency=${2:-50ms} burst=${3:-64kb}
+  shaper "$1" "$latency" "$burst"
+  data_filter ip 3 match ip protocol 17 0xff
+  data_filter ip 4 match ip protocol 6 0xff
+  data_filter ipv6 5 match ip6 protocol 17 0xff
+  data_filter ipv6 6 match ip6 protocol 6 0xff
   echo "shaped the data into $RX to $1 (tbf latency $latency, burst $burst)"
 }
 
