@@ -159,12 +159,7 @@ class FaultLabSystemTest {
     }
 
     private void await(String what, BooleanSupplier condition, long timeoutMs) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("%s within %d ms; the server said:%n%s", what, timeoutMs,
-                server == null ? "" : server.output()).isLessThan(deadline);
-            LockSupport.parkNanos(20_000_000L);
-        }
+        Await.until(what, timeoutMs, condition, () -> "the server said:\n" + (server == null ? "" : server.output()));
     }
 
     /** The switch's data counters: packets to the server's host and from it. */

@@ -115,6 +115,9 @@ class Ipv6LoopbackSystemTest {
                 assertThat(s.echo().identitiesHold()).as(s.transport()).isTrue();
                 assertThat(s.echo().repliesReceived()).as(s.transport()).isPositive();
             }
+            // The server logs a session's end after it answered the goodbye, which may be after the run returned.
+            Await.until("the third session's end in the server's log", 10_000,
+                () -> log.toString().contains("session 3 from ::1 finished"), log::toString);
         }
         // The server's log writes the controller's address in its short form.
         assertThat(log.toString()).contains("session 1 from ::1: 2 ports from 44610", "session 3 from ::1 finished")
