@@ -45,6 +45,9 @@ public final class RunCommand extends Subcommand {
     @CommandLine.Mixin
     PatternOptions patternOptions;
 
+    @CommandLine.Mixin
+    PacketOptions packetOptions;
+
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
         description = "Results JSON, rewritten after every step; - writes it to stdout at the end (the table then "
             + "goes to stderr). Default: lossprobe-YYYYMMDD-HHMMSS.json.")
@@ -127,7 +130,9 @@ public final class RunCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--policy checks a results file: give -o "
                 + "a file, not -");
         }
+        long packetRows = packetOptions.given() ? packetOptions.rowsPerStep(cl, plan) : 0;
         RunOutput sink = openSink(cl, plan, out, results, stdout, stderr, resultsToStdout);
+        PacketsFile packets = packetOptions.given() ? openPackets(cl) : null;
         Runnable remote; // says goodbye to the server
         Measured engine;
         if (bidir) {
@@ -137,8 +142,13 @@ public final class RunCommand extends Subcommand {
         } else {
             RemoteRun one = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
             remote = one == null ? null : one::close;
-            engine = Measured.of(one != null ? one.engine()
-                : new RunEngine(plan, available, options, sink, StepHooks.NONE));
+            RunEngine single = one != null ? one.engine()
+                : new RunEngine(plan, available, options, sink, StepHooks.NONE);
+            if (packets != null) {
+                single.withPackets(new io.lossprobe.core.engine.PacketCapture(packetRows, packetOptions.every,
+                    packets));
+            }
+            engine = Measured.of(single);
         }
         sink.onWriteFailure(engine::requestStop);
         try {
@@ -169,6 +179,12 @@ public final class RunCommand extends Subcommand {
             }
             sink.closeProgress();
             sink.closeStream();
+            if (packets != null) {
+                packets.close();
+                if (!quiet.quiet) {
+                    stdout.println(packets.summary());
+                }
+            }
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -200,6 +216,10 @@ public final class RunCommand extends Subcommand {
         if (reverse && shapeOptions.reshapes()) {
             throw new CommandLine.ParameterException(cl,
                 "--reverse does not go with --search, --sizes or --interval yet");
+        }
+        if (packetOptions.given() && (bidir || (target != null && !reverse))) {
+            throw new CommandLine.ParameterException(cl, "--packets needs this host's receivers: the embedded run "
+                + "or --target with --reverse" + (bidir ? " (not --bidir yet)" : ""));
         }
         if (shapeOptions.search != null && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(cl, "--search goes with --mode stream");
@@ -239,6 +259,25 @@ public final class RunCommand extends Subcommand {
                 + "give -o a file, not the device " + out);
         }
         return sink;
+    }
+
+    /** {@code --packets FILE}, created before any traffic (and checked not to be one of the run's inputs). */
+    private PacketsFile openPackets(CommandLine cl) {
+        Path file = packetOptions.packets;
+        Inputs.requireWritable(cl, file, "--packets to");
+        Inputs.requireNotInputs(cl, List.of(file), java.util.Arrays.asList(policy.policy, baseline.baseline,
+            secret.secretFile));
+        for (Path other : java.util.Arrays.asList(output, stream, checkOutputs.prometheus, checkOutputs.junit)) {
+            if (other != null && other.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize())) {
+                throw new CommandLine.ParameterException(cl, "--packets " + file + " is another output of the run "
+                    + "too: give it a file of its own");
+            }
+        }
+        try {
+            return PacketsFile.create(file);
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(cl, "cannot write --packets " + file + ": " + e.getMessage());
+        }
     }
 
     /**

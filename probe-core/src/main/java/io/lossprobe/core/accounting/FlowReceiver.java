@@ -62,6 +62,8 @@ public final class FlowReceiver {
      * is sent (volatile, so the receiving thread sees it without a lock), read back once the step closed.
      */
     private volatile IntervalTally intervals;
+    /** The open step's per-message record ({@code --packets}), or null: set like {@link #intervals}. */
+    private volatile PacketSlots packets;
     /** Arrivals of the open step whose delay used a kernel receive timestamp. */
     private long stamped;
 
@@ -128,6 +130,7 @@ public final class FlowReceiver {
         warmupMinDelay = Long.MAX_VALUE;
         warmupDelays = 0;
         intervals = null;
+        packets = null;
         stamped = 0;
         progress.lazySet(0);
     }
@@ -138,6 +141,14 @@ public final class FlowReceiver {
      */
     public void countIntervals(IntervalTally tally) {
         this.intervals = tally;
+    }
+
+    /**
+     * Records the open step message by message into {@code slots} as well (after {@link #beginStep}, before the
+     * window's first message is sent), and the step's arrivals after it closed; safe from any thread.
+     */
+    public void capturePackets(PacketSlots slots) {
+        this.packets = slots;
     }
 
     /**
@@ -204,10 +215,14 @@ public final class FlowReceiver {
             return false;
         }
         if (!open || msgStep != step) {
-            onClosedStep(msgStep, sequence);
+            onClosedStep(msgStep, sequence, sendTimeNs, actualSendNs, arrivalNs);
             return false;
         }
         int outcome = tracker.onSequence(sequence);
+        PacketSlots slots = packets;
+        if (slots != null) {
+            slots.arrived(sequence, outcome, sendTimeNs, actualSendNs, arrivalNs - clockOffsetNs);
+        }
         IntervalTally tally = intervals;
         if (outcome == SequenceTracker.NEW || outcome == SequenceTracker.REORDERED) {
             long d = recordDelay(arrivalNs - sendTimeNs);
@@ -228,7 +243,7 @@ public final class FlowReceiver {
     }
 
     /** A data message for a step that closed: late (a first arrival, counted lost there) or a late duplicate. */
-    private void onClosedStep(int msgStep, long sequence) {
+    private void onClosedStep(int msgStep, long sequence, long sendTimeNs, long actualSendNs, long arrivalNs) {
         boolean isClosed = msgStep < lateAfterClose.length() && (msgStep < step || (msgStep == step && !open));
         if (!isClosed) {
             corrupt++; // a step this receiver has not begun: not a message of this run's schedule
@@ -246,10 +261,12 @@ public final class FlowReceiver {
             corrupt++; // the sender never put this number on the wire
             return;
         }
-        if (closed.late().classify(sequence) == SequenceTracker.LATE_DUPLICATE) {
-            lateDuplicatesAfterClose.incrementAndGet(msgStep);
-        } else {
-            lateAfterClose.incrementAndGet(msgStep);
+        boolean duplicate = closed.late().classify(sequence) == SequenceTracker.LATE_DUPLICATE;
+        long rank = duplicate ? lateDuplicatesAfterClose.incrementAndGet(msgStep)
+            : lateAfterClose.incrementAndGet(msgStep);
+        if (closed.packets() != null) {
+            closed.packets().arrivedAfterClose(sequence, duplicate ? PacketSlots.AFTER_LATE_DUPLICATE
+                : PacketSlots.AFTER_LATE, rank, sendTimeNs, actualSendNs, arrivalNs - closed.clockOffsetNs());
         }
     }
 
@@ -277,7 +294,11 @@ public final class FlowReceiver {
     public Summary closeStep(long wireEnd) {
         open = false;
         tracker.finish(wireEnd);
-        closedSteps.put(step, new ClosedStep(tracker.lateClassifier(), wireEnd));
+        PacketSlots slots = packets;
+        if (slots != null) {
+            slots.closed(tracker.late(), tracker.lateDuplicates());
+        }
+        closedSteps.put(step, new ClosedStep(tracker.lateClassifier(), wireEnd, slots, clockOffsetNs));
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
             tracker.lateDuplicates(), corrupt, foreign, warmup, tracker.lossEvents(), tracker.lostInRuns(),
             tracker.bursts().toResult(), delay.copy(), transit.copy(), ipdv.copy(), jitter, warmupDelays,
@@ -311,7 +332,8 @@ public final class FlowReceiver {
         return flowId;
     }
 
-    private record ClosedStep(SequenceTracker.LateClassifier late, long wireEnd) {
+    private record ClosedStep(SequenceTracker.LateClassifier late, long wireEnd, PacketSlots packets,
+                              long clockOffsetNs) {
     }
 
     /**

@@ -60,6 +60,16 @@ public final class LocalReceiveSide implements ReceiveSide {
     }
 
     @Override
+    public io.lossprobe.core.accounting.PacketSlots[] capturePackets(int every, int capacity) {
+        io.lossprobe.core.accounting.PacketSlots[] out = new io.lossprobe.core.accounting.PacketSlots[flows.length];
+        for (int i = 0; i < flows.length; i++) {
+            out[i] = new io.lossprobe.core.accounting.PacketSlots(every, capacity);
+            flows[i].capturePackets(out[i]);
+        }
+        return out;
+    }
+
+    @Override
     public void beginWindow() throws Exception {
         endpoint.beginWindow();
     }

@@ -53,6 +53,10 @@ public final class LocalSendSide implements SendSide {
     /** The open step's writers that note each interval's wire range ({@code --interval}), else null. */
     private IntervalWriter[] intervalWriters;
     private long[] stepRates;
+    /** {@code --packets}: every how many messages, and how many per flow, the next steps' writers note. */
+    private int packetEvery;
+    private int packetCapacity;
+    private PacketWriter[] packetWriters;
     private long stepWindowNs;
 
     private LocalSendSide(SenderEndpoint endpoint, Plan plan, int runId, FlowReceiver[] replies, NanoClock clock,
@@ -150,6 +154,11 @@ public final class LocalSendSide implements SendSide {
                 writers[i] = intervalWriters[i];
             }
         }
+        packetWriters = packetCapacity > 0 ? new PacketWriter[writers.length] : null;
+        for (int i = 0; packetWriters != null && i < writers.length; i++) {
+            packetWriters[i] = new PacketWriter(writers[i], packetEvery, packetCapacity);
+            writers[i] = packetWriters[i];
+        }
         threadsAtWindow = null;
         threadsAtEnd = null;
         endSampled = false;
@@ -168,6 +177,24 @@ public final class LocalSendSide implements SendSide {
             loop.closedLoop(plan.concurrency(), flow -> r[flow].progress(), Math.max(plan.drainNs(), 1_000_000));
         }
         sending = null;
+    }
+
+    @Override
+    public void capturePackets(int every, int capacity) {
+        this.packetEvery = every;
+        this.packetCapacity = capacity;
+    }
+
+    @Override
+    public SentTimes[] sentTimes() {
+        if (packetWriters == null) {
+            return null;
+        }
+        SentTimes[] out = new SentTimes[packetWriters.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = packetWriters[i].times();
+        }
+        return out;
     }
 
     @Override

@@ -32,6 +32,15 @@ public interface ReceiveSide extends AutoCloseable {
         throw new UnsupportedOperationException("these receivers do not count per interval");
     }
 
+    /**
+     * Records the step just begun message by message as well ({@code --packets}): every {@code every}-th sequence
+     * number, {@code capacity} per flow at most; returns each flow's record (read once the receivers closed). Called
+     * after {@link #beginStep} and before the senders start.
+     */
+    default io.lossprobe.core.accounting.PacketSlots[] capturePackets(int every, int capacity) throws Exception {
+        throw new UnsupportedOperationException("these receivers do not record packets");
+    }
+
     /** The other host's clock minus this one's, estimated now; null when the receivers are in this process. */
     default io.lossprobe.core.result.ClockOffset clockOffset() throws Exception {
         return null;

@@ -38,6 +38,8 @@ public final class RunEngine {
     private Supplier<HostCounters.Sample> hostCounters = HostCounters::sample;
     /** The run's message key: random in one process, derived from the control session between hosts. */
     private MessageAuth auth;
+    /** {@code --packets}: where every kept step's per-message record goes, else null. */
+    private PacketCapture packets;
 
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks) {
@@ -82,6 +84,12 @@ public final class RunEngine {
     /** Tags and checks every data message with {@code auth} (between hosts, the key both ends derive). */
     public RunEngine withAuth(MessageAuth auth) {
         this.auth = auth;
+        return this;
+    }
+
+    /** Records every kept step message by message into {@code capture} (receivers in this process only). */
+    public RunEngine withPackets(PacketCapture capture) {
+        this.packets = capture;
         return this;
     }
 
@@ -171,6 +179,9 @@ public final class RunEngine {
     private int runPass(Transport transport, Plan pass, int firstStep) throws Exception {
         int step = firstStep;
         int passStart = record.steps();
+        if (packets != null) {
+            packets.passStarted();
+        }
         // Each pass tags under a key of its own (the header names neither transport nor size), as the server does.
         MessageAuth passKey = auth.forPass(transport.name(), pass.messageSize());
         try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, passKey, options)) {
@@ -181,7 +192,7 @@ public final class RunEngine {
                 record.environment(transport.name(), sender.environment());
             }
             Steps steps = new Steps(new StepRun.Pass(transport, pass, options, listener, hooks, clock, hostCounters,
-                sides.egress(), sides.senderEnvironment(), this::stopRequested, sides));
+                sides.egress(), sides.senderEnvironment(), this::stopRequested, sides, packets));
             for (Level level : pass.levels()) {
                 if (stopRequested || steps.measure(step, level, StepTiming.of(pass), true) == null) {
                     break; // stopped mid-step: a partial step is not a result
@@ -193,6 +204,10 @@ public final class RunEngine {
                     clock);
             }
             record.freezeFrom(passStart);
+        }
+        if (packets != null) {
+            // Written once the pass's receivers closed: nothing adds to the steps' records any more.
+            packets.passEnded(record.frozenFrom(passStart));
         }
         return step;
     }

@@ -48,6 +48,15 @@ final class RunRecord {
         }
     }
 
+    /** The results of the steps from {@code first} on, as frozen. */
+    List<StepResult> frozenFrom(int first) {
+        List<StepResult> out = new ArrayList<>();
+        for (CompletedStep c : completed.subList(first, completed.size())) {
+            out.add(c.withLateSoFar());
+        }
+        return out;
+    }
+
     void addSearches(List<SearchResult> found) {
         searches.addAll(found);
     }

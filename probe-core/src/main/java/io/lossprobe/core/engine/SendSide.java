@@ -59,6 +59,18 @@ public interface SendSide extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Notes the send times of every {@code every}-th data message, {@code capacity} per flow at most, from the next
+     * step on ({@code --packets}; 0 stops it). Senders on another host do not, and ignore it.
+     */
+    default void capturePackets(int every, int capacity) {
+    }
+
+    /** The last step's noted send times per flow (once its sending ended), or null when none were noted. */
+    default SentTimes[] sentTimes() {
+        return null;
+    }
+
     /** Waits up to {@code timeoutNs} for the step's sending to end; true when it has. */
     boolean awaitDone(long timeoutNs) throws Exception;
 

@@ -32,10 +32,12 @@ final class StepRun {
      * @param egress            the senders' egress queue, when they run on this host
      * @param senderEnvironment the senders' socket settings, for the step's egress figures
      * @param stopped           whether the run was asked to stop
+     * @param packets           {@code --packets}: where kept steps' per-message records go, else null
      */
     record Pass(Transport transport, Plan plan, Map<String, String> options, RunListener listener, StepHooks hooks,
                 NanoClock clock, Supplier<HostCounters.Sample> hostCounters, EgressQdisc egress,
-                Map<String, Long> senderEnvironment, BooleanSupplier stopped, StepSides sides) {
+                Map<String, Long> senderEnvironment, BooleanSupplier stopped, StepSides sides,
+                PacketCapture packets) {
     }
 
     private final Pass pass;
@@ -55,6 +57,8 @@ final class StepRun {
     private WindowSample windowSample;
     private long windowStart;
     private long windowStartEpochMs;
+    /** The step's per-message records at the receivers ({@code --packets} on a kept step), else null. */
+    private io.lossprobe.core.accounting.PacketSlots[] packetSlots;
 
     StepRun(Pass pass, int step, Level level, StepTiming timing) {
         this.pass = pass;
@@ -74,7 +78,7 @@ final class StepRun {
      * @param keep a step of the result (a search trial is not: its histograms are not logged)
      */
     StepResult run(boolean keep) throws Exception {
-        begin();
+        begin(keep);
         if (!window()) {
             return null;
         }
@@ -89,8 +93,11 @@ final class StepRun {
         return pass.stopped().getAsBoolean();
     }
 
-    /** Every side learns the step: the senders first, whose failure ledger the receivers then skip. */
-    private void begin() throws Exception {
+    /**
+     * Every side learns the step: the senders first, whose failure ledger the receivers then skip. A kept step is
+     * recorded message by message with {@code --packets}.
+     */
+    private void begin(boolean keep) throws Exception {
         listener.stepStarted(name, step, level);
         if (plan.echo() && !sides.localEndpoints().isEmpty()) {
             sides.replyFilter(pass.hooks().replyFilter(name, step));
@@ -100,10 +107,17 @@ final class StepRun {
         clocks = Clocks.estimate(sides);
         start = StepStart.of(plan, step, level, timing, pass.hooks().sendFilter(name, step),
             clocks.receiverMinusSenderNs());
+        PacketCapture packets = keep && sides.receiversLocal() ? pass.packets() : null;
+        int capacity = packets == null ? 0 : packets.capacity(plan.ports());
+        for (SendSide s : sides.senders()) {
+            s.capturePackets(packets == null ? 1 : packets.every(), capacity);
+        }
         sides.beginSenders(start);
         long beginNs = clock.nanoTime();
         sides.beginReceivers(start);
         beginTookNs = clock.nanoTime() - beginNs;
+        packetSlots = packets == null ? null
+            : StepSides.single(sides.receivers(), "receiver").capturePackets(packets.every(), capacity);
     }
 
     /**
@@ -243,6 +257,11 @@ final class StepRun {
             after, clocks, egressDrops, failures);
         if (keep) {
             logHistograms(receipt, outcome, delay, rtt, System.currentTimeMillis());
+        }
+        if (packetSlots != null) {
+            SendSide sender = StepSides.single(sides.senders(), "sender");
+            pass.packets().kept(new PacketCapture.Pending(step, windowStart, wireEnd, failures, packetSlots,
+                sender.sentTimes()));
         }
         return result;
     }

@@ -226,4 +226,81 @@ public abstract class TransportContractTest {
         assertThat(step.counts().lost()).isEqualTo(step.socketDrops() == null ? 0 : step.socketDrops());
         assertThat(step.counts().sendFailed()).isEqualTo(10);
     }
+
+    /**
+     * {@code --packets}: one row per wire sequence number of every flow, in order, and the rows add up to each
+     * flow's counts exactly, with loss injected on one flow and refusals (no wire number, no row) on another.
+     */
+    @Test
+    @Timeout(120)
+    void everyPacketRowAddsUpToItsFlowsCounts() throws Exception {
+        SendFilter filter = new SendFilter() {
+            @Override
+            public boolean drop(int flow, long sequence) {
+                return flow == 1 && (sequence >= 10 && sequence < 20 || sequence == 50);
+            }
+
+            @Override
+            public boolean refuse(int flow, long scheduleIndex) {
+                return flow == 2 && scheduleIndex >= 30 && scheduleIndex < 35;
+            }
+        };
+        Plan plan = plan(4, List.of(Level.parse("4k"), Level.parse("8k")), 300);
+        List<io.lossprobe.core.engine.PacketStep> recorded = new java.util.ArrayList<>();
+        RunResult result = new RunEngine(plan, Map.of(transport().name(), transport()), options(), new RunListener() {
+        }, StepHooks.sendFilter(filter)).withPackets(new io.lossprobe.core.engine.PacketCapture(1_000_000, 1,
+            recorded::add)).run();
+        assertIdentities(result);
+        assertThat(recorded).hasSize(2);
+        for (io.lossprobe.core.engine.PacketStep packets : recorded) {
+            StepResult step = result.steps().get(packets.result().step());
+            assertThat(packets.result().counts()).isEqualTo(step.counts());
+            long[][] tally = new long[plan.ports()][8];
+            long[] next = new long[plan.ports()];
+            java.util.List<Long> lostOfFlow1 = new java.util.ArrayList<>();
+            packets.rows((flow, seq, status, intended, sent, received, reordered, duplicates, lateDuplicates) -> {
+                assertThat(seq).as("flow %d's rows in wire order", flow).isEqualTo(next[flow]++);
+                long[] t = tally[flow];
+                t[0]++;
+                switch (status) {
+                    case io.lossprobe.core.engine.PacketStep.RECEIVED -> {
+                        t[1]++;
+                        assertThat(sent).as("sent at or after its intended time").isGreaterThanOrEqualTo(intended);
+                        assertThat(received).as("received after it was sent").isGreaterThanOrEqualTo(sent);
+                    }
+                    case io.lossprobe.core.engine.PacketStep.LOST -> {
+                        t[2]++;
+                        if (flow == 1) {
+                            lostOfFlow1.add(seq);
+                        }
+                    }
+                    case io.lossprobe.core.engine.PacketStep.LATE -> t[3]++;
+                    case io.lossprobe.core.engine.PacketStep.FAILED -> t[4]++;
+                    default -> throw new AssertionError("status " + status);
+                }
+                t[5] += reordered ? 1 : 0;
+                t[6] += duplicates;
+                t[7] += lateDuplicates;
+            });
+            for (FlowResult f : step.flows()) {
+                Counts c = f.counts();
+                long[] t = tally[f.flow()];
+                String what = "step " + step.step() + " flow " + f.flow();
+                assertThat(t[0] - t[4]).as("rows not failed == sent, %s", what).isEqualTo(c.sent());
+                assertThat(t[4]).as("failed rows, %s", what).isEqualTo(packets.failures()[f.flow()].total());
+                assertThat(t[1]).as("received rows, %s", what).isEqualTo(c.received());
+                assertThat(t[2] + t[3]).as("lost and late rows == lost, %s", what).isEqualTo(c.lost());
+                assertThat(t[3]).as("late rows, %s", what).isEqualTo(c.late());
+                assertThat(t[5]).as("reordered rows, %s", what).isEqualTo(c.reordered());
+                assertThat(t[6]).as("duplicates, %s", what).isEqualTo(c.duplicates());
+                assertThat(t[7]).as("late duplicates, %s", what).isEqualTo(c.lateDuplicates());
+                assertThat(packets.overLimit(f.flow())).isZero();
+            }
+            // The injected loss is exactly flow 1's lost rows (a kernel drop elsewhere would show in its own flow).
+            assertThat(lostOfFlow1).as("flow 1's lost rows").containsAll(
+                java.util.stream.LongStream.concat(java.util.stream.LongStream.range(10, 20),
+                    java.util.stream.LongStream.of(50)).boxed().toList());
+            assertThat(step.flows().get(2).counts().sendFailed()).isGreaterThanOrEqualTo(5);
+        }
+    }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lossprobe.core.plan.SendPattern;
 import java.math.BigInteger;
-import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -192,7 +191,7 @@ class PatternScheduleTest {
         for (int step = 0; step < 3; step++) {
             FlowSchedule s = FlowSchedule.of(SendPattern.parse("poisson"), START, 5 * SECOND, rate,
                 FlowSchedule.key(42, step, 0, FlowSchedule.WINDOW));
-            double d = ksAgainstExponential(gaps(s), rate);
+            double d = io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate);
             int n = (int) s.scheduled() - 1;
             assertThat(d).as("KS statistic, step %d, n %d", step, n).isLessThan(1.63 / Math.sqrt(n));
         }
@@ -203,12 +202,12 @@ class PatternScheduleTest {
         long rate = 20_000;
         for (String pattern : new String[] {"constant", "burst:64", "onoff:50ms/50ms"}) {
             FlowSchedule s = of(pattern, 5 * SECOND, rate);
-            double d = ksAgainstExponential(gaps(s), rate);
+            double d = io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate);
             assertThat(d).as(pattern).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
         }
         // Poisson at the wrong rate fails too: the check tests the planned rate, not just the shape.
         FlowSchedule s = of("poisson", 5 * SECOND, rate);
-        assertThat(ksAgainstExponential(gaps(s), rate * 1.05)).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
+        assertThat(io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate * 1.05)).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
     }
 
     @Test
@@ -238,18 +237,5 @@ class PatternScheduleTest {
             before = t;
         }
         return g;
-    }
-
-    /** The one-sample Kolmogorov-Smirnov statistic of {@code x} against the exponential of {@code rate}. */
-    static double ksAgainstExponential(double[] x, double rate) {
-        double[] sorted = x.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        double d = 0;
-        for (int i = 0; i < n; i++) {
-            double f = -Math.expm1(-rate * sorted[i]);
-            d = Math.max(d, Math.max((i + 1.0) / n - f, f - (double) i / n));
-        }
-        return d;
     }
 }
