@@ -1,5 +1,6 @@
 package io.lossprobe.core.pacing;
 
+import static io.lossprobe.core.testing.GoodnessOfFit.ksExponential;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lossprobe.core.plan.SendPattern;
@@ -191,7 +192,7 @@ class PatternScheduleTest {
         for (int step = 0; step < 3; step++) {
             FlowSchedule s = FlowSchedule.of(SendPattern.parse("poisson"), START, 5 * SECOND, rate,
                 FlowSchedule.key(42, step, 0, FlowSchedule.WINDOW));
-            double d = io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate);
+            double d = ksExponential(gaps(s), rate);
             int n = (int) s.scheduled() - 1;
             assertThat(d).as("KS statistic, step %d, n %d", step, n).isLessThan(1.63 / Math.sqrt(n));
         }
@@ -202,12 +203,12 @@ class PatternScheduleTest {
         long rate = 20_000;
         for (String pattern : new String[] {"constant", "burst:64", "onoff:50ms/50ms"}) {
             FlowSchedule s = of(pattern, 5 * SECOND, rate);
-            double d = io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate);
+            double d = ksExponential(gaps(s), rate);
             assertThat(d).as(pattern).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
         }
         // Poisson at the wrong rate fails too: the check tests the planned rate, not just the shape.
         FlowSchedule s = of("poisson", 5 * SECOND, rate);
-        assertThat(io.lossprobe.core.testing.GoodnessOfFit.ksExponential(gaps(s), rate * 1.05)).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
+        assertThat(ksExponential(gaps(s), rate * 1.05)).isGreaterThan(1.63 / Math.sqrt(s.scheduled() - 1));
     }
 
     @Test
