@@ -16,7 +16,8 @@ import org.jfree.chart.axis.ValueAxis;
 
 /**
  * One self-contained HTML page over one or more result files, answer first: the verdict (check results when a
- * policy is given, else each transport's knee and any rate search), the loss curve, then the table; delay as small
+ * policy is given, else each transport's knee and any rate search), the loss curve (or, when no step lost a
+ * message, that in words and a wide delay chart), then the two summary tables; delay as small
  * multiples; per-interval series when recorded; the per-port heatmaps; attribution and warnings; the plan and the
  * options in effect. With several runs the trend comes right after the verdict. Charts are inline SVG with hover
  * titles, no scripts, no network. Every string from a result file is escaped. See docs/report.md.
@@ -35,6 +36,7 @@ public final class HtmlReport {
         .meta{font-size:13px;color:#555}.warn{color:#a50f15}
         .verdict{font-size:15px;line-height:1.5}.verdict li{margin:2px 0}
         .pass{color:#1a7f37;font-weight:bold}.failed{color:#c00;font-weight:bold}
+        .no-loss{font-size:15px;border-left:4px solid #1a7f37;background:#f0f9f2;padding:6px 12px;margin:12px 0}
         .banner{border:2px solid #c00;background:#fff0f0;padding:8px 12px;margin:12px 0;font-size:15px}
         dl.plan{display:grid;grid-template-columns:max-content auto;gap:2px 16px;font-size:13px}
         dl.plan dt{font-weight:bold}dl.plan dd{margin:0}
@@ -122,16 +124,26 @@ public final class HtmlReport {
             }
             progress.accept("drawing charts of the newest run");
             if (!metrics.isEmpty()) {
-                figure(charts.lossCurve("chart-loss", metrics, latest.extras().searches()));
+                lossOrDelay();
             }
             sb.append("<h2 id=\"summary\">Summary").append(results.size() > 1 ? " (newest run)" : "")
                 .append("</h2>\n");
-            sb.append(SummaryTable.of(List.of(latest)).html(false));
-            sb.append("<p class=\"meta\">Achieved TPS = messages received per second over the measured window. "
-                + "CPU % = this process, in % of one core. NIC columns: the busiest interface in the step (most "
-                + "bytes), counters over window and drain divided by the window. k-drops: datagrams the kernel "
-                + "dropped at the receiving sockets. clock +- ms: between hosts, the bound every delay is true to."
-                + "</p>\n");
+            SummaryTable summary = SummaryTable.of(List.of(latest));
+            sb.append("<h3 id=\"delivery\">Delivery</h3>\n").append(summary.deliveryHtml(false));
+            sb.append("<p class=\"meta\">Counts over the measured window. offered = sent + behind + refused: "
+                + "behind, messages the sender was too late to send (flag saturated: more than 1 % short); refused, "
+                + "sends the transport refused. sent = received + lost; late arrivals (after the step closed) are "
+                + "part of lost. k-drops: datagrams the kernel dropped at the receiving sockets. retrans/1k, "
+                + "NAKs/1k: the transport's repairs per 1,000 messages sent.</p>\n");
+            sb.append("<h3 id=\"speed\">Speed and cost</h3>\n").append(summary.speedHtml(false));
+            sb.append("<p class=\"meta\">received/s, sent/s = messages per second over the measured window (the "
+                + "achieved rates; a stream run has no transactions, so no TPS"
+                + (metrics.stream().anyMatch(StepMetrics::echo) ? "; in echo mode TPS = replies per second" : "")
+                + "). Delay: one-way, from the intended send time. clock +- ms: between hosts, the bound every "
+                + "delay is true to. CPU % = this process, in % of one core; host CPU % = the whole host, in % of "
+                + "all its cores (flag host-cpu: " + ChartParts.plain(StepMetrics.SATURATED_HOST_CPU_PERCENT)
+                + " % or more, where the instrument's own figures bend). NIC columns: the busiest interface in the "
+                + "step (most bytes), counters over window and drain divided by the window.</p>\n");
             if (!metrics.isEmpty()) {
                 delaySection();
                 rateSection();
@@ -141,8 +153,11 @@ public final class HtmlReport {
             ReportTables.attribution(sb, run, latest.sized());
             ReportTables.plan(sb, run);
             if (results.size() > 1) {
-                sb.append("<h2 id=\"runs\">Every run</h2>\n");
-                sb.append(SummaryTable.of(results).html(true));
+                SummaryTable every = SummaryTable.of(results);
+                sb.append("<h2 id=\"runs\">Every run</h2>\n<p class=\"meta\">The columns of the summary above, "
+                    + "for every step of every run.</p>\n<h3 id=\"runs-delivery\">Delivery</h3>\n")
+                    .append(every.deliveryHtml(true)).append("<h3 id=\"runs-speed\">Speed and cost</h3>\n")
+                    .append(every.speedHtml(true));
             }
             sb.append("</body></html>\n");
             return sb.toString();
@@ -225,25 +240,56 @@ public final class HtmlReport {
             return metric.toLowerCase(java.util.Locale.ROOT).contains("p99");
         }
 
+        /**
+         * The loss curve, with the transports that lost nothing named under it; or, when no step lost a message,
+         * that in one sentence (the curve would be a flat line at 0, each transport hidden under the next) and the
+         * space spent on delay: p50 and p99 of every transport on one wide chart.
+         */
+        private void lossOrDelay() {
+            List<String> lossless = ReportCharts.lossless(metrics);
+            if (lossless.size() < ReportCharts.byTransport(metrics).size()) {
+                figure(charts.lossCurve("chart-loss", metrics, latest.extras().searches()));
+                if (!lossless.isEmpty()) {
+                    sb.append("<p class=\"meta\" id=\"lossless\">")
+                        .append(Fmt.html(ReportCharts.losslessSentence(lossless))).append("</p>\n");
+                }
+                return;
+            }
+            sb.append("<p class=\"no-loss\" id=\"no-loss\">").append(Fmt.html(ReportCharts.noLossSentence(metrics)))
+                .append("</p>\n");
+            List<DelayCharts.PctSet> sets = new ArrayList<>(delaySets(new int[] {0, 2}, false).values());
+            List<Double> values = DelayCharts.values(sets);
+            if (values.stream().allMatch(v -> Double.isNaN(v))) {
+                return; // no step recorded a delay (echo steps may not): nothing to draw
+            }
+            figure(delays.bands("chart-delay", "delay-overview", "One-way delay against offered rate: p50 and p99",
+                ReportCharts.levelAxis("offered rate (messages/s)", metrics),
+                DelayCharts.delayAxis("one-way delay (ms)", values), sets, ReportCharts.WIDE,
+                ReportCharts.WIDE_HEIGHT));
+        }
+
+        /** Per transport, its steps' delay percentiles (indexes into p50, p90, p99, p99.9) in its colour. */
+        private Map<String, DelayCharts.PctSet> delaySets(int[] percentiles, boolean bands) {
+            Map<String, DelayCharts.PctSet> sets = new LinkedHashMap<>();
+            for (Map.Entry<String, List<StepMetrics>> e : ReportCharts.byTransport(metrics).entrySet()) {
+                sets.put(e.getKey(), new DelayCharts.PctSet(e.getKey(), palette.transport(e.getKey()),
+                    HistoryCharts.points(e.getValue()), percentiles, bands));
+            }
+            return sets;
+        }
+
         private void delaySection() {
             sb.append("<h2 id=\"delay\">Delay</h2>\n");
             sb.append("<p class=\"meta\">One-way delay from the intended send time (a sender falling behind shows). "
                 + "Lines p50 (dark, solid) to p99.9 (light, dotted), bands between them; all transports share the "
                 + "delay axis.</p>\n<div class=\"grid\">\n");
-            Map<String, List<DelayCharts.PctSet>> sets = new LinkedHashMap<>();
-            List<DelayCharts.PctSet> all = new ArrayList<>();
-            for (Map.Entry<String, List<StepMetrics>> e : ReportCharts.byTransport(metrics).entrySet()) {
-                DelayCharts.PctSet set = new DelayCharts.PctSet(e.getKey(), palette.transport(e.getKey()),
-                    HistoryCharts.points(e.getValue()), new int[] {0, 1, 2, 3}, true);
-                sets.put(e.getKey(), List.of(set));
-                all.add(set);
-            }
-            ValueAxis y = DelayCharts.delayAxis("one-way delay (ms)", DelayCharts.values(all));
+            Map<String, DelayCharts.PctSet> sets = delaySets(new int[] {0, 1, 2, 3}, true);
+            ValueAxis y = DelayCharts.delayAxis("one-way delay (ms)", DelayCharts.values(List.copyOf(sets.values())));
             int i = 0;
-            for (Map.Entry<String, List<DelayCharts.PctSet>> e : sets.entrySet()) {
+            for (Map.Entry<String, DelayCharts.PctSet> e : sets.entrySet()) {
                 figure(delays.bands("delay-" + i++, "delay-bands", e.getKey() + ": delay percentiles against rate",
-                    ReportCharts.levelAxis("offered rate (messages/s)", metrics), ChartParts.copy(y), e.getValue(),
-                    ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT));
+                    ReportCharts.levelAxis("offered rate (messages/s)", metrics), ChartParts.copy(y),
+                    List.of(e.getValue()), ReportCharts.SMALL, ReportCharts.SMALL_HEIGHT));
             }
             sb.append("</div>\n<h3>Percentile distribution per step</h3>\n<div class=\"grid\">\n");
             distributions("delay", "one-way delay");

@@ -75,14 +75,52 @@ final class ReportCharts {
             plot.addDomainMarker(m);
         }
         JFreeChart chart = ChartParts.chart("Loss against offered rate", plot, true);
-        List<String> clean = byTransport(steps).entrySet().stream()
-            .filter(e -> e.getValue().stream().allMatch(m -> m.lost() == 0)).map(Map.Entry::getKey).toList();
+        List<String> clean = lossless(steps);
         if (!clean.isEmpty()) {
             // Lines of zero loss lie on one another at the bottom: say which they are.
             ChartParts.note(chart, clean.size() == byTransport(steps).size() ? "No loss at any level."
                 : "No loss at any level: " + ChartParts.shorten(String.join(", ", clean), 80) + ".");
         }
         return new ChartParts.Figure(id, "loss-curve", chart, WIDE, WIDE_HEIGHT, true);
+    }
+
+    /** The transports (series, as {@link #byTransport} names them) that lost no message at any level. */
+    static List<String> lossless(List<StepMetrics> steps) {
+        return byTransport(steps).entrySet().stream().filter(e -> e.getValue().stream().allMatch(m -> m.lost() == 0))
+            .map(Map.Entry::getKey).toList();
+    }
+
+    /**
+     * In place of a loss curve when no step lost a message (it would be a flat line at 0 with every transport
+     * under the last one drawn): "No step lost a message: udp, tcp and aeron delivered every message they sent at
+     * every level from 10k to 50k." Steps that sent nothing are named, since they delivered nothing either.
+     */
+    static String noLossSentence(List<StepMetrics> steps) {
+        List<String> levels = steps.stream().map(StepMetrics::level).distinct().toList();
+        String at = levels.size() == 1 ? "at " + levels.get(0) : levels.size() == 2
+            ? "at " + levels.get(0) + " and " + levels.get(1)
+            : "at every level from " + levels.get(0) + " to " + levels.get(levels.size() - 1);
+        List<String> transports = List.copyOf(byTransport(steps).keySet());
+        String out = "No step lost a message: " + words(transports) + " delivered every message "
+            + (transports.size() == 1 ? "it" : "they") + " sent " + at + ".";
+        List<String> idle = steps.stream().filter(m -> m.sent() == 0).map(m -> m.transport() + " at " + m.level())
+            .toList();
+        return idle.isEmpty() ? out : out + " Nothing was sent by " + words(idle) + ".";
+    }
+
+    /**
+     * Under a loss curve where some transports lost and others did not: the others' lines lie at 0, under the
+     * lossy ones' wherever those lost nothing, so they are named ("tcp and aeron lost no message at any level").
+     */
+    static String losslessSentence(List<String> lossless) {
+        return words(lossless) + " lost no message at any level: " + (lossless.size() == 1 ? "its line lies"
+            : "their lines lie") + " at 0, where other lines can hide " + (lossless.size() == 1 ? "it." : "them.");
+    }
+
+    /** "udp", "udp and tcp", "udp, tcp and aeron". */
+    static String words(List<String> items) {
+        return items.size() == 1 ? items.get(0) : String.join(", ", items.subList(0, items.size() - 1)) + " and "
+            + items.get(items.size() - 1);
     }
 
     static String lossTip(StepMetrics m) {

@@ -13,7 +13,8 @@ import java.util.Map;
  * everywhere. Missing counters are tolerated: a value that cannot be derived is {@code NaN}.
  *
  * @param offeredRate      the target rate (messages/s); for a {@code max} level, the achieved send rate
- * @param achievedRate     messages received per second over the window (what a benchmark table calls TPS)
+ * @param achievedRate     messages received per second over the window (the achieved receive rate; not TPS,
+ *                         which counts round trips: {@code tps})
  * @param achievedSendRate messages sent per second over the window
  * @param retransmitsPer1k retransmissions per 1,000 messages sent, NaN where the transport has none
  * @param naksPer1k        NAKs per 1,000 messages sent, NaN where the transport reports none

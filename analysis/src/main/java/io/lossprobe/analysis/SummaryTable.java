@@ -1,19 +1,25 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.StepResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
- * The summary table: one row per run, transport and level, with the columns of the reference RPC benchmark
- * tables (TPS, mean latency, CPU %, NIC in/out Mb/s and packets/s) plus loss and p99. Rendered as Markdown, CSV
- * or an HTML table.
+ * The summary table: one row per run, transport and level. Markdown and CSV give it as one table, with the columns
+ * of the reference RPC benchmark tables (rate, mean delay, CPU %, NIC in/out Mb/s and packets/s) plus loss, p99,
+ * repairs, warnings and flags; the CSV's column names and order are machine-read and stay as they are. HTML gives
+ * it as two tables that each fit a screen: {@link #deliveryHtml delivery} (what was offered, sent, received and
+ * lost) and {@link #speedHtml speed and cost} (rates, delay, CPU, NIC), every figure of the one table in one of
+ * them.
  */
 public final class SummaryTable {
 
-    /** One row: which run (its start time), and the step's metrics. */
-    public record Row(String startedAt, String file, StepMetrics m) {
+    /** One row: which run (its start time), the step's metrics and its counts. */
+    public record Row(String startedAt, String file, StepMetrics m, Counts counts) {
     }
 
     /**
@@ -25,52 +31,93 @@ public final class SummaryTable {
             this(title, csvName, numeric, value, "");
         }
 
+        /** A count of the step's messages, for HTML only (grouped thousands). */
+        static Column count(String title, Function<Counts, Long> value) {
+            return new Column(title, null, true, r -> String.format(Locale.ROOT, "%,d", value.apply(r.counts)));
+        }
+
         String text(Row r) {
             String v = value.apply(r);
             return v.isEmpty() ? blank : v;
         }
     }
 
-    private static final List<Column> COLUMNS = List.of(
-        new Column("started", "started_at", false, Row::startedAt),
-        new Column("transport", "transport", false, r -> r.m.transport()),
-        new Column("level", "level", false, r -> r.m.level()),
-        new Column("achieved TPS", "achieved_msgs_per_s", true, r -> Fmt.num(r.m.achievedRate(), 0)),
-        // A step where nothing arrived has no delay at all, which a 0 would hide.
-        new Column("mean ms", "mean_delay_ms", true, r -> Fmt.num(r.m.meanDelayMs(), 3), Fmt.NO_DELAY),
-        new Column("p99 ms", "p99_delay_ms", true, r -> Fmt.num(r.m.p99DelayMs(), 3), Fmt.NO_DELAY),
-        // Between hosts every delay is true to this bound (the clock offset estimate's); blank on one host.
-        new Column("clock +- ms", "delay_uncertainty_ms", true, r -> Fmt.num(r.m.delayUncertaintyMs(), 3)),
-        new Column("CPU %", "process_cpu_percent", true, r -> Fmt.num(r.m.processCpuPercent(), 1)),
-        new Column("host CPU %", "host_cpu_percent", true, r -> Fmt.num(r.m.hostCpuPercent(), 1)),
-        new Column("NIC", "nic", false, r -> r.m.nicInterface()),
-        new Column("NIC in Mb/s", "nic_in_mbit_per_s", true, r -> Fmt.num(r.m.nicInMbps(), 2)),
-        new Column("NIC out Mb/s", "nic_out_mbit_per_s", true, r -> Fmt.num(r.m.nicOutMbps(), 2)),
-        new Column("NIC in pkt/s", "nic_in_packets_per_s", true, r -> Fmt.num(r.m.nicInPacketsPerSecond(), 0)),
-        new Column("NIC out pkt/s", "nic_out_packets_per_s", true, r -> Fmt.num(r.m.nicOutPacketsPerSecond(), 0)),
-        new Column("loss %", "loss_percent", true, r -> Fmt.num(r.m.lossPercent(), 4)),
-        new Column("k-drops", "kernel_socket_drops", true, r -> Fmt.num(r.m.socketDrops(), 0)),
-        new Column("retrans/1k", "retransmits_per_1k", true, r -> Fmt.num(r.m.retransmitsPer1k(), 3)),
-        new Column("NAKs/1k", "naks_per_1k", true, r -> Fmt.num(r.m.naksPer1k(), 3)),
-        new Column("warnings", "warnings", true, r -> r.m.warnings() == 0 ? "" : Integer.toString(r.m.warnings())),
-        new Column("flags", "flags", false, r -> String.join(",", java.util.stream.Stream.of(
-            r.m.saturated() ? "saturated" : "", r.m.hostCpuSaturated() ? "host-cpu" : "")
-            .filter(f -> !f.isEmpty()).toList())));
+    private static final Column STARTED = new Column("started", "started_at", false, Row::startedAt);
+    private static final Column TRANSPORT = new Column("transport", "transport", false, r -> r.m.transport());
+    private static final Column LEVEL = new Column("level", "level", false, r -> r.m.level());
+    /**
+     * Messages received per second over the window: the achieved receive rate. Not TPS, which counts round trips
+     * (echo mode's replies/s, {@link #TPS}).
+     */
+    private static final Column RECEIVED_RATE = new Column("received/s", "achieved_msgs_per_s", true,
+        r -> Fmt.num(r.m.achievedRate(), 0));
+    // A step where nothing arrived has no delay at all, which a 0 would hide.
+    private static final Column MEAN = new Column("mean ms", "mean_delay_ms", true,
+        r -> Fmt.num(r.m.meanDelayMs(), 3), Fmt.NO_DELAY);
+    private static final Column P99 = new Column("p99 ms", "p99_delay_ms", true, r -> Fmt.num(r.m.p99DelayMs(), 3),
+        Fmt.NO_DELAY);
+    // Between hosts every delay is true to this bound (the clock offset estimate's); blank on one host.
+    private static final Column CLOCK = new Column("clock +- ms", "delay_uncertainty_ms", true,
+        r -> Fmt.num(r.m.delayUncertaintyMs(), 3));
+    private static final Column CPU = new Column("CPU %", "process_cpu_percent", true,
+        r -> Fmt.num(r.m.processCpuPercent(), 1));
+    private static final Column HOST_CPU = new Column("host CPU %", "host_cpu_percent", true,
+        r -> Fmt.num(r.m.hostCpuPercent(), 1));
+    private static final Column NIC = new Column("NIC", "nic", false, r -> r.m.nicInterface());
+    private static final Column NIC_IN = new Column("NIC in Mb/s", "nic_in_mbit_per_s", true,
+        r -> Fmt.num(r.m.nicInMbps(), 2));
+    private static final Column NIC_OUT = new Column("NIC out Mb/s", "nic_out_mbit_per_s", true,
+        r -> Fmt.num(r.m.nicOutMbps(), 2));
+    private static final Column NIC_IN_PKT = new Column("NIC in pkt/s", "nic_in_packets_per_s", true,
+        r -> Fmt.num(r.m.nicInPacketsPerSecond(), 0));
+    private static final Column NIC_OUT_PKT = new Column("NIC out pkt/s", "nic_out_packets_per_s", true,
+        r -> Fmt.num(r.m.nicOutPacketsPerSecond(), 0));
+    private static final Column LOSS = new Column("loss %", "loss_percent", true, r -> Fmt.num(r.m.lossPercent(), 4));
+    private static final Column K_DROPS = new Column("k-drops", "kernel_socket_drops", true,
+        r -> Fmt.num(r.m.socketDrops(), 0));
+    private static final Column RETRANSMITS = new Column("retrans/1k", "retransmits_per_1k", true,
+        r -> Fmt.num(r.m.retransmitsPer1k(), 3));
+    private static final Column NAKS = new Column("NAKs/1k", "naks_per_1k", true, r -> Fmt.num(r.m.naksPer1k(), 3));
+    private static final Column WARNINGS = new Column("warnings", "warnings", true,
+        r -> r.m.warnings() == 0 ? "" : Integer.toString(r.m.warnings()));
+    private static final Column FLAGS = new Column("flags", "flags", false, r -> String.join(",", Stream.of(
+        r.m.saturated() ? "saturated" : "", r.m.hostCpuSaturated() ? "host-cpu" : "")
+        .filter(f -> !f.isEmpty()).toList()));
+
+    /** Markdown and CSV: every column in one table (CSV readers rely on these names and this order). */
+    private static final List<Column> COLUMNS = List.of(STARTED, TRANSPORT, LEVEL, RECEIVED_RATE, MEAN, P99, CLOCK,
+        CPU, HOST_CPU, NIC, NIC_IN, NIC_OUT, NIC_IN_PKT, NIC_OUT_PKT, LOSS, K_DROPS, RETRANSMITS, NAKS, WARNINGS,
+        FLAGS);
+
+    /** HTML, what became of the messages: offered = sent + behind + refused, sent = received + lost. */
+    private static final List<Column> DELIVERY = List.of(STARTED, TRANSPORT, LEVEL,
+        Column.count("offered", Counts::scheduled), Column.count("sent", Counts::sent),
+        Column.count("behind", Counts::behind), Column.count("refused", Counts::sendFailed),
+        Column.count("received", Counts::received), Column.count("lost", Counts::lost), LOSS,
+        Column.count("late", Counts::late), Column.count("duplicates", Counts::duplicates),
+        Column.count("reordered", Counts::reordered), K_DROPS, RETRANSMITS, NAKS, WARNINGS,
+        new Column("flags", null, false, r -> r.m.saturated() ? "saturated" : ""));
+
+    /** Echo mode: replies received per second, transactions per second as RPC benchmarks count them. */
+    private static final Column TPS = new Column("TPS (replies/s)", null, true, r -> Fmt.num(r.m.tps(), 0));
+
+    /** HTML, how fast and at what cost: rates, one-way delay, CPU and the busiest interface. */
+    private static final List<Column> SPEED = List.of(STARTED, TRANSPORT, LEVEL, RECEIVED_RATE,
+        new Column("sent/s", null, true, r -> Fmt.num(r.m.achievedSendRate(), 0)), TPS, MEAN,
+        new Column("p50 ms", null, true, r -> Fmt.num(r.m.p50DelayMs(), 3), Fmt.NO_DELAY), P99, CLOCK, CPU,
+        HOST_CPU, NIC, NIC_IN, NIC_OUT, NIC_IN_PKT, NIC_OUT_PKT,
+        new Column("flags", null, false, r -> r.m.hostCpuSaturated() ? "host-cpu" : ""));
 
     /** After the level when a run stepped through several message sizes ({@code --sizes}); else not shown. */
     private static final Column SIZE = new Column("size B", "message_size_bytes", true,
         r -> r.m.messageSize() > 0 ? Integer.toString(r.m.messageSize()) : "");
 
     private final List<Row> rows;
-    private final List<Column> columns;
+    private final boolean sized;
 
     private SummaryTable(List<Row> rows, boolean sized) {
         this.rows = List.copyOf(rows);
-        List<Column> cs = new ArrayList<>(COLUMNS);
-        if (sized) {
-            cs.add(cs.indexOf(COLUMNS.get(2)) + 1, SIZE);
-        }
-        this.columns = List.copyOf(cs);
+        this.sized = sized;
     }
 
     /** Every step of every run, runs in the order given (oldest first from {@link LoadedResult#readAll}). */
@@ -79,7 +126,7 @@ public final class SummaryTable {
         for (LoadedResult r : results) {
             for (StepResult s : r.run().steps()) {
                 rows.add(new Row(r.run().startedAt() == null ? "" : r.run().startedAt(), r.file().toString(),
-                    StepMetrics.of(r.run(), s)));
+                    StepMetrics.of(r.run(), s), s.counts()));
             }
         }
         return new SummaryTable(rows, results.stream().anyMatch(LoadedResult::sized));
@@ -89,7 +136,17 @@ public final class SummaryTable {
         return rows;
     }
 
+    /** {@code base} with the size column after the level when the runs stepped through several sizes. */
+    private List<Column> columns(List<Column> base) {
+        List<Column> cs = new ArrayList<>(base);
+        if (sized) {
+            cs.add(cs.indexOf(LEVEL) + 1, SIZE);
+        }
+        return cs;
+    }
+
     public String markdown() {
+        List<Column> columns = columns(COLUMNS);
         StringBuilder sb = new StringBuilder();
         sb.append('|');
         for (Column c : columns) {
@@ -113,6 +170,7 @@ public final class SummaryTable {
     }
 
     public String csv() {
+        List<Column> columns = columns(COLUMNS);
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
             sb.append(i == 0 ? "" : ",").append(columns.get(i).csvName);
@@ -127,22 +185,43 @@ public final class SummaryTable {
         return sb.toString();
     }
 
-    /** An HTML table; {@code withStart} keeps the "started" column (useful only over several runs). */
+    /** Both HTML tables, {@link #deliveryHtml} then {@link #speedHtml}. */
     public String html(boolean withStart) {
-        StringBuilder sb = new StringBuilder("<table class=\"summary\">\n<thead><tr>");
-        for (Column c : columns) {
-            if (withStart || !c.csvName.equals("started_at")) {
-                sb.append("<th>").append(Fmt.html(c.title)).append("</th>");
-            }
+        return deliveryHtml(withStart) + speedHtml(withStart);
+    }
+
+    /**
+     * What became of the messages, per step: offered, sent, behind, refused, received, lost, loss %, late,
+     * duplicates, reordered, kernel drops, repairs, warnings, and the sender's saturated flag. {@code withStart}
+     * keeps the "started" column (useful only over several runs).
+     */
+    public String deliveryHtml(boolean withStart) {
+        return html(columns(DELIVERY), withStart, "delivery");
+    }
+
+    /**
+     * How fast and at what cost, per step: received/s and sent/s (TPS too in echo mode), one-way delay mean, p50
+     * and p99 with the clock bound, CPU, the busiest interface's traffic, and the host-cpu flag.
+     */
+    public String speedHtml(boolean withStart) {
+        List<Column> cs = columns(SPEED);
+        if (rows.stream().noneMatch(r -> r.m.echo())) {
+            cs.remove(TPS);
+        }
+        return html(cs, withStart, "speed");
+    }
+
+    private String html(List<Column> columns, boolean withStart, String kind) {
+        List<Column> shown = columns.stream().filter(c -> withStart || c != STARTED).toList();
+        StringBuilder sb = new StringBuilder("<table class=\"summary ").append(kind).append("\">\n<thead><tr>");
+        for (Column c : shown) {
+            sb.append("<th>").append(Fmt.html(c.title)).append("</th>");
         }
         sb.append("</tr></thead>\n<tbody>\n");
         for (Row r : rows) {
             sb.append(r.m.lost() > 0 ? "<tr class=\"lossy\">" : "<tr>");
-            for (Column c : columns) {
-                if (withStart || !c.csvName.equals("started_at")) {
-                    sb.append(c.numeric ? "<td class=\"n\">" : "<td>").append(Fmt.html(c.text(r)))
-                        .append("</td>");
-                }
+            for (Column c : shown) {
+                sb.append(c.numeric ? "<td class=\"n\">" : "<td>").append(Fmt.html(c.text(r))).append("</td>");
             }
             sb.append("</tr>\n");
         }

@@ -40,7 +40,7 @@ class HtmlReportSystemTest {
     private static final int LOSSY_FLOW = 3;
     /** Every kind of chart the analysis draws. */
     static final Set<String> KINDS = Set.of("loss-curve", "achieved", "retransmits", "delay-bands", "percentiles",
-        "rtt-bands", "heatmap", "intervals", "trend", "compare-loss", "compare-delay");
+        "rtt-bands", "heatmap", "intervals", "trend", "compare-loss", "compare-delay", "delay-overview");
 
     /** The second step loses every 10th message of one port. */
     private static final StepHooks LOSSY_PORT_AT_STEP_1 = new StepHooks() {

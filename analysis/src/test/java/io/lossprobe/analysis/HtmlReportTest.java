@@ -48,11 +48,13 @@ class HtmlReportTest {
         LoadedResult newer = Fixtures.load(dir, "newer.json",
             Fixtures.withIntervalsAndSearch(Fixtures.threeTransports()));
         LoadedResult echo = Fixtures.load(dir, "echo.json", Fixtures.echo());
+        LoadedResult udpLost = Fixtures.load(dir, "udp-lost.json", udpLostAt50k(Fixtures.threeTransports()));
         List<ChartParts.Figure> figures = new ArrayList<>(HtmlReport.figures(List.of(older, newer),
             Optional.of(strict())));
         figures.addAll(HtmlReport.figures(List.of(echo), Optional.empty()));
-        assertThat(figures).extracting(ChartParts.Figure::kind).contains("loss-curve", "achieved", "delay-bands",
-            "percentiles", "heatmap", "intervals", "trend", "rtt-bands");
+        figures.addAll(HtmlReport.figures(List.of(udpLost), Optional.empty()));
+        assertThat(figures).extracting(ChartParts.Figure::kind).contains("loss-curve", "delay-overview", "achieved",
+            "delay-bands", "percentiles", "heatmap", "intervals", "trend", "rtt-bands");
         int multi = 0;
         for (ChartParts.Figure f : figures) {
             List<Paint> paints = new ArrayList<>();
@@ -84,6 +86,117 @@ class HtmlReportTest {
                 }
             }
         }
+    }
+
+    @Test
+    void noLossAnywhereIsSaidInWordsAndTheSpaceGoesToDelay() {
+        LoadedResult r = Fixtures.load(dir, "r.json", Fixtures.threeTransports());
+        String page = HtmlReport.render(List.of(r), m -> { });
+        String sentence = "<p class=\"no-loss\" id=\"no-loss\">No step lost a message: udp, tcp and aeron "
+            + "delivered every message they sent at 10k and 50k.</p>";
+        assertThat(page).doesNotContain("id=\"chart-loss\"").doesNotContain("id=\"lossless\"").contains(sentence);
+        // Where the loss curve was, right after the verdict: the sentence, then p50 and p99 of every transport.
+        int verdict = page.indexOf("id=\"verdict\"");
+        int no = page.indexOf(sentence);
+        int delay = page.indexOf("<figure class=\"chart\" id=\"chart-delay\"");
+        assertThat(verdict).isPositive().isLessThan(no);
+        assertThat(no).isLessThan(delay);
+        assertThat(delay).isLessThan(page.indexOf("id=\"summary\""));
+        ChartParts.Figure overview = HtmlReport.figures(List.of(r), Optional.empty()).stream()
+            .filter(f -> f.id().equals("chart-delay")).findFirst().orElseThrow();
+        assertThat(overview.kind()).isEqualTo("delay-overview");
+        assertThat(overview.width()).isEqualTo(ReportCharts.WIDE);
+        List<String> legend = new ArrayList<>();
+        LegendItemCollection items = overview.chart().getPlot().getLegendItems();
+        for (int i = 0; i < items.getItemCount(); i++) {
+            legend.add(items.get(i).getLabel());
+        }
+        assertThat(legend).containsExactly("udp p50", "udp p99", "tcp p50", "tcp p99", "aeron p50", "aeron p99");
+
+        // One transport, one level; and a step that sent nothing is named (it delivered nothing either).
+        ObjectNode one = Fixtures.sample();
+        one.withArray("steps").remove(1);
+        ObjectNode counts = (ObjectNode) one.withArray("steps").get(0).get("counts");
+        counts.put("sent", 0).put("received", 0).put("behind", 10_000);
+        String idle = HtmlReport.render(List.of(Fixtures.load(dir, "one.json", one)), m -> { });
+        assertThat(idle).contains(">No step lost a message: udp delivered every message it sent at 10k. Nothing "
+            + "was sent by udp at 10k.</p>");
+    }
+
+    @Test
+    void whenSomeTransportsLostTheCurveStaysAndTheOthersAreNamedInWords() {
+        String page = HtmlReport.render(List.of(Fixtures.load(dir, "r.json",
+            udpLostAt50k(Fixtures.threeTransports()))), m -> { });
+        assertThat(page).contains("id=\"chart-loss\"").doesNotContain("id=\"no-loss\"")
+            .doesNotContain("id=\"chart-delay\"")
+            .contains("<p class=\"meta\" id=\"lossless\">tcp and aeron lost no message at any level: their lines "
+                + "lie at 0, where other lines can hide them.</p>")
+            // and in the chart itself, for the chart seen alone
+            .contains("No loss at any level: tcp, aeron.</text>");
+        assertThat(page.indexOf("id=\"chart-loss\"")).isLessThan(page.indexOf("id=\"lossless\""));
+        assertThat(page.indexOf("id=\"lossless\"")).isLessThan(page.indexOf("id=\"summary\""));
+        // One transport that lost: no transport to name.
+        assertThat(HtmlReport.render(List.of(lossy("u.json")), m -> { })).contains("id=\"chart-loss\"")
+            .doesNotContain("id=\"lossless\"").doesNotContain("id=\"no-loss\"");
+    }
+
+    @Test
+    void theSummaryIsTwoTablesDeliveryThenSpeedAndCost() {
+        String page = HtmlReport.render(List.of(lossy("r.json")), m -> { });
+        String summary = page.substring(page.indexOf("id=\"summary\""), page.indexOf("id=\"delay\""));
+        int delivery = summary.indexOf("<h3 id=\"delivery\">Delivery</h3>");
+        int speed = summary.indexOf("<h3 id=\"speed\">Speed and cost</h3>");
+        assertThat(delivery).isPositive().isLessThan(speed);
+        List<List<String>> headers = headers(summary);
+        assertThat(headers).hasSize(2);
+        assertThat(headers.get(0)).containsExactly("transport", "level", "offered", "sent", "behind", "refused",
+            "received", "lost", "loss %", "late", "duplicates", "reordered", "k-drops", "retrans/1k", "NAKs/1k",
+            "warnings", "flags");
+        assertThat(headers.get(1)).containsExactly("transport", "level", "received/s", "sent/s", "mean ms", "p50 ms",
+            "p99 ms", "clock +- ms", "CPU %", "host CPU %", "NIC", "NIC in Mb/s", "NIC out Mb/s", "NIC in pkt/s",
+            "NIC out pkt/s", "flags");
+        // A stream run has no transactions: the rate is called what it is.
+        assertThat(summary).doesNotContain("TPS (replies/s)").doesNotContain("achieved TPS")
+            .contains("a stream run has no transactions, so no TPS");
+        // The lossy step, udp 50k: 50,000 offered and sent, 49,400 received, 600 lost.
+        assertThat(summary).contains("<tr class=\"lossy\"><td>udp</td><td>50k</td><td class=\"n\">50,000</td>"
+            + "<td class=\"n\">50,000</td><td class=\"n\">0</td><td class=\"n\">0</td>"
+            + "<td class=\"n\">49,400</td><td class=\"n\">600</td><td class=\"n\">1.2000</td>");
+
+        // Echo mode: TPS is the replies per second, beside the rates.
+        String echo = HtmlReport.render(List.of(Fixtures.load(dir, "e.json", Fixtures.echo())), m -> { });
+        String echoSummary = echo.substring(echo.indexOf("id=\"summary\""), echo.indexOf("id=\"delay\""));
+        assertThat(headers(echoSummary).get(1)).startsWith("transport", "level", "received/s", "sent/s",
+            "TPS (replies/s)", "mean ms");
+
+        // Every run: the same two tables with the start of each run.
+        LoadedResult older = Fixtures.load(dir, "older.json", olderThan(Fixtures.sample(), 86_400));
+        String runs = HtmlReport.render(List.of(older, lossy("newer.json")), m -> { });
+        String every = runs.substring(runs.indexOf("id=\"runs\""));
+        assertThat(every).contains("<h3 id=\"runs-delivery\">Delivery</h3>", "<h3 id=\"runs-speed\">Speed and "
+            + "cost</h3>");
+        assertThat(headers(every)).hasSize(2).allSatisfy(h -> assertThat(h).startsWith("started", "transport"));
+    }
+
+    /** The header cells of each table in {@code html}, in order. */
+    private static List<List<String>> headers(String html) {
+        List<List<String>> out = new ArrayList<>();
+        java.util.regex.Matcher head = java.util.regex.Pattern.compile("<thead><tr>(.*?)</tr></thead>").matcher(html);
+        while (head.find()) {
+            List<String> cells = new ArrayList<>();
+            java.util.regex.Matcher th = java.util.regex.Pattern.compile("<th>(.*?)</th>").matcher(head.group(1));
+            while (th.find()) {
+                cells.add(th.group(1));
+            }
+            out.add(cells);
+        }
+        return out;
+    }
+
+    /** {@code root} (three transports) with udp's 50k step losing 600 messages. */
+    static ObjectNode udpLostAt50k(ObjectNode root) {
+        Fixtures.lose((ObjectNode) root.withArray("steps").get(1), 600);
+        return root;
     }
 
     @Test

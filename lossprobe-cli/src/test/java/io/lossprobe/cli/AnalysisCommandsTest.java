@@ -297,7 +297,7 @@ class AnalysisCommandsTest {
         assertThat(o.exit()).as(o.err()).isZero();
         assertThat(Files.readString(html)).contains("<svg").contains("id=\"heatmap-udp\"");
         Outcome md = execute("report", "--format", "md", r.toString());
-        assertThat(md.out()).startsWith("| started | transport | level | achieved TPS");
+        assertThat(md.out()).startsWith("| started | transport | level | received/s");
         Outcome csv = execute("report", "--format", "csv", r.toString());
         assertThat(csv.out().lines().count()).isEqualTo(3);
         assertThat(execute("report", "--format", "pdf", r.toString()).exit()).isEqualTo(2);
