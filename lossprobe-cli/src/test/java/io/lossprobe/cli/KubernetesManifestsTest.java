@@ -10,10 +10,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -23,6 +26,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.lossprobe.analysis.Policy;
+import io.lossprobe.core.transport.Transports;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,7 +40,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +56,9 @@ import picocli.CommandLine;
  * The manifests in deploy/kubernetes, read into the Kubernetes object model (fabric8's classes, generated from the
  * API's OpenAPI schema): every field must be one the model knows (a misspelt field lands in a class's
  * "additionalProperties", which must stay empty), the pieces must fit together (selectors, names, mounts, ports),
- * and the mesh CronJob's arguments must parse as the {@code lossprobe mesh} command the lab test runs.
+ * and the mesh CronJob's arguments must parse as the {@code lossprobe mesh} command the lab test runs. The two kinds
+ * fabric8's model offline here does not have (PriorityClass, prometheus-operator's PrometheusRule) are checked
+ * against their fields by {@link #structural}. Every field used is checked against the version floor.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubernetesManifestsTest {
@@ -58,25 +68,72 @@ class KubernetesManifestsTest {
         NetworkPolicy.class);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    /**
+     * The fields added, after Kubernetes 1.21 (batch/v1 CronJob's GA), to the objects these manifests use, with the
+     * release from which each is there and on by default (beta or GA; an alpha field is off and dropped). From the
+     * Kubernetes changelogs and KEPs (Namespace.label...: the Pod Security labels); a field not listed is older than
+     * 1.21. The floor in kustomization.yaml must be the newest of those used:
+     * {@link #theVersionFloorIsWrittenOnceAndIsTheNewestFieldUsed}.
+     */
+    private static final Map<String, String> FIELDS_SINCE = since("""
+        1.19 PodSecurityContext.seccompProfile SecurityContext.seccompProfile
+        1.20 PodSecurityContext.fsGroupChangePolicy
+        1.21 JobSpec.ttlSecondsAfterFinished Volume.ephemeral
+        1.22 JobSpec.completionMode JobSpec.suspend RollingUpdateDaemonSet.maxSurge NetworkPolicyPort.endPort
+        1.22 ServiceSpec.internalTrafficPolicy
+        1.23 Namespace.label.pod-security.kubernetes.io
+        1.24 PodSpec.os Probe.grpc PersistentVolumeClaimSpec.dataSourceRef PriorityClass.preemptionPolicy
+        1.26 JobSpec.podFailurePolicy TopologySpreadConstraint.nodeAffinityPolicy
+        1.27 CronJobSpec.timeZone PodSpec.schedulingGates TopologySpreadConstraint.minDomains
+        1.27 TopologySpreadConstraint.matchLabelKeys
+        1.29 JobSpec.backoffLimitPerIndex JobSpec.maxFailedIndexes JobSpec.podReplacementPolicy
+        1.29 Container.restartPolicy
+        1.30 PodSecurityContext.appArmorProfile SecurityContext.appArmorProfile LifecycleHandler.sleep
+        1.31 JobSpec.successPolicy PodAffinityTerm.matchLabelKeys PodAffinityTerm.mismatchLabelKeys
+        1.31 ServiceSpec.trafficDistribution
+        1.32 JobSpec.managedBy
+        1.33 PodSpec.hostUsers PodSecurityContext.supplementalGroupsPolicy PodSecurityContext.seLinuxChangePolicy
+        1.33 Container.resizePolicy Volume.image
+        1.34 PodSpec.resourceClaims PodSpec.resources PersistentVolumeClaimSpec.volumeAttributesClassName
+        """);
+    /** The fields of the kinds checked by {@link #structural}, from their published schemas. */
+    private static final Map<String, Set<String>> STRUCTURAL = Map.of(
+        "PriorityClass", Set.of("apiVersion", "kind", "metadata", "value", "globalDefault", "description",
+            "preemptionPolicy"),
+        "PrometheusRule", Set.of("apiVersion", "kind", "metadata", "spec"));
+    private static final Set<String> METADATA = Set.of("name", "namespace", "labels", "annotations");
+    /** What a JVM takes beyond its heap in these pods (metaspace, code cache, threads, direct buffers). */
+    private static final long JVM_OVERHEAD = 128L << 20;
     private Path dir;
     private final Map<String, HasMetadata> byName = new LinkedHashMap<>();
+    private final Map<String, JsonNode> structuralByName = new LinkedHashMap<>();
+    private final Set<String> fieldsUsed = new TreeSet<>();
 
     @BeforeAll
     void read() throws Exception {
         dir = Paths.get("").toAbsolutePath().getParent().resolve("deploy/kubernetes");
-        try (Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Files.walk(dir)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
                 if (f.getFileName().toString().equals("kustomization.yaml")) {
                     continue;
                 }
-                for (HasMetadata r : parse(Files.readString(f), f.getFileName().toString())) {
-                    byName.put(r.getKind() + "/" + r.getMetadata().getName(), r);
+                for (HasMetadata r : parse(Files.readString(f), dir.relativize(f).toString(), fieldsUsed)) {
+                    String key = r.getKind() + "/" + r.getMetadata().getName();
+                    if (r instanceof GenericKubernetesResource) {
+                        structuralByName.put(key, YAML.valueToTree(r));
+                    }
+                    byName.put(key, r);
                 }
             }
         }
     }
 
     private static List<HasMetadata> parse(String yaml, String origin) throws Exception {
+        return parse(yaml, origin, new TreeSet<>());
+    }
+
+    /** The documents of {@code yaml} in the model; {@code used} gets each field set, as Type.field. */
+    private static List<HasMetadata> parse(String yaml, String origin, Set<String> used) throws Exception {
         List<HasMetadata> out = new ArrayList<>();
         try (MappingIterator<JsonNode> docs = YAML.readValues(YAML.createParser(yaml), JsonNode.class)) {
             while (docs.hasNext()) {
@@ -85,34 +142,81 @@ class KubernetesManifestsTest {
                     continue;
                 }
                 String kind = doc.path("kind").asText();
+                if (STRUCTURAL.containsKey(kind)) {
+                    structural(doc, origin, used);
+                    out.add(YAML.treeToValue(doc, GenericKubernetesResource.class));
+                    continue;
+                }
                 Class<? extends HasMetadata> type = KINDS.get(kind);
                 assertThat(type).as("%s: kind %s", origin, kind).isNotNull();
                 HasMetadata r = YAML.treeToValue(doc, type);
                 List<String> unknown = new ArrayList<>();
-                unknownFields(r, kind, unknown, new IdentityHashMap<>());
+                unknownFields(r, kind, unknown, new IdentityHashMap<>(), used);
                 assertThat(unknown).as("%s: fields the Kubernetes model does not know", origin).isEmpty();
+                if (r.getMetadata().getLabels() != null && r.getMetadata().getLabels().keySet().stream()
+                    .anyMatch(l -> l.startsWith("pod-security.kubernetes.io/"))) {
+                    used.add(kind + ".label.pod-security.kubernetes.io");
+                }
                 out.add(r);
             }
         }
         return out;
     }
 
-    /** Walks the model objects; any "additionalProperties" entry is a field the schema does not have. */
-    private static void unknownFields(Object o, String path, List<String> unknown, Map<Object, Boolean> seen)
-        throws Exception {
+    /**
+     * A kind whose model is not here, against the fields of its published schema (the top level and metadata; a
+     * PrometheusRule's groups and rules as prometheus-operator's CRD v1 defines them).
+     */
+    private static void structural(JsonNode doc, String origin, Set<String> used) {
+        String kind = doc.path("kind").asText();
+        assertThat(fieldNames(doc)).as("%s: %s's fields", origin, kind).isSubsetOf(STRUCTURAL.get(kind));
+        assertThat(fieldNames(doc.path("metadata"))).as("%s: metadata", origin).isSubsetOf(METADATA);
+        assertThat(doc.path("metadata").path("name").asText()).as("%s: a name", origin).isNotBlank();
+        fieldNames(doc).forEach(f -> used.add(kind + "." + f));
+        if (kind.equals("PriorityClass")) {
+            assertThat(doc.path("apiVersion").asText()).isEqualTo("scheduling.k8s.io/v1");
+            assertThat(doc.path("value").isInt()).as("%s: value, an int32", origin).isTrue();
+            assertThat(doc.path("preemptionPolicy").asText("Never")).isIn("Never", "PreemptLowerPriority");
+            return;
+        }
+        assertThat(doc.path("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(fieldNames(doc.path("spec"))).as("%s: spec", origin).containsExactly("groups");
+        for (JsonNode group : doc.path("spec").path("groups")) {
+            assertThat(fieldNames(group)).as("%s: a group", origin).contains("name", "rules").isSubsetOf("name",
+                "interval", "rules", "limit", "partial_response_strategy", "query_offset", "labels");
+            for (JsonNode rule : group.path("rules")) {
+                assertThat(fieldNames(rule)).as("%s: a rule", origin).contains("expr").isSubsetOf("alert", "record",
+                    "expr", "for", "keep_firing_for", "labels", "annotations");
+                assertThat(rule.has("alert") ^ rule.has("record")).as("%s: alert or record", origin).isTrue();
+            }
+        }
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    /**
+     * Walks the model objects; any "additionalProperties" entry is a field the schema does not have. Every field
+     * that is set goes into {@code used} as Type.field.
+     */
+    private static void unknownFields(Object o, String path, List<String> unknown, Map<Object, Boolean> seen,
+        Set<String> used) throws Exception {
         if (o == null || seen.put(o, true) != null) {
             return;
         }
         if (o instanceof Collection<?> c) {
             int i = 0;
             for (Object e : c) {
-                unknownFields(e, path + "[" + i++ + "]", unknown, seen);
+                unknownFields(e, path + "[" + i++ + "]", unknown, seen, used);
             }
             return;
         }
         if (o instanceof Map<?, ?> m) {
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                unknownFields(e.getValue(), path + "." + e.getKey(), unknown, seen);
+                unknownFields(e.getValue(), path + "." + e.getKey(), unknown, seen, used);
             }
             return;
         }
@@ -131,7 +235,12 @@ class KubernetesManifestsTest {
                 }
                 continue;
             }
-            unknownFields(value, path + "." + getter.getName().substring(3), unknown, seen);
+            String field = Character.toLowerCase(getter.getName().charAt(3)) + getter.getName().substring(4);
+            if (value != null && !(value instanceof Collection<?> c && c.isEmpty())
+                && !(value instanceof Map<?, ?> m && m.isEmpty())) {
+                used.add(o.getClass().getSimpleName() + "." + field);
+            }
+            unknownFields(value, path + "." + getter.getName().substring(3), unknown, seen, used);
         }
     }
 
@@ -148,9 +257,10 @@ class KubernetesManifestsTest {
         assertThat(byName.keySet()).containsExactlyInAnyOrder("Namespace/lossprobe", "Secret/lossprobe-secret",
             "DaemonSet/lossprobe-serve", "Service/lossprobe-serve", "ConfigMap/lossprobe-mesh-policy",
             "PersistentVolumeClaim/lossprobe-results", "CronJob/lossprobe-mesh", "CronJob/lossprobe-mesh-report",
-            "NetworkPolicy/lossprobe-serve");
-        byName.values().stream().filter(r -> !(r instanceof Namespace))
+            "NetworkPolicy/lossprobe-serve", "PriorityClass/lossprobe", "PrometheusRule/lossprobe");
+        byName.values().stream().filter(r -> !(r instanceof Namespace) && !r.getKind().equals("PriorityClass"))
             .forEach(r -> assertThat(r.getMetadata().getNamespace()).as(r.getKind()).isEqualTo("lossprobe"));
+        assertThat(byName.get("PriorityClass/lossprobe").getMetadata().getNamespace()).as("cluster-scoped").isNull();
     }
 
     @Test
@@ -163,14 +273,19 @@ class KubernetesManifestsTest {
         assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
         Container c = pod.getContainers().get(0);
         assertThat(c.getArgs().get(0)).isEqualTo("serve");
-        assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
+        assertThat(c.getResources().getLimits()).containsOnlyKeys("memory");
         assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
-        assertThat(c.getReadinessProbe().getTcpSocket().getPort().getIntVal()).isEqualTo(7400);
         assertSecretMounted(pod, c);
-        CommandLine.ParseResult parsed = parse(substitute(c.getArgs()));
-        ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
+        ServeCommand serve = serve();
         assertThat(serve.port).isEqualTo(7400);
         assertThat(serve.bind).isEqualTo("10.0.0.5");
+        // Probes that open no connection to serve (which logs every connection that does not authenticate): they
+        // look for serve's port among the node's listening sockets, in the kernel's table (port in hex, 0A LISTEN).
+        for (Probe probe : List.of(c.getReadinessProbe(), c.getLivenessProbe())) {
+            assertThat(probe.getExec()).isNotNull();
+            assertThat(String.join(" ", probe.getExec().getCommand()))
+                .contains(String.format(":%04X [0-9A-F]+:0000 0A", serve.port), "/proc/net/tcp ", "/proc/net/tcp6");
+        }
 
         Service svc = get(Service.class, "lossprobe-serve");
         assertThat(svc.getSpec().getClusterIP()).as("headless").isEqualTo("None");
@@ -194,6 +309,20 @@ class KubernetesManifestsTest {
         return args.stream().map(a -> a.replace("$(NODE_IP)", "10.0.0.5")).toArray(String[]::new);
     }
 
+    private ServeCommand serve() {
+        Container c = get(DaemonSet.class, "lossprobe-serve").getSpec().getTemplate().getSpec().getContainers().get(0);
+        return (ServeCommand) parse(substitute(c.getArgs())).subcommand().commandSpec().userObject();
+    }
+
+    private MeshCommand mesh() {
+        Container c = meshPod().getContainers().get(0);
+        return (MeshCommand) parse(substitute(c.getArgs())).subcommand().commandSpec().userObject();
+    }
+
+    private PodSpec meshPod() {
+        return get(CronJob.class, "lossprobe-mesh").getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+    }
+
     private static CommandLine.ParseResult parse(String... args) {
         return LossprobeCommand.commandLine().parseArgs(args);
     }
@@ -205,6 +334,7 @@ class KubernetesManifestsTest {
         assertThat(cron.getSpec().getTimeZone()).isEqualTo("Etc/UTC");
         var job = cron.getSpec().getJobTemplate().getSpec();
         assertThat(job.getParallelism()).isEqualTo(job.getCompletions());
+        int nodes = nodeCount();
         assertThat(job.getCompletionMode()).isEqualTo("Indexed");
         assertThat(job.getBackoffLimitPerIndex()).isZero();
         PodSpec pod = job.getTemplate().getSpec();
@@ -216,7 +346,7 @@ class KubernetesManifestsTest {
         assertThat(job.getTemplate().getMetadata().getLabels()).containsAllEntriesOf(anti.getLabelSelector()
             .getMatchLabels());
         Container c = pod.getContainers().get(0);
-        assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
+        assertThat(c.getResources().getLimits()).containsOnlyKeys("memory");
         assertSecretMounted(pod, c);
 
         // The arguments are a 'lossprobe mesh' the command line accepts, with values that fit the other manifests.
@@ -232,14 +362,20 @@ class KubernetesManifestsTest {
             .isAfter(Instant.parse("2026-12-01T03:00:00Z").plusSeconds(cron.getSpec().getStartingDeadlineSeconds()));
         assertThat(mountOf(pod, c, "results")).isEqualTo(mesh.output.toString());
         assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.checkOutputs.prometheus.getParent().toString());
+        // With the policy, the textfile carries lossprobe_mesh_check_passed for this node's pairs.
+        ConfigMap policy = get(ConfigMap.class, "lossprobe-mesh-policy");
+        assertThat(mesh.policy.given()).isTrue();
+        assertThat(mesh.policy.policy.toString()).isEqualTo(mountOf(pod, c, "policy") + "/"
+            + policy.getData().keySet().iterator().next());
+        assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("policy")).findFirst().orElseThrow()
+            .getConfigMap().getName()).isEqualTo(policy.getMetadata().getName());
         assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("results")).findFirst().orElseThrow()
             .getPersistentVolumeClaim().getClaimName()).isEqualTo(get(PersistentVolumeClaim.class,
                 "lossprobe-results").getMetadata().getName());
         var plan = mesh.planOptions.plan("10.0.0.6", "stream", 0, mesh.planOptions.transportOptionsInEffect());
-        // The whole mesh fits the Job's deadline at the sizes docs/kubernetes.md gives (full mesh of 4 nodes).
+        // The whole mesh fits the Job's deadline at the node count kustomization.yaml sets.
         long slotMs = MeshSchedule.estimateSlotMs(plan, 2_000);
-        long rounds = MeshSchedule.rounds(MeshPairs.select(hosts(job.getParallelism()), mesh.pairs, null, 0), 0)
-            .size();
+        long rounds = MeshSchedule.rounds(MeshPairs.select(hosts(nodes), mesh.pairs, null, 0), 0).size();
         assertThat(rounds * slotMs / 1000).isLessThan(job.getActiveDeadlineSeconds());
         // Its data ports are among those the NetworkPolicy lets in.
         NetworkPolicyPort udp = get(NetworkPolicy.class, "lossprobe-serve").getSpec().getIngress().get(0).getPorts()
@@ -309,18 +445,268 @@ class KubernetesManifestsTest {
         });
     }
 
+    private JsonNode kustomization() throws Exception {
+        return YAML.readTree(dir.resolve("kustomization.yaml").toFile());
+    }
+
+    /**
+     * The node count, written once: kustomization.yaml's patch of the mesh Job's parallelism, which a replacement
+     * copies into completions.
+     */
+    private int nodeCount() throws Exception {
+        JsonNode k = kustomization();
+        List<JsonNode> values = new ArrayList<>();
+        for (JsonNode patch : k.path("patches")) {
+            if (patch.path("target").path("name").asText().equals("lossprobe-mesh")) {
+                for (JsonNode op : YAML.readTree(patch.path("patch").asText())) {
+                    assertThat(op.path("path").asText()).isEqualTo("/spec/jobTemplate/spec/parallelism");
+                    values.add(op.path("value"));
+                }
+            }
+        }
+        assertThat(values).as("one node count in kustomization.yaml").hasSize(1);
+        assertThat(values.get(0).isInt()).isTrue();
+        JsonNode replacement = k.path("replacements").get(0);
+        assertThat(replacement.path("source").path("fieldPath").asText())
+            .isEqualTo("spec.jobTemplate.spec.parallelism");
+        assertThat(replacement.path("targets").get(0).path("fieldPaths").get(0).asText())
+            .isEqualTo("spec.jobTemplate.spec.completions");
+        return values.get(0).asInt();
+    }
+
+    private List<PodSpec> pods() {
+        return List.of(get(DaemonSet.class, "lossprobe-serve").getSpec().getTemplate().getSpec(), meshPod(),
+            get(CronJob.class, "lossprobe-mesh-report").getSpec().getJobTemplate().getSpec().getTemplate().getSpec());
+    }
+
+    @Test
+    void everyPodRunsUnderRuntimeDefaultSeccompAndTheNamespaceAllowsHostNetwork() throws Exception {
+        for (PodSpec pod : pods()) {
+            assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+            assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+            for (Container c : pod.getContainers()) {
+                assertThat(c.getSecurityContext().getSeccompProfile()).as("no container overrides it").isNull();
+                assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+            }
+        }
+        // hostNetwork (and a hostPath) are allowed by Pod Security's "privileged" level only.
+        assertThat(pods()).anyMatch(p -> Boolean.TRUE.equals(p.getHostNetwork()));
+        assertThat(get(Namespace.class, "lossprobe").getMetadata().getLabels())
+            .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
+        assertThat(Files.readString(docs())).contains("pod-security.kubernetes.io/enforce: privileged");
+    }
+
+    private Path docs() {
+        return dir.getParent().getParent().resolve("docs/kubernetes.md");
+    }
+
+    @Test
+    void serveAndTheMeshHaveTheirOwnPriorityClassThatPreemptsNothing() {
+        JsonNode pc = structuralByName.get("PriorityClass/lossprobe");
+        assertThat(pc.path("preemptionPolicy").asText()).isEqualTo("Never");
+        assertThat(pc.path("globalDefault").asBoolean(true)).isFalse();
+        assertThat(pc.path("value").asInt()).isPositive().isLessThan(1_000_000_000); // below every system class
+        for (PodSpec pod : pods().subList(0, 2)) {
+            assertThat(pod.getPriorityClassName()).isEqualTo(pc.path("metadata").path("name").asText());
+        }
+    }
+
+    /**
+     * Each JVM's memory limit covers its heap (-Xmx), its in-memory /dev/shm (sizeLimit) and what the JVM takes
+     * beyond the heap, and serve's also what its sessions may allocate (--max-sessions x --max-memory); no CPU limit.
+     */
+    @Test
+    void memoryLimitsCoverHeapShmAndSessionsAndNoCpuIsLimited() throws Exception {
+        ServeCommand serve = serve();
+        var limits = serve.limits();
+        Map<String, Long> needed = new TreeMap<>();
+        for (PodSpec pod : pods()) {
+            for (Container c : pod.getContainers()) {
+                assertThat(c.getResources().getLimits()).as(c.getName()).doesNotContainKey("cpu");
+                assertThat(c.getResources().getRequests()).as(c.getName()).containsKeys("cpu", "memory");
+                long need = heap(c) + JVM_OVERHEAD + shm(pod, c);
+                if (c.getName().equals("serve")) {
+                    need += limits.maxSessions() * limits.maxMemoryBytes();
+                }
+                needed.put(c.getName(), need);
+                assertThat(bytes(c.getResources().getLimits().get("memory"))).as(c.getName())
+                    .isGreaterThanOrEqualTo(need);
+                assertThat(bytes(c.getResources().getRequests().get("memory"))).as(c.getName())
+                    .isLessThanOrEqualTo(bytes(c.getResources().getLimits().get("memory")));
+            }
+        }
+        assertThat(needed).containsOnlyKeys("serve", "mesh", "report");
+        assertThat(needed.get("serve")).as("the sum docs/kubernetes.md gives").isEqualTo(896L << 20);
+        // The mesh's plan is one serve accepts under those limits.
+        MeshCommand mesh = mesh();
+        var options = mesh.planOptions.transportOptionsInEffect();
+        var plan = mesh.planOptions.plan("10.0.0.6", "stream", 0, options);
+        assertThat(limits.refuse(plan, Transports.available(), options)).isNull();
+    }
+
+    private static long heap(Container c) {
+        String opts = c.getEnv().stream().filter(e -> e.getName().equals("LOSSPROBE_JAVA_OPTS")).findFirst()
+            .orElseThrow(() -> new AssertionError(c.getName() + ": no LOSSPROBE_JAVA_OPTS")).getValue();
+        Matcher m = Pattern.compile("-Xmx(\\d+)([kmg])").matcher(opts);
+        assertThat(m.find()).as("%s: a fixed heap (-Xmx) in %s", c.getName(), opts).isTrue();
+        return Long.parseLong(m.group(1)) << (10 * ("kmg".indexOf(m.group(2)) + 1));
+    }
+
+    private static long shm(PodSpec pod, Container c) {
+        return c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals("/dev/shm")).findFirst()
+            .map(m -> pod.getVolumes().stream().filter(v -> v.getName().equals(m.getName())).findFirst()
+                .orElseThrow().getEmptyDir())
+            .map(e -> {
+                assertThat(e.getMedium()).isEqualTo("Memory");
+                return bytes(e.getSizeLimit());
+            }).orElse(0L);
+    }
+
+    private static long bytes(Quantity q) {
+        assertThat(q).isNotNull();
+        return Quantity.getAmountInBytes(q).setScale(0, java.math.RoundingMode.UP).longValueExact();
+    }
+
+    @Test
+    void noProbeConnectsToServe() {
+        for (PodSpec pod : pods()) {
+            for (Container c : pod.getContainers()) {
+                for (Probe p : java.util.Arrays.asList(c.getReadinessProbe(), c.getLivenessProbe(),
+                    c.getStartupProbe())) {
+                    if (p != null) {
+                        assertThat(p.getTcpSocket()).as(c.getName()).isNull();
+                        assertThat(p.getHttpGet()).as(c.getName()).isNull();
+                        assertThat(p.getGrpc()).as(c.getName()).isNull();
+                    }
+                }
+            }
+        }
+    }
+
+    /** The hostPath textfile directory, created root-owned, is handed to the pod's group before the mesh writes. */
+    @Test
+    void theTextfileDirectoryIsMadeWritableForThePodsGroup() {
+        PodSpec pod = meshPod();
+        Volume textfile = pod.getVolumes().stream().filter(v -> v.getName().equals("textfile")).findFirst()
+            .orElseThrow();
+        assertThat(textfile.getHostPath().getType()).isEqualTo("DirectoryOrCreate");
+        assertThat(pod.getInitContainers()).hasSize(1);
+        Container init = pod.getInitContainers().get(0);
+        String dirInInit = init.getVolumeMounts().stream().filter(m -> m.getName().equals("textfile")).findFirst()
+            .orElseThrow().getMountPath();
+        long group = pod.getSecurityContext().getRunAsGroup();
+        assertThat(init.getCommand()).containsExactly("/bin/sh", "-c", "chgrp " + group + " " + dirInInit
+            + " && chmod g+rwx " + dirInInit);
+        assertThat(init.getSecurityContext().getRunAsUser()).isZero();
+        assertThat(init.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(init.getSecurityContext().getCapabilities().getAdd()).containsExactlyInAnyOrder("CHOWN", "FOWNER");
+        assertThat(init.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(init.getImage()).isEqualTo(pod.getContainers().get(0).getImage());
+        Container mesh = pod.getContainers().get(0);
+        assertThat(mesh.getSecurityContext().getRunAsUser()).as("the pod's uid").isNull();
+        assertThat(mesh.getSecurityContext().getRunAsGroup()).as("the pod's group").isNull();
+    }
+
+    /** The floor in one place (kustomization.yaml), the newest field used, and what docs/kubernetes.md says. */
+    @Test
+    void theVersionFloorIsWrittenOnceAndIsTheNewestFieldUsed() throws Exception {
+        String floor = kustomization().path("commonAnnotations").path("lossprobe.io/minimum-kubernetes-version")
+            .asText();
+        assertThat(floor).matches("1\\.\\d+");
+        Map<String, String> newer = new TreeMap<>();
+        for (String field : fieldsUsed) {
+            if (FIELDS_SINCE.containsKey(field)) {
+                newer.put(field, FIELDS_SINCE.get(field));
+            }
+        }
+        assertThat(newer).containsEntry("JobSpec.backoffLimitPerIndex", "1.29");
+        newer.forEach((field, since) -> assertThat(minor(since)).as(field).isLessThanOrEqualTo(minor(floor)));
+        assertThat(newer.values().stream().mapToInt(KubernetesManifestsTest::minor).max().orElseThrow())
+            .as("the floor is the newest field's release, %s", newer).isEqualTo(minor(floor));
+        String docs = Files.readString(docs());
+        assertThat(docs).contains("Kubernetes " + floor + " or newer");
+    }
+
+    /** Lines of "RELEASE Type.field ...": each field and its release. */
+    private static Map<String, String> since(String table) {
+        Map<String, String> out = new TreeMap<>();
+        for (String line : table.strip().split("\n")) {
+            String[] words = line.strip().split("\\s+");
+            for (int i = 1; i < words.length; i++) {
+                out.put(words[i], words[0]);
+            }
+        }
+        return out;
+    }
+
+    private static int minor(String version) {
+        return Integer.parseInt(version.substring(version.indexOf('.') + 1));
+    }
+
+    /** The PrometheusRule carries the rules that promtool tests: the same groups, rule for rule. */
+    @Test
+    void thePrometheusRuleHasTheSameRulesAsTheRulesFile() throws Exception {
+        JsonNode rule = structuralByName.get("PrometheusRule/lossprobe");
+        JsonNode file = YAML.readTree(dir.getParent().resolve("prometheus/lossprobe-rules.yml").toFile());
+        assertThat(rule.path("spec").path("groups")).isEqualTo(file.path("groups"));
+        assertThat(rule.path("spec").path("groups").get(0).path("rules")).hasSizeGreaterThan(1);
+        JsonNode component = YAML.readTree(dir.resolve("components/prometheus-operator/kustomization.yaml")
+            .toFile());
+        assertThat(component.path("kind").asText()).isEqualTo("Component");
+        assertThat(component.path("resources").get(0).asText()).isEqualTo("prometheusrule.yaml");
+    }
+
+    /**
+     * The Dockerfile's base is fully qualified (podman refuses short names) and pinned by digest, through a build
+     * argument whose default is a placeholder, never a made-up digest; the image has the OCI labels.
+     */
+    @Test
+    void theImageBaseIsFullyQualifiedAndPinnedAndLabelled() throws Exception {
+        Path dockerfile = dir.getParent().resolve("container/Dockerfile");
+        List<String> lines = Files.readAllLines(dockerfile).stream().filter(l -> !l.startsWith("#")).toList();
+        Map<String, String> args = new LinkedHashMap<>();
+        String from = null;
+        for (String line : lines) {
+            Matcher arg = Pattern.compile("ARG (\\w+)=(\\S+)").matcher(line);
+            if (from == null && arg.matches()) {
+                args.put(arg.group(1), arg.group(2));
+            }
+            if (line.startsWith("FROM ")) {
+                assertThat(from).as("one stage").isNull();
+                from = line.substring(5).strip();
+            }
+        }
+        assertThat(from).isEqualTo("${BASE_IMAGE}@${BASE_DIGEST}");
+        String image = args.get("BASE_IMAGE");
+        assertThat(image.substring(0, image.indexOf('/'))).as("a registry host").contains(".");
+        assertThat(image).isEqualTo("docker.io/library/eclipse-temurin:17-jre");
+        assertThat(args.get("BASE_DIGEST")).startsWith("sha256:").doesNotMatch("sha256:[0-9a-f]{64}");
+        String text = String.join("\n", lines);
+        for (String label : List.of("title", "description", "version", "revision", "created", "licenses",
+            "base.name", "base.digest")) {
+            assertThat(text).contains("org.opencontainers.image." + label + "=");
+        }
+        String docs = Files.readString(docs());
+        assertThat(docs).contains("podman build", "docker build", "BASE_DIGEST");
+    }
+
     /** What {@code kubectl apply -k} would send: kustomize's output reads into the model too (when kubectl is here). */
     @Test
-    void theKustomizationBuilds(@TempDir Path tmp) throws Exception {
+    void theKustomizationBuildsWithTheComponent(@TempDir Path tmp) throws Exception {
         Path kubectl = Stream.of("/usr/bin/kubectl", "/usr/local/bin/kubectl").map(Paths::get)
             .filter(Files::isExecutable).findFirst().orElse(null);
         assumeTrue(kubectl != null, "kubectl not installed");
         Path copy = Files.createDirectories(tmp.resolve("k"));
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                Files.copy(f, copy.resolve(f.getFileName()));
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Path to = copy.resolve(dir.relativize(f).toString());
+                Files.createDirectories(to.getParent());
+                Files.copy(f, to);
             }
         }
+        // With the optional prometheus-operator component, as docs/kubernetes.md says to add it.
+        Files.writeString(copy.resolve("kustomization.yaml"), "components:\n  - components/prometheus-operator\n",
+            java.nio.file.StandardOpenOption.APPEND);
         Files.writeString(copy.resolve("secret.txt"), "a secret made for the test\n");
         Process p = new ProcessBuilder(kubectl.toString(), "kustomize", copy.toString()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -334,5 +720,11 @@ class KubernetesManifestsTest {
         assertThat(kinds).isEqualTo(new java.util.TreeSet<>(byName.keySet()));
         Secret secret = (Secret) rendered.stream().filter(r -> r instanceof Secret).findFirst().orElseThrow();
         assertThat(secret.getData()).containsOnlyKeys("secret");
+        CronJob mesh = (CronJob) rendered.stream().filter(r -> r instanceof CronJob
+            && r.getMetadata().getName().equals("lossprobe-mesh")).findFirst().orElseThrow();
+        assertThat(mesh.getSpec().getJobTemplate().getSpec().getParallelism()).isEqualTo(nodeCount());
+        assertThat(mesh.getSpec().getJobTemplate().getSpec().getCompletions()).isEqualTo(nodeCount());
+        rendered.forEach(r -> assertThat(r.getMetadata().getAnnotations()).as(r.getKind())
+            .containsKey("lossprobe.io/minimum-kubernetes-version"));
     }
 }
