@@ -61,6 +61,25 @@ class DebianPackageIT {
         return new Exec(p.exitValue(), out);
     }
 
+    /**
+     * dpkg, once no other package manager holds its lock (an apt run elsewhere on the machine, such as a nightly
+     * upgrade, failed a CI run here with "dpkg frontend lock was locked by another process"); 3 minutes at most.
+     */
+    private static Exec dpkg(String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("dpkg"));
+        cmd.addAll(List.of(args));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (true) {
+            Exec e = run(cmd.toArray(String[]::new));
+            boolean locked = e.exit() != 0 && (e.output().contains("lock was locked by another process")
+                || e.output().contains("database is locked by another process"));
+            if (!locked || System.nanoTime() > deadline) {
+                return e;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+        }
+    }
+
     private static boolean installed() throws Exception {
         return run("dpkg-query", "-W", "-f", "${Status}", "lossprobe").output().contains("install ok installed");
     }
@@ -84,14 +103,14 @@ class DebianPackageIT {
     @AfterAll
     void purgeWhatever() throws Exception {
         if (installedByUs && installed()) {
-            run("dpkg", "--purge", "lossprobe");
+            dpkg("--purge", "lossprobe");
         }
     }
 
     @Test
     @Order(1)
     void installsWithItsUserConfigurationAndTextfileAcl() throws Exception {
-        Exec install = run("dpkg", "-i", deb.toString());
+        Exec install = dpkg("-i", deb.toString());
         installedByUs = true;
         assertThat(install.exit()).as(install.output()).isZero();
         assertThat(Paths.get("/usr/bin/lossprobe")).isExecutable();
@@ -189,14 +208,14 @@ class DebianPackageIT {
     @Test
     @Order(5)
     void removeKeepsTheConfigurationAndPurgeLeavesNothing() throws Exception {
-        Exec remove = run("dpkg", "-r", "lossprobe");
+        Exec remove = dpkg("-r", "lossprobe");
         assertThat(remove.exit()).as(remove.output()).isZero();
         assertThat(Paths.get("/usr/bin/lossprobe")).doesNotExist();
         assertThat(Paths.get("/lib/systemd/system/lossprobe-serve.service")).doesNotExist();
         assertThat(Paths.get("/etc/lossprobe/policy.json")).as("a conffile, kept until purge").isRegularFile();
         assertThat(run("getent", "passwd", "lossprobe").exit()).isZero();
 
-        Exec purge = run("dpkg", "--purge", "lossprobe");
+        Exec purge = dpkg("--purge", "lossprobe");
         assertThat(purge.exit()).as(purge.output()).isZero();
         assertThat(purge.output()).doesNotContain("warning");
         assertThat(installed()).isFalse();
