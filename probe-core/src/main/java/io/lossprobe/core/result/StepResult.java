@@ -38,6 +38,8 @@ import java.util.Map;
  *                            it kept to it); absent in files written before it existed
  * @param direction           {@value #FORWARD} (this host sent) or {@value #REVERSE} (the server sent) in a run of
  *                            both directions ({@code run --bidir}); absent otherwise
+ * @param probe               what a {@code run --probe echo} flow measured beside the step (the round trip under
+ *                            the step's load); absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -52,7 +54,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Echo echo, List<FlowResult> flows, Integer messageSize,
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
                              using = LenientList.Intervals.class) List<IntervalResult> intervals,
-                         SenderLimit senderLimit, String direction) {
+                         SenderLimit senderLimit, String direction, ProbeResult probe) {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
 
@@ -80,7 +82,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, null);
+            intervals, senderLimit, null, null);
     }
 
     /** The same step marked with its direction ({@link #FORWARD}, {@link #REVERSE}). */
@@ -89,7 +91,16 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, newDirection);
+            intervals, senderLimit, newDirection, probe);
+    }
+
+    /** The same step with what its {@code --probe} measured beside it. */
+    public StepResult withProbe(ProbeResult newProbe) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, newProbe);
     }
 
     /**
@@ -122,7 +133,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals, senderLimit, direction);
+            newIntervals, senderLimit, direction, probe);
     }
 
     /**
@@ -145,6 +156,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals, senderLimit, direction);
+            echo, updated, messageSize, intervals, senderLimit, direction, probe);
     }
 }
