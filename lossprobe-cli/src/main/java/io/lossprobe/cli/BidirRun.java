@@ -2,7 +2,6 @@ package io.lossprobe.cli;
 
 import io.lossprobe.control.Auth;
 import io.lossprobe.core.engine.RunListener;
-import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.RunResult;
@@ -14,12 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@code run --target --bidir}: both directions on the same plan in the same windows. Two sessions with the server,
@@ -30,10 +23,7 @@ import java.util.concurrent.TimeoutException;
  * forward plan as the run's plan.
  */
 final class BidirRun implements AutoCloseable {
-    /** The longest one direction's step waits for the other's to be set up. */
-    static final long ALIGN_TIMEOUT_MS = 60_000;
-
-    private final CyclicBarrier starts = new CyclicBarrier(2);
+    private final AlignedRuns aligned = new AlignedRuns();
     private final Merged merged;
     private RemoteRun forward;
     private RemoteRun reverse;
@@ -57,9 +47,9 @@ final class BidirRun implements AutoCloseable {
         BidirRun run = new BidirRun(sink);
         try {
             run.forward = RemoteRun.open(server, auth, plan, options, transports, false,
-                run.merged.direction(StepResult.FORWARD), run.aligned(), timeoutMs);
+                run.merged.direction(StepResult.FORWARD), run.aligned.hooks(), timeoutMs);
             run.reverse = RemoteRun.open(server, auth, reversePlan(run.forward.engine().plan(), receiversHere),
-                options, transports, true, run.merged.direction(StepResult.REVERSE), run.aligned(), timeoutMs);
+                options, transports, true, run.merged.direction(StepResult.REVERSE), run.aligned.hooks(), timeoutMs);
         } catch (IOException | RuntimeException e) {
             run.close();
             throw e;
@@ -67,52 +57,10 @@ final class BidirRun implements AutoCloseable {
         return run;
     }
 
-    /** Each step of either direction waits here for the same step of the other. */
-    private StepHooks aligned() {
-        return new StepHooks() {
-            @Override
-            public void beforeStart(String transport, int step) throws Exception {
-                try {
-                    starts.await(ALIGN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                } catch (BrokenBarrierException | TimeoutException e) {
-                    starts.reset();
-                    throw new IOException(transport + " step " + step + ": the other direction's step did not "
-                        + "start (it failed or stopped)");
-                }
-            }
-        };
-    }
-
     /** Runs both directions at once; the merged result, or the first direction's failure. */
     RunResult run() throws Exception {
-        CompletableFuture<RunResult> f = CompletableFuture.supplyAsync(() -> runOne(forward, reverse));
-        CompletableFuture<RunResult> r = CompletableFuture.supplyAsync(() -> runOne(reverse, forward));
-        RunResult fr = join(f);
-        RunResult rr = join(r);
-        return merged.merge(fr, rr);
-    }
-
-    private RunResult runOne(RemoteRun mine, RemoteRun other) {
-        try {
-            return mine.engine().run();
-        } catch (Exception e) {
-            other.engine().requestStop();
-            starts.reset(); // the other direction, waiting for this one's next step, gives up at once
-            throw new java.util.concurrent.CompletionException(e);
-        }
-    }
-
-    private static RunResult join(CompletableFuture<RunResult> f) throws Exception {
-        try {
-            return f.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                ? c.getCause() : e.getCause();
-            if (cause instanceof Exception ex) {
-                throw ex;
-            }
-            throw e;
-        }
+        RunResult[] both = aligned.run(forward.engine(), reverse.engine());
+        return merged.merge(both[0], both[1]);
     }
 
     void requestStop() {

@@ -64,6 +64,14 @@ final class CompletionValues {
         }
     }
 
+    /** {@code --probe}: echo, or echo: and a rate. */
+    static final class Probes extends Words {
+        Probes() {
+            super(() -> List.of(io.lossprobe.core.result.ProbeResult.ECHO, io.lossprobe.core.result.ProbeResult.ECHO
+                + ":"));
+        }
+    }
+
     /** {@code --search}. */
     static final class SearchCriteria extends Words {
         SearchCriteria() {

@@ -4,6 +4,7 @@ import io.lossprobe.control.ControlClient;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.StepHooks;
 import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.result.OutputFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.RunStatus;
@@ -47,6 +48,12 @@ public final class RunCommand extends Subcommand {
 
     @CommandLine.Mixin
     PacketOptions packetOptions;
+
+    @Option(names = "--probe", paramLabel = "echo[:RATE]", completionCandidates = CompletionValues.Probes.class,
+        description = "Beside every stream step, one echo flow at RATE (default 1k/s) on the port after the plan's, "
+            + "with accounting of its own: each step records the round trip under its load (the embedded run; "
+            + "not with --search). See docs/echo.md.")
+    String probe;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
         description = "Results JSON, rewritten after every step; - writes it to stdout at the end (the table then "
@@ -139,6 +146,14 @@ public final class RunCommand extends Subcommand {
             BidirRun both = openBidir(cl, server, plan, options, available, sink, stderr);
             remote = both::close;
             engine = Measured.of(both);
+        } else if (probe != null) {
+            ProbeRun withProbe = ProbeRun.embedded(plan, probeRate(cl), available, options, sink);
+            if (packets != null) {
+                withProbe.withPackets(new io.lossprobe.core.engine.PacketCapture(packetRows, packetOptions.every,
+                    packets));
+            }
+            remote = null;
+            engine = new Measured(withProbe::run, withProbe::snapshot, withProbe::requestStop);
         } else {
             RemoteRun one = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
             remote = one == null ? null : one::close;
@@ -221,6 +236,15 @@ public final class RunCommand extends Subcommand {
             throw new CommandLine.ParameterException(cl, "--packets needs this host's receivers: the embedded run "
                 + "or --target with --reverse" + (bidir ? " (not --bidir yet)" : ""));
         }
+        if (probe != null) {
+            probeRate(cl);
+            String with = target != null ? "--target" : "echo".equals(mode) ? "--mode echo"
+                : shapeOptions.search != null ? "--search" : null;
+            if (with != null) {
+                throw new CommandLine.ParameterException(cl, "--probe runs beside the embedded run's stream steps: "
+                    + "not with " + with + " yet");
+            }
+        }
         if (shapeOptions.search != null && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(cl, "--search goes with --mode stream");
         }
@@ -259,6 +283,14 @@ public final class RunCommand extends Subcommand {
                 + "give -o a file, not the device " + out);
         }
         return sink;
+    }
+
+    private long probeRate(CommandLine cl) {
+        try {
+            return ProbeRun.parse(probe);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
     }
 
     /** {@code --packets FILE}, created before any traffic (and checked not to be one of the run's inputs). */
@@ -345,7 +377,9 @@ public final class RunCommand extends Subcommand {
     private void announce(PrintWriter stdout, Plan plan, Path out, boolean resultsToStdout) {
         stdout.printf("lossprobe: %s over %d ports from %s%s, %s%s, %s per step%s; results -> %s%n",
             String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
-            bidir ? " and back on the " + plan.ports() + " from " + (plan.basePort() + plan.ports()) : "",
+            bidir ? " and back on the " + plan.ports() + " from " + (plan.basePort() + plan.ports())
+                : probe != null ? " and an echo probe at " + Units.formatRate(ProbeRun.parse(probe)) + "/s on "
+                + (plan.basePort() + plan.ports()) : "",
             plan.levels().isEmpty() ? "" : "levels " + planOptions.levels + (plan.search() == null ? "" : ", "),
             plan.search() == null ? "" : "search " + String.join(",", plan.search().criteria()),
             planOptions.duration, plan.sizes().size() > 1 ? ", sizes " + plan.sizes() : "",

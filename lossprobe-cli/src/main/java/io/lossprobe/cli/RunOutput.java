@@ -216,6 +216,9 @@ final class RunOutput implements RunListener {
         if (result.echo() != null) {
             out.println(StepTable.echoRow(result));
         }
+        if (result.probe() != null) {
+            out.println(StepTable.probeRow(result));
+        }
         for (String w : result.warnings()) {
             out.println("  WARNING: " + w);
         }

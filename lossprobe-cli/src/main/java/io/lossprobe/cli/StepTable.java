@@ -2,6 +2,7 @@ package io.lossprobe.cli;
 
 import io.lossprobe.analysis.WireRate;
 import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.plan.Units;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.SearchResult;
 import io.lossprobe.core.result.SearchTrial;
@@ -88,6 +89,17 @@ final class StepTable {
                 + "lost requests %d, replies %d", rate(e.tps()), nanos(rtt, l -> (long) l.meanNs()),
             nanos(rtt, Latency::p50Ns), nanos(rtt, Latency::p90Ns), nanos(rtt, Latency::p99Ns),
             nanos(rtt, Latency::p999Ns), nanos(rtt, Latency::maxNs), e.requestsLost(), e.repliesLost());
+    }
+
+    /** A step's {@code --probe}: the echo flow's round trip under the step's load and what it lost. */
+    static String probeRow(StepResult r) {
+        io.lossprobe.core.result.ProbeResult p = r.probe();
+        io.lossprobe.core.result.Echo e = p.echo();
+        Latency rtt = e == null ? null : e.rtt();
+        return String.format(Locale.ROOT, "      probe: echo %s/s on %d  rtt p50 %s p99 %s max %s  lost %s of %s",
+            Units.formatRate(p.ratePerSecond()), p.port(), nanos(rtt, Latency::p50Ns), nanos(rtt, Latency::p99Ns),
+            nanos(rtt, Latency::maxNs), e == null ? "-" : rate(e.roundTripLost()), e == null ? "-"
+                : rate(e.requestsSent()));
     }
 
     /** One trial of a rate search: rate, window, what was lost, and each criterion's verdict. */

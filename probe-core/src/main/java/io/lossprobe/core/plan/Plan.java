@@ -323,6 +323,18 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
     }
 
+    /**
+     * The plan of a {@code --probe echo} flow beside this plan's steps: one echo flow at {@code rate} on the port
+     * after this plan's, one step for each of this plan's steps per transport, at {@code size} bytes, with the same
+     * transports, timing, receivers' address and options, and nothing else (no search, sizes, intervals, classes or
+     * pattern).
+     */
+    public Plan probeOf(long rate, int size) {
+        List<Level> probeLevels = java.util.Collections.nCopies(stepsPerTransport(), Level.of(rate));
+        return new Plan(transports, 1, basePort + ports, probeLevels, durationNs, warmupNs, drainNs, size,
+            bindAddress, ECHO, 0, transportOptions, List.of(size), null, 0, List.of(), null, 0);
+    }
+
     /** The same plan with other traffic classes ({@code --dscp}; empty: none). */
     public Plan withDscp(List<Integer> classes) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,

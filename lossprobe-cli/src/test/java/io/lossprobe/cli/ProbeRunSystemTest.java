@@ -1,0 +1,80 @@
+package io.lossprobe.cli;
+
+import static io.lossprobe.cli.RunCommandTest.execute;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lossprobe.core.contract.TransportContractTest;
+import io.lossprobe.core.result.Echo;
+import io.lossprobe.core.result.ProbeResult;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.RunResult;
+import io.lossprobe.core.result.StepResult;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code run --probe echo:RATE}: beside every stream step of every transport, an echo flow on the port after the
+ * plan's, in the same window, counted apart: the stream's identities and counts are those of a run without it
+ * (nothing of the probe's arrives on a stream port), and each step carries the probe's requests, replies and
+ * round trip with echo's identities holding. Ports 44720-44723.
+ */
+@Tag("system")
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class ProbeRunSystemTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyStreamStepCarriesItsProbesRoundTrip() throws Exception {
+        Path out = dir.resolve("probe.json");
+        RunCommandTest.Outcome o = execute("run", "--transport", "udp,tcp,aeron", "--ports", "2", "--base-port",
+            "44720", "--levels", "4k,8k", "--duration", "500ms", "--warmup", "100ms", "--drain", "300ms",
+            "--probe", "echo:500", "-o", out.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isZero();
+        assertThat(o.out()).contains("over 2 ports from 127.0.0.1:44720 and an echo probe at 500/s on 44722")
+            .contains("      probe: echo 500/s on 44722  rtt p50 ");
+        RunResult r = ResultFiles.read(out);
+        TransportContractTest.assertIdentities(r);
+        assertThat(r.steps()).extracting(StepResult::transport).containsExactly("udp", "udp", "tcp", "tcp",
+            "aeron", "aeron");
+        for (StepResult s : r.steps()) {
+            String what = s.transport() + " at " + s.level();
+            // The stream is counted as without the probe: all it scheduled, nothing foreign or corrupt.
+            assertThat(s.counts().scheduled()).as(what).isEqualTo(s.targetRate() / 2);
+            assertThat(s.counts().corrupt() + s.counts().foreign()).as(what).isZero();
+            assertThat(s.counts().lost()).as(what).isEqualTo(s.socketDrops() == null ? 0 : s.socketDrops());
+            assertThat(s.echo()).as("a stream step is not echo's").isNull();
+            ProbeResult p = s.probe();
+            assertThat(p).as(what).isNotNull();
+            assertThat(p.mode()).isEqualTo(ProbeResult.ECHO);
+            assertThat(p.ratePerSecond()).isEqualTo(500);
+            assertThat(p.port()).isEqualTo(44722);
+            Echo e = p.echo();
+            assertThat(e.identitiesHold()).as(what).isTrue();
+            assertThat(e.requestsSent()).as("500/s for 500 ms, " + what).isEqualTo(250);
+            assertThat(e.repliesReceived()).as(what).isPositive();
+            assertThat(e.rtt().count()).as(what).isEqualTo(e.repliesReceived());
+        }
+    }
+
+    @Test
+    void badUsageIsOneLineAndExitTwo() {
+        for (List<String> extra : List.of(List.of("--probe", "ping"), List.of("--probe", "echo:0"),
+            List.of("--probe", "echo", "--search", "ndr"), List.of("--probe", "echo", "--mode", "echo"),
+            List.of("--probe", "echo", "--target", "127.0.0.1:9"))) {
+            List<String> args = new ArrayList<>(List.of("run", "--ports", "1", "--base-port", "44720", "-o",
+                dir.resolve("r.json").toString()));
+            args.addAll(extra);
+            RunCommandTest.Outcome o = execute(args.toArray(String[]::new));
+            assertThat(o.exit()).as(String.join(" ", extra) + ": " + o.err()).isEqualTo(2);
+            assertThat(o.err().strip().lines()).as(o.err()).hasSize(1);
+            assertThat(o.err()).contains("--probe");
+        }
+    }
+}
