@@ -33,17 +33,14 @@ final class ProbeRun {
     static final int PROBE_SIZE = io.lossprobe.core.wire.MessageHeader.LENGTH;
 
     private final AlignedRuns aligned = new AlignedRuns();
-    private final RunEngine stream;
-    private final RunEngine probe;
+    private RunEngine stream;
+    private RunEngine probe;
+    /** Between hosts: the stream's session with the server and the probe's. */
+    private final List<RemoteRun> sessions = new ArrayList<>();
     private final Map<String, CompletableFuture<StepResult>> probeSteps = new ConcurrentHashMap<>();
     private volatile RunResult latestProbe;
     private final long waitForProbeMs;
-
-    private ProbeRun(Plan plan, long rate, Map<String, Transport> transports, Map<String, String> options,
-                     RunListener sink) {
-        Plan probePlan = plan.probeOf(rate, PROBE_SIZE);
-        this.stream = new RunEngine(plan, transports, options, new StreamListener(sink), aligned.hooks());
-        this.probe = new RunEngine(probePlan, transports, options, new ProbeListener(), aligned.hooks());
+    private ProbeRun(Plan plan) {
         // The probe's step ends with its own drain, at most Tmax after the stream's window.
         this.waitForProbeMs = TimeUnit.NANOSECONDS.toMillis(plan.drainNs()) + 10_000;
     }
@@ -51,7 +48,42 @@ final class ProbeRun {
     /** The embedded run of {@code plan} with a probe at {@code rate}. */
     static ProbeRun embedded(Plan plan, long rate, Map<String, Transport> transports, Map<String, String> options,
                              RunListener sink) {
-        return new ProbeRun(plan, rate, transports, options, sink);
+        ProbeRun run = new ProbeRun(plan);
+        run.stream = new RunEngine(plan, transports, options, run.new StreamListener(sink), run.aligned.hooks());
+        run.probe = new RunEngine(plan.probeOf(rate, PROBE_SIZE), transports, options, run.new ProbeListener(),
+            run.aligned.hooks());
+        return run;
+    }
+
+    /**
+     * {@code --target}: the stream's session with the server and, beside it, the probe's (echo mode: the server
+     * answers), both negotiated before any traffic.
+     */
+    static ProbeRun remote(HostPort server, io.lossprobe.control.Auth auth, Plan plan, long rate,
+                           Map<String, String> options, Map<String, Transport> transports, RunListener sink,
+                           int timeoutMs) throws java.io.IOException {
+        ProbeRun run = new ProbeRun(plan);
+        try {
+            RemoteRun s = RemoteRun.open(server, auth, plan, options, transports, false,
+                run.new StreamListener(sink), run.aligned.hooks(), timeoutMs);
+            run.sessions.add(s);
+            run.stream = s.engine();
+            RemoteRun p = RemoteRun.open(server, auth, s.engine().plan().probeOf(rate, PROBE_SIZE), options,
+                transports, false, run.new ProbeListener(), run.aligned.hooks(), timeoutMs);
+            run.sessions.add(p);
+            run.probe = p.engine();
+        } catch (java.io.IOException | RuntimeException e) {
+            run.close();
+            throw e;
+        }
+        return run;
+    }
+
+    /** Says goodbye to the server (between hosts). */
+    void close() {
+        for (RemoteRun r : sessions) {
+            r.close();
+        }
     }
 
     /**

@@ -51,8 +51,8 @@ public final class RunCommand extends Subcommand {
 
     @Option(names = "--probe", paramLabel = "echo[:RATE]", completionCandidates = CompletionValues.Probes.class,
         description = "Beside every stream step, one echo flow at RATE (default 1k/s) on the port after the plan's, "
-            + "with accounting of its own: each step records the round trip under its load (the embedded run; "
-            + "not with --search). See docs/echo.md.")
+            + "with accounting of its own: each step records the round trip under its load (here or with --target; "
+            + "not with --reverse, --bidir or --search). See docs/echo.md.")
     String probe;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -147,12 +147,12 @@ public final class RunCommand extends Subcommand {
             remote = both::close;
             engine = Measured.of(both);
         } else if (probe != null) {
-            ProbeRun withProbe = ProbeRun.embedded(plan, probeRate(cl), available, options, sink);
+            ProbeRun withProbe = openProbe(cl, server, plan, options, available, sink, stderr);
             if (packets != null) {
                 withProbe.withPackets(new io.lossprobe.core.engine.PacketCapture(packetRows, packetOptions.every,
                     packets));
             }
-            remote = null;
+            remote = withProbe::close;
             engine = new Measured(withProbe::run, withProbe::snapshot, withProbe::requestStop);
         } else {
             RemoteRun one = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
@@ -238,10 +238,10 @@ public final class RunCommand extends Subcommand {
         }
         if (probe != null) {
             probeRate(cl);
-            String with = target != null ? "--target" : "echo".equals(mode) ? "--mode echo"
+            String with = bidir ? "--bidir" : reverse ? "--reverse" : "echo".equals(mode) ? "--mode echo"
                 : shapeOptions.search != null ? "--search" : null;
             if (with != null) {
-                throw new CommandLine.ParameterException(cl, "--probe runs beside the embedded run's stream steps: "
+                throw new CommandLine.ParameterException(cl, "--probe runs beside a forward run's stream steps: "
                     + "not with " + with + " yet");
             }
         }
@@ -327,6 +327,27 @@ public final class RunCommand extends Subcommand {
         throws Exception {
         try {
             return RemoteRun.open(server, secret.load(stderr, "lossprobe: "), plan, options, available, reverse, sink,
+                RemoteRun.CONNECT_TIMEOUT_MS);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+    }
+
+    /** {@code --probe}: the stream and its probe, here or as two sessions with the server at {@code server}. */
+    private ProbeRun openProbe(CommandLine cl, HostPort server, Plan plan, Map<String, String> options,
+                               Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
+        throws Exception {
+        // The probe's flow is on the port after the plan's; Aeron's echo replies come back on the one after that.
+        if ((long) plan.basePort() + plan.ports() + 1 > 65535) {
+            throw new CommandLine.ParameterException(cl, "--probe takes ports " + (plan.basePort() + plan.ports())
+                + " and " + (plan.basePort() + plan.ports() + 1) + ": that runs past port 65535");
+        }
+        long rate = probeRate(cl);
+        if (server == null) {
+            return ProbeRun.embedded(plan, rate, available, options, sink);
+        }
+        try {
+            return ProbeRun.remote(server, secret.load(stderr, "lossprobe: "), plan, rate, options, available, sink,
                 RemoteRun.CONNECT_TIMEOUT_MS);
         } catch (java.net.UnknownHostException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code run --probe echo:RATE}: beside every stream step of every transport, an echo flow on the port after the
  * plan's, in the same window, counted apart: the stream's identities and counts are those of a run without it
  * (nothing of the probe's arrives on a stream port), and each step carries the probe's requests, replies and
- * round trip with echo's identities holding. Ports 44720-44723.
+ * round trip with echo's identities holding; between hosts the same, as two sessions with a {@code serve}. Ports
+ * 44720-44727.
  */
 @Tag("system")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -63,11 +64,43 @@ class ProbeRunSystemTest {
         }
     }
 
+    /** Forward to a serve: the stream's session and the probe's, both answered by the server. */
+    @Test
+    void aForwardRunToAServeCarriesItsProbeToo() throws Exception {
+        String secret = "a probe test secret of 32 bytes or more";
+        java.nio.file.Path secretFile = java.nio.file.Files.writeString(dir.resolve("secret"), secret + "\n");
+        java.io.StringWriter log = new java.io.StringWriter();
+        try (io.lossprobe.control.ControlServer server = new io.lossprobe.control.ControlServer("127.0.0.1", 0,
+            io.lossprobe.control.Auth.ofSecret(secret), io.lossprobe.control.ServerLimits.DEFAULTS,
+            io.lossprobe.core.transport.Transports::available, new java.io.PrintWriter(log, true))) {
+            Path out = dir.resolve("remote.json");
+            RunCommandTest.Outcome o = execute("run", "--target", "127.0.0.1:" + server.port(), "--secret-file",
+                secretFile.toString(), "--transport", "udp,tcp", "--ports", "2", "--base-port", "44724",
+                "--levels", "4k", "--duration", "500ms", "--warmup", "100ms", "--drain", "300ms", "--probe",
+                "echo:500", "--quiet", "-o", out.toString());
+            assertThat(o.exit()).as(o.out() + o.err()).isZero();
+            RunResult r = ResultFiles.read(out);
+            TransportContractTest.assertIdentities(r);
+            assertThat(r.steps()).hasSize(2);
+            for (StepResult s : r.steps()) {
+                assertThat(s.counts().corrupt() + s.counts().foreign()).isZero();
+                assertThat(s.probe().port()).isEqualTo(44726);
+                assertThat(s.probe().echo().identitiesHold()).isTrue();
+                assertThat(s.probe().echo().requestsSent()).isEqualTo(250);
+                assertThat(s.probe().echo().repliesReceived()).isPositive();
+            }
+            Await.until("both sessions' ends in the server's log", 10_000,
+                () -> log.toString().contains("session 1 from 127.0.0.1 finished")
+                    && log.toString().contains("session 2 from 127.0.0.1 finished"), log::toString);
+            assertThat(log.toString()).contains("2 ports from 44724", "1 ports from 44726");
+        }
+    }
+
     @Test
     void badUsageIsOneLineAndExitTwo() {
         for (List<String> extra : List.of(List.of("--probe", "ping"), List.of("--probe", "echo:0"),
             List.of("--probe", "echo", "--search", "ndr"), List.of("--probe", "echo", "--mode", "echo"),
-            List.of("--probe", "echo", "--target", "127.0.0.1:9"))) {
+            List.of("--probe", "echo", "--target", "127.0.0.1:9", "--reverse"))) {
             List<String> args = new ArrayList<>(List.of("run", "--ports", "1", "--base-port", "44720", "-o",
                 dir.resolve("r.json").toString()));
             args.addAll(extra);
