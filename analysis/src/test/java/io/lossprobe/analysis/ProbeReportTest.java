@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code run --probe echo}: the round trip a low-rate echo flow measured beside every stream step, in the HTML
- * report (chart and sentence) and the summary tables; and a run without a probe shows none of it.
+ * report (chart and sentence), the summary tables and compare; and a run without a probe shows none of it.
  */
 class ProbeReportTest {
     @TempDir
@@ -137,5 +137,41 @@ class ProbeReportTest {
         String page = HtmlReport.render(List.of(Fixtures.load(dir, "half.json", root)), m -> { });
         assertThat(page).contains("A 1k/s echo flow on port 45402 beside 1 of 2 steps: round trip p99 was 2.1 ms "
             + "at 50k on udp.");
+    }
+
+    @Test
+    void compareShowsTheProbeP99WhenBothRunsHaveProbes() {
+        LoadedResult a = probed("a.json");
+        ObjectNode bRoot = Fixtures.withProbe(Fixtures.sample(), 0);
+        ((ObjectNode) bRoot.withArray("steps").get(1).get("probe").get("echo").get("rtt")).put("p99Ns", 4_200_000);
+        LoadedResult b = Fixtures.load(dir, "b.json", bRoot);
+        ComparisonReport c = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT);
+        assertThat(c.probes()).isTrue();
+        String text = c.text();
+        assertThat(text).contains("probe round trip p99 (run --probe), A -> B:")
+            .contains("udp    50k        2.100 -> 4.200     +100.0%");
+        assertThat(text.lines()).allMatch(l -> l.length() <= ComparisonReport.TEXT_WIDTH);
+        assertThat(c.markdown()).contains("| probe p99 ms A | probe p99 ms B | delta % |")
+            .contains("| udp | 50k | 2.100 | 4.200 | +100.0% |");
+        assertThat(c.json()).contains("\"probeRttP99Ms\" : 4.2").contains("\"probeRttP99Percent\" : 100.0");
+        String html = c.html();
+        assertThat(html).contains("<h2 id=\"probe\">Round trip under load, A and B</h2>")
+            .contains("id=\"compare-probe\"").contains("<th>probe p99 ms A</th>")
+            .contains("<td class=\"n\">4.200</td>");
+    }
+
+    @Test
+    void compareWithoutProbesInBothRunsShowsNone() {
+        for (LoadedResult[] pair : new LoadedResult[][] {{plain("a.json"), plain("b.json")},
+            {probed("pa.json"), plain("pb.json")}}) {
+            ComparisonReport c = new ComparisonReport(pair[0], pair[1], Comparison.Tolerance.DEFAULT);
+            assertThat(c.probes()).isFalse();
+            // "lossprobe" contains "probe": look for what the probe adds.
+            assertThat(c.text()).doesNotContain("probe round trip");
+            assertThat(c.markdown()).doesNotContain("probe p99");
+            assertThat(c.html()).doesNotContain("probe p99").doesNotContain("compare-probe");
+            // JSON gives each step's own probe figures; a delta only where both steps had a probe.
+            assertThat(c.json()).doesNotContain("probeRttP99Percent");
+        }
     }
 }
