@@ -1,8 +1,10 @@
 package io.lossprobe.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code run --probe echo}: the round trip a low-rate echo flow measured beside every stream step, in the HTML
- * report (chart and sentence), the summary tables and compare; and a run without a probe shows none of it.
+ * report (chart and sentence), the summary tables, compare and the Prometheus textfile; and a run without a probe
+ * shows none of it.
  */
 class ProbeReportTest {
     @TempDir
@@ -173,5 +176,29 @@ class ProbeReportTest {
             // JSON gives each step's own probe figures; a delta only where both steps had a probe.
             assertThat(c.json()).doesNotContain("probeRttP99Percent");
         }
+    }
+
+    @Test
+    void theTextfileHasTheProbeRoundTripAsASummaryAndPassesPromtool() throws Exception {
+        LoadedResult r = probed("p.json");
+        Path prom = dir.resolve("probe.prom");
+        PrometheusTextfile.write(prom, r, RunLabels.of(r.run()), Optional.empty());
+        String text = Files.readString(prom);
+        String step = "direction=\"forward\",mode=\"stream\",name=\"" + PrometheusTextfile.defaultName(r.run())
+            + "\",offered_rate=\"50000\",size_bytes=\"64\",target=\"local\",transport=\"udp\"";
+        assertThat(text).contains("# TYPE lossprobe_last_run_probe_round_trip_seconds summary")
+            .contains("lossprobe_last_run_probe_round_trip_seconds{" + step + ",quantile=\"0.99\"} 0.0021")
+            .contains("lossprobe_last_run_probe_round_trip_seconds{" + step + ",quantile=\"0.5\"} 3.0E-4")
+            .contains("lossprobe_last_run_probe_round_trip_seconds_count{" + step + "} 1000")
+            .contains("lossprobe_last_run_probe_lost_messages{" + step + "} 0.0")
+            .doesNotContain("lossprobe_last_run_round_trip_seconds");
+
+        Path none = dir.resolve("none.prom");
+        LoadedResult p = plain("r.json");
+        PrometheusTextfile.write(none, p, RunLabels.of(p.run()), Optional.empty());
+        assertThat(Files.readString(none)).doesNotContain("_probe_"); // "lossprobe" contains "probe"
+
+        assumeTrue(Files.isExecutable(PrometheusTextfileTest.PROMTOOL), "promtool not installed");
+        assertThat(PrometheusTextfileTest.promtool(prom)).isEqualTo("exit 0: ");
     }
 }
