@@ -10,7 +10,8 @@ import java.util.Locale;
 
 /**
  * {@code lossprobe compare A B} in four formats: text that fits 100 columns, Markdown, JSON and a self-contained
- * HTML page with A's and B's loss curves and delay bands overlaid. Every format leads with a loud warning when
+ * HTML page with A's and B's loss curves and delay bands overlaid (and, when both runs had a {@code --probe} flow,
+ * the probe's round trip p99 per step, drawn under load). Every format leads with a loud warning when
  * the plans differ ({@link PlanDiff}) and ends with the verdict.
  */
 public final class ComparisonReport {
@@ -75,6 +76,14 @@ public final class ComparisonReport {
                 ma == null || mb == null ? "" : percent(pct(ma.p99DelayMs(), mb.p99DelayMs())), rowVerdict(r))
                 .stripTrailing());
         }
+        if (probes()) {
+            out.add("");
+            out.add("probe round trip p99 (run --probe), A -> B:");
+            for (Comparison.Row r : comparison.rows()) {
+                out.add(String.format(Locale.ROOT, "%-6s %-6s %9s -> %-9s %s", cut(r.transport(), 6),
+                    cut(r.level(), 6), probeP99(r.a()), probeP99(r.b()), probeDelta(r)).stripTrailing());
+            }
+        }
         List<Comparison.Row> regressed = comparison.rows().stream().filter(Comparison.Row::regressed).toList();
         if (!regressed.isEmpty()) {
             out.add("");
@@ -105,6 +114,24 @@ public final class ComparisonReport {
 
     private static String rowVerdict(Comparison.Row r) {
         return r.a() == null ? "only in B" : r.b() == null ? "only in A" : r.regressed() ? "REGRESSION" : "ok";
+    }
+
+    /**
+     * Whether both runs had a {@code --probe} flow beside their steps: only then do the formats show the probe's
+     * round trip p99 per step side by side.
+     */
+    public boolean probes() {
+        return StepMetrics.all(a.run()).stream().anyMatch(StepMetrics::probe)
+            && StepMetrics.all(b.run()).stream().anyMatch(StepMetrics::probe);
+    }
+
+    /** The probe's round trip p99 in ms, "-" where the step is missing or its probe measured none. */
+    private static String probeP99(StepMetrics m) {
+        return m == null ? "-" : Fmt.delayMs(m.probeRttMs()[2], 3);
+    }
+
+    private static String probeDelta(Comparison.Row r) {
+        return r.a() == null || r.b() == null ? "" : percent(pct(r.a().probeRttMs()[2], r.b().probeRttMs()[2]));
     }
 
     /** Breaks {@code line} at spaces into lines of at most {@link #TEXT_WIDTH}, continuing with {@code indent}. */
@@ -158,6 +185,15 @@ public final class ComparisonReport {
                 .append(r.regressed() ? "**REGRESSION**: " + md(String.join("; ", r.regressions().stream()
                     .map(Comparison.Regression::detail).toList())) : rowVerdict(r)).append(" |\n");
         }
+        if (probes()) {
+            sb.append("\nRound trip under load (the `--probe` echo flow beside each step):\n\n"
+                + "| transport | level | probe p99 ms A | probe p99 ms B | delta % |\n|---|---|---:|---:|---:|\n");
+            for (Comparison.Row r : comparison.rows()) {
+                sb.append("| ").append(md(r.transport())).append(" | ").append(md(r.level())).append(" | ")
+                    .append(probeP99(r.a())).append(" | ").append(probeP99(r.b())).append(" | ")
+                    .append(probeDelta(r)).append(" |\n");
+            }
+        }
         sb.append("\n**Verdict**: ").append(md(verdict())).append('\n');
         return sb.toString();
     }
@@ -192,6 +228,9 @@ public final class ComparisonReport {
                 num(d, "lossPercentPoints", r.b().lossPercent() - r.a().lossPercent());
                 num(d, "achievedRatePercent", pct(r.a().achievedRate(), r.b().achievedRate()));
                 num(d, "p99DelayPercent", pct(r.a().p99DelayMs(), r.b().p99DelayMs()));
+                if (r.a().probe() && r.b().probe()) {
+                    num(d, "probeRttP99Percent", pct(r.a().probeRttMs()[2], r.b().probeRttMs()[2]));
+                }
             }
             ArrayNode regs = row.putArray("regressions");
             r.regressions().forEach(g -> regs.addObject().put("metric", g.metric()).put("detail", g.detail()));
@@ -228,6 +267,11 @@ public final class ComparisonReport {
         num(n, "p50DelayMs", m.p50DelayMs());
         num(n, "p99DelayMs", m.p99DelayMs());
         n.put("sent", m.sent()).put("lost", m.lost());
+        if (m.probe()) {
+            num(n, "probeRttP50Ms", m.probeRttMs()[0]);
+            num(n, "probeRttP99Ms", m.probeRttMs()[2]);
+            num(n, "probeLost", m.probeLost());
+        }
         return n;
     }
 
@@ -269,12 +313,18 @@ public final class ComparisonReport {
         if (!ma.isEmpty() || !mb.isEmpty()) {
             figure(sb, charts.compareLoss("compare-loss", ma, mb));
             sb.append("<h2 id=\"delay\">Delay, A and B</h2>\n<div class=\"grid\">\n");
-            charts.compareDelay("compare-delay-", ma, mb, new DelayCharts(palette)).forEach(f -> figure(sb, f));
+            DelayCharts delays = new DelayCharts(palette);
+            charts.compareDelay("compare-delay-", ma, mb, delays).forEach(f -> figure(sb, f));
             sb.append("</div>\n");
+            if (probes()) {
+                sb.append("<h2 id=\"probe\">Round trip under load, A and B</h2>\n");
+                figure(sb, charts.compareProbe("compare-probe", ma, mb, new ProbeCharts(palette, delays)));
+            }
         }
         sb.append("<h2 id=\"table\">Step by step</h2>\n<table class=\"summary\">\n<thead><tr><th>transport</th>"
             + "<th>level</th><th>loss % A</th><th>loss % B</th><th>delta (points)</th><th>recv/s A</th>"
-            + "<th>recv/s B</th><th>delta %</th><th>p99 ms A</th><th>p99 ms B</th><th>delta %</th><th>verdict</th>"
+            + "<th>recv/s B</th><th>delta %</th><th>p99 ms A</th><th>p99 ms B</th><th>delta %</th>"
+            + (probes() ? "<th>probe p99 ms A</th><th>probe p99 ms B</th><th>delta %</th>" : "") + "<th>verdict</th>"
             + "</tr></thead>\n<tbody>\n");
         for (Comparison.Row r : comparison.rows()) {
             StepMetrics x = r.a();
@@ -291,6 +341,11 @@ public final class ComparisonReport {
             cell(sb, x == null ? "-" : Fmt.delayMs(x.p99DelayMs(), 3), true);
             cell(sb, y == null ? "-" : Fmt.delayMs(y.p99DelayMs(), 3), true);
             cell(sb, x == null || y == null ? "" : percent(pct(x.p99DelayMs(), y.p99DelayMs())), true);
+            if (probes()) {
+                cell(sb, probeP99(x), true);
+                cell(sb, probeP99(y), true);
+                cell(sb, probeDelta(r), true);
+            }
             cell(sb, r.regressed() ? "REGRESSION: " + String.join("; ", r.regressions().stream()
                 .map(Comparison.Regression::detail).toList()) : rowVerdict(r), false);
             sb.append("</tr>\n");

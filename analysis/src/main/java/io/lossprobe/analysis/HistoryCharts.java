@@ -182,6 +182,21 @@ final class HistoryCharts {
         return out;
     }
 
+    /**
+     * {@code run --probe}: the probe's round trip p50 and p99 of both runs against the steps' offered rate on one
+     * chart, A in grey, B in the transports' colours.
+     */
+    ChartParts.Figure compareProbe(String id, List<StepMetrics> a, List<StepMetrics> b, ProbeCharts probes) {
+        List<DelayCharts.PctSet> sets = new ArrayList<>(probes.sets("A ", a, A_COLOR));
+        sets.addAll(probes.sets("B ", b, null));
+        List<StepMetrics> both = new ArrayList<>(a);
+        both.addAll(b);
+        ValueAxis y = DelayCharts.delayAxis("probe round trip (ms)", DelayCharts.values(sets));
+        return probes.delays().bands(id, "compare-probe", "Round trip under load: probe p50 and p99, A (grey) and B",
+            ReportCharts.levelAxis("offered rate of the step (messages/s)", both), y, sets, ReportCharts.WIDE,
+            ReportCharts.WIDE_HEIGHT);
+    }
+
     /** A step's delay percentiles against its offered rate. */
     static List<DelayCharts.Pct> points(List<StepMetrics> steps) {
         return steps.stream().sorted(Comparator.comparingDouble(StepMetrics::offeredRate))

@@ -17,10 +17,11 @@ import org.jfree.chart.axis.ValueAxis;
 /**
  * One self-contained HTML page over one or more result files, answer first: the verdict (check results when a
  * policy is given, else each transport's knee and any rate search), the loss curve (or, when no step lost a
- * message, that in words and a wide delay chart), then the two summary tables; delay as small
- * multiples; per-interval series when recorded; the per-port heatmaps; attribution and warnings; the plan and the
- * options in effect. With several runs the trend comes right after the verdict. Charts are inline SVG with hover
- * titles, no scripts, no network. Every string from a result file is escaped. See docs/report.md.
+ * message, that in words and a wide delay chart), then the two summary tables; delay as small multiples (with the
+ * round trip under load when a {@code --probe} flow ran beside the steps); per-interval series when recorded; the
+ * per-port heatmaps; attribution and warnings; the plan and the options in effect. With several runs the trend
+ * comes right after the verdict. Charts are inline SVG with hover titles, no scripts, no network. Every string
+ * from a result file is escaped. See docs/report.md.
  */
 public final class HtmlReport {
     static final String STYLE = """
@@ -87,6 +88,7 @@ public final class HtmlReport {
         private final ReportCharts charts = new ReportCharts(palette);
         private final DelayCharts delays = new DelayCharts(palette);
         private final HistoryCharts history = new HistoryCharts(palette);
+        private final ProbeCharts probes = new ProbeCharts(palette, delays);
         private final Set<String> ids = new LinkedHashSet<>();
         private final List<ChartParts.Figure> drawn = new ArrayList<>();
         private final StringBuilder sb = new StringBuilder(256 * 1024);
@@ -143,7 +145,10 @@ public final class HtmlReport {
                 + "delay is true to. CPU % = this process, in % of one core; host CPU % = the whole host, in % of "
                 + "all its cores (flag host-cpu: " + ChartParts.plain(StepMetrics.SATURATED_HOST_CPU_PERCENT)
                 + " % or more, where the instrument's own figures bend). NIC columns: the busiest interface in the "
-                + "step (most bytes), counters over window and drain divided by the window.</p>\n");
+                + "step (most bytes), counters over window and drain divided by the window."
+                + (summary.hasProbe() ? " probe p50 ms, probe p99 ms: the round trip of the --probe echo flow "
+                + "beside the step, from each request's intended send time; probe lost: its requests without a "
+                + "reply." : "") + "</p>\n");
             if (!metrics.isEmpty()) {
                 delaySection();
                 rateSection();
@@ -300,6 +305,23 @@ public final class HtmlReport {
                 distributions("rtt", "round trip");
                 sb.append("</div>\n");
             }
+            if (metrics.stream().anyMatch(StepMetrics::probe)) {
+                probeSection();
+            }
+        }
+
+        /**
+         * {@code run --probe}: the probe flow's round trip p50 and p99 against the step's offered rate, one series
+         * per transport, and the probe in one sentence.
+         */
+        private void probeSection() {
+            sb.append("<h3 id=\"probe\">Round trip under load</h3>\n");
+            ChartParts.Figure f = probes.roundTripUnderLoad("chart-probe", metrics);
+            if (f != null) {
+                figure(f);
+            }
+            sb.append("<p class=\"meta\" id=\"probe-sentence\">")
+                .append(Fmt.html(ProbeCharts.sentence(run.steps(), metrics))).append("</p>\n");
         }
 
         private void distributions(String kind, String what) {

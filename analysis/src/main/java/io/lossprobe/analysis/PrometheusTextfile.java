@@ -2,6 +2,7 @@ package io.lossprobe.analysis;
 
 import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Latency;
+import io.lossprobe.core.result.ProbeResult;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
@@ -169,6 +170,22 @@ public final class PrometheusTextfile {
             m.runLevel("lossprobe_last_run_echo_lost_messages", "", l -> at.apply(l).add("leg", "reply"),
                 e.repliesLost());
         }
+        probe(m, s.probe(), at);
+    }
+
+    /**
+     * {@code run --probe echo}: the probe flow's round trip beside the step and its requests without a reply, only
+     * for a step that had a probe.
+     */
+    private static void probe(Metrics m, ProbeResult p, Function<Labels, Labels> at) {
+        if (p == null || p.echo() == null) {
+            return;
+        }
+        m.summary("lossprobe_last_run_probe_round_trip_seconds", "run --probe: round trip of the low-rate echo "
+            + "flow beside the step, from the request's intended send time (quantile 1 is the maximum)", at,
+            p.echo().rtt());
+        m.runLevel("lossprobe_last_run_probe_lost_messages", "run --probe: the probe's requests without a reply "
+            + "before the step closed", at, p.echo().roundTripLost());
     }
 
     /** A series' transport label, and its direction's ({@code udp reverse}: run --bidir) when it has one. */

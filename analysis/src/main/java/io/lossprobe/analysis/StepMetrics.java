@@ -1,5 +1,6 @@
 package io.lossprobe.analysis;
 
+import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import io.lossprobe.core.transport.CounterDescriptor;
@@ -25,6 +26,9 @@ import java.util.Map;
  * @param rttMs            echo mode: round trip p50, p90, p99, p99.9 (ms), else NaNs
  * @param warnings         how many warnings the step carries
  * @param messageSize      bytes per message of the step, 0 when the file does not say (one size: the plan's)
+ * @param probeRttMs       {@code run --probe echo}: the probe flow's round trip p50, p90, p99, p99.9 (ms) beside
+ *                         the step, else NaNs (also when the probe got no reply)
+ * @param probeLost        the probe's requests without a reply ({@code echo.roundTripLost}), NaN without a probe
  */
 public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
                           double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
@@ -34,7 +38,7 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
                           double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
                           double retransmitsPer1k, double naks, double naksPer1k, boolean saturated,
                           double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings,
-                          int messageSize) {
+                          int messageSize, double[] probeRttMs, double probeLost) {
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
@@ -75,16 +79,27 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             s.saturated(),
             s.socketDrops() == null ? Double.NaN : s.socketDrops(),
             s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
-            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s), s.warnings().size(),
-            s.messageSize() == null ? planSize : s.messageSize());
+            s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s.echo()), s.warnings().size(),
+            s.messageSize() == null ? planSize : s.messageSize(), rtt(probeEcho(s)),
+            probeEcho(s) == null ? Double.NaN : probeEcho(s).roundTripLost());
     }
 
-    private static double[] rtt(StepResult s) {
-        if (s.echo() == null || s.echo().rtt() == null || s.echo().rtt().count() == 0) {
+    /** The echo figures of the step's {@code --probe} flow, null when the step had none. */
+    private static Echo probeEcho(StepResult s) {
+        return s.probe() == null ? null : s.probe().echo();
+    }
+
+    private static double[] rtt(Echo echo) {
+        if (echo == null || echo.rtt() == null || echo.rtt().count() == 0) {
             return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
         }
-        var r = s.echo().rtt();
+        var r = echo.rtt();
         return new double[] {r.p50Ns() / 1e6, r.p90Ns() / 1e6, r.p99Ns() / 1e6, r.p999Ns() / 1e6};
+    }
+
+    /** Whether a {@code --probe} flow ran beside the step. */
+    public boolean probe() {
+        return !Double.isNaN(probeLost);
     }
 
     /** The one-way delay percentiles p50, p90, p99, p99.9 (ms), NaNs when the step recorded none. */

@@ -84,6 +84,19 @@ public final class SummaryTable {
         r.m.saturated() ? "saturated" : "", r.m.hostCpuSaturated() ? "host-cpu" : "")
         .filter(f -> !f.isEmpty()).toList()));
 
+    /*
+     * run --probe echo: the probe flow's round trip beside the step and its requests without a reply. Shown only
+     * when some step has a probe (after everything else in Markdown and CSV, so the CSV's existing columns keep
+     * their places); empty for a step without one, and for the round trip of a probe that got no reply.
+     */
+    private static final Column PROBE_P50 = new Column("probe p50 ms", "probe_rtt_p50_ms", true,
+        r -> Fmt.num(r.m.probeRttMs()[0], 3));
+    private static final Column PROBE_P99 = new Column("probe p99 ms", "probe_rtt_p99_ms", true,
+        r -> Fmt.num(r.m.probeRttMs()[2], 3));
+    private static final Column PROBE_LOST = new Column("probe lost", "probe_round_trip_lost", true,
+        r -> Fmt.num(r.m.probeLost(), 0));
+    private static final List<Column> PROBE = List.of(PROBE_P50, PROBE_P99, PROBE_LOST);
+
     /** Markdown and CSV: every column in one table (CSV readers rely on these names and this order). */
     private static final List<Column> COLUMNS = List.of(STARTED, TRANSPORT, LEVEL, RECEIVED_RATE, MEAN, P99, CLOCK,
         CPU, HOST_CPU, NIC, NIC_IN, NIC_OUT, NIC_IN_PKT, NIC_OUT_PKT, LOSS, K_DROPS, RETRANSMITS, NAKS, WARNINGS,
@@ -132,6 +145,11 @@ public final class SummaryTable {
         return new SummaryTable(rows, results.stream().anyMatch(LoadedResult::sized));
     }
 
+    /** Whether a step of the runs had a {@code --probe} flow beside it (the table then has the probe columns). */
+    public boolean hasProbe() {
+        return rows.stream().anyMatch(r -> r.m.probe());
+    }
+
     public List<Row> rows() {
         return rows;
     }
@@ -145,8 +163,20 @@ public final class SummaryTable {
         return cs;
     }
 
+    /**
+     * {@link #columns(List)} with the probe columns when a step had a probe: after {@code probeAfter}, or at the end
+     * when it is null.
+     */
+    private List<Column> columns(List<Column> base, Column probeAfter) {
+        List<Column> cs = columns(base);
+        if (hasProbe()) {
+            cs.addAll(probeAfter == null ? cs.size() : cs.indexOf(probeAfter) + 1, PROBE);
+        }
+        return cs;
+    }
+
     public String markdown() {
-        List<Column> columns = columns(COLUMNS);
+        List<Column> columns = columns(COLUMNS, null);
         StringBuilder sb = new StringBuilder();
         sb.append('|');
         for (Column c : columns) {
@@ -170,7 +200,7 @@ public final class SummaryTable {
     }
 
     public String csv() {
-        List<Column> columns = columns(COLUMNS);
+        List<Column> columns = columns(COLUMNS, null);
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
             sb.append(i == 0 ? "" : ",").append(columns.get(i).csvName);
@@ -201,10 +231,11 @@ public final class SummaryTable {
 
     /**
      * How fast and at what cost, per step: received/s and sent/s (TPS too in echo mode), one-way delay mean, p50
-     * and p99 with the clock bound, CPU, the busiest interface's traffic, and the host-cpu flag.
+     * and p99 with the clock bound, the probe's round trip and lost requests (when a step had a probe), CPU, the
+     * busiest interface's traffic, and the host-cpu flag.
      */
     public String speedHtml(boolean withStart) {
-        List<Column> cs = columns(SPEED);
+        List<Column> cs = columns(SPEED, CLOCK);
         if (rows.stream().noneMatch(r -> r.m.echo())) {
             cs.remove(TPS);
         }

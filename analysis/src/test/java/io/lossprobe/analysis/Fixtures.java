@@ -116,6 +116,29 @@ final class Fixtures {
         return root;
     }
 
+    /**
+     * {@code root} with a {@code run --probe echo:1000} flow on port 45402 beside every step, in the shape the
+     * engine writes: 1,000 requests, {@code lost} of them without a reply; round trip p50 40 us and p99 60 us at
+     * 10k, rising with the step's rate (p99 2.1 ms at 50k).
+     */
+    static ObjectNode withProbe(ObjectNode root, long lost) {
+        for (var step : root.withArray("steps")) {
+            long rate = step.get("targetRate").asLong();
+            long p50 = rate >= 50_000 ? 300_000 : 40_000;
+            long p99 = rate >= 50_000 ? 2_100_000 : 60_000;
+            ObjectNode echo = ((ObjectNode) step).putObject("probe").put("mode", "echo").put("ratePerSecond", 1000)
+                .put("port", 45402).put("messageSize", 64).putObject("echo");
+            echo.put("requestsSent", 1000).put("requestsReceived", 1000 - lost).put("requestsLost", lost)
+                .put("repliesReceived", 1000 - lost).put("repliesLost", 0).put("roundTripLost", lost)
+                .put("duplicateReplies", 0).put("reorderedReplies", 0).put("lateReplies", 0)
+                .put("tps", 1000 - lost);
+            echo.putObject("rtt").put("count", 1000 - lost).put("meanNs", p50 + 1000).put("minNs", p50 / 2)
+                .put("p50Ns", p50).put("p90Ns", (p50 + p99) / 2).put("p99Ns", p99).put("p999Ns", p99 + 5000)
+                .put("maxNs", p99 + 9000);
+        }
+        return root;
+    }
+
     static void lose(ObjectNode step, long lost) {
         ObjectNode counts = (ObjectNode) step.get("counts");
         counts.put("lost", lost);

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The top of the report and its two summary tables as headless Chromium lays them out, from edited result files
  * (no run, no port opened): the page writes nothing to the console, the charts pass the layout check, the no-loss
- * sentence (or the names of the transports that lost nothing) is shown, and both tables fit a 1400 px window.
+ * sentence (or the names of the transports that lost nothing) is shown, and both tables fit a 1400 px window; with
+ * a {@code --probe} flow, the round trip under load is drawn and named, and the wider speed table still fits.
  */
 class HtmlReportBrowserTest {
     private static final String[] SHOWN = {"#no-loss", "#lossless", "#chart-delay", "#chart-loss", "table.delivery",
@@ -53,5 +54,21 @@ class HtmlReportBrowserTest {
         assertThat(lossy.shown()).containsOnlyKeys("#lossless", "#chart-loss", "table.delivery", "table.speed");
         assertThat(lossy.shown().get("#lossless")).startsWith("tcp and aeron lost no message at any level");
         assertThat(lossy.shown().get("table.delivery")).contains("49,400").contains("600");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theRoundTripUnderLoadRendersAndTheSpeedTableStillFits() throws Exception {
+        Chromium chromium = Chromium.installed(dir);
+        String probed = HtmlReport.render(List.of(Fixtures.load(dir, "probe.json",
+            Fixtures.withProbe(Fixtures.threeTransports(), 2))), m -> { });
+        Chromium.Layout layout = chromium.layout(probed, 1400, "#chart-probe", "#probe-sentence", "table.speed");
+        assertThat(layout.console()).as("console").isEmpty();
+        assertThat(layout.problems()).isEmpty();
+        assertThat(layout.figures()).contains("chart-probe probe-rtt");
+        assertThat(layout.shown()).containsOnlyKeys("#chart-probe", "#probe-sentence", "table.speed");
+        assertThat(layout.shown().get("#probe-sentence")).startsWith("A 1k/s echo flow on port 45402 beside every "
+            + "step: round trip p99 rose from 60 us at 10k to 2.1 ms at 50k on udp;");
+        assertThat(layout.shown().get("table.speed")).contains("probe p99 ms").contains("2.100");
     }
 }
