@@ -78,7 +78,7 @@ public final class ComparisonReport {
         }
         if (probes()) {
             out.add("");
-            out.add("probe round trip p99 (run --probe), A -> B:");
+            out.add("probe round trip p99 in ms (run --probe), A -> B:");
             for (Comparison.Row r : comparison.rows()) {
                 out.add(String.format(Locale.ROOT, "%-6s %-6s %9s -> %-9s %s", cut(r.transport(), 6),
                     cut(r.level(), 6), probeP99(r.a()), probeP99(r.b()), probeDelta(r)).stripTrailing());

@@ -151,7 +151,7 @@ class ProbeReportTest {
         ComparisonReport c = new ComparisonReport(a, b, Comparison.Tolerance.DEFAULT);
         assertThat(c.probes()).isTrue();
         String text = c.text();
-        assertThat(text).contains("probe round trip p99 (run --probe), A -> B:")
+        assertThat(text).contains("probe round trip p99 in ms (run --probe), A -> B:")
             .contains("udp    50k        2.100 -> 4.200     +100.0%");
         assertThat(text.lines()).allMatch(l -> l.length() <= ComparisonReport.TEXT_WIDTH);
         assertThat(c.markdown()).contains("| probe p99 ms A | probe p99 ms B | delta % |")
