@@ -1,6 +1,7 @@
 package io.lossprobe.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -10,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -25,6 +25,10 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
+import io.fabric8.openshift.api.model.monitoring.v1.Rule;
+import io.fabric8.openshift.api.model.monitoring.v1.RuleGroup;
 import io.lossprobe.analysis.Policy;
 import io.lossprobe.core.transport.Transports;
 import java.lang.reflect.Method;
@@ -56,16 +60,16 @@ import picocli.CommandLine;
  * The manifests in deploy/kubernetes, read into the Kubernetes object model (fabric8's classes, generated from the
  * API's OpenAPI schema): every field must be one the model knows (a misspelt field lands in a class's
  * "additionalProperties", which must stay empty), the pieces must fit together (selectors, names, mounts, ports),
- * and the mesh CronJob's arguments must parse as the {@code lossprobe mesh} command the lab test runs. The two kinds
- * fabric8's model offline here does not have (PriorityClass, prometheus-operator's PrometheusRule) are checked
- * against their fields by {@link #structural}. Every field used is checked against the version floor.
+ * and the mesh CronJob's arguments must parse as the {@code lossprobe mesh} command the lab test runs. The
+ * PriorityClass is read into kubernetes-model-scheduling's class and prometheus-operator's PrometheusRule into
+ * openshift-model-monitoring's, as strictly as the rest. Every field used is checked against the version floor.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubernetesManifestsTest {
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of("Namespace", Namespace.class,
         "Secret", Secret.class, "ConfigMap", ConfigMap.class, "Service", Service.class, "PersistentVolumeClaim",
         PersistentVolumeClaim.class, "DaemonSet", DaemonSet.class, "CronJob", CronJob.class, "NetworkPolicy",
-        NetworkPolicy.class);
+        NetworkPolicy.class, "PriorityClass", PriorityClass.class, "PrometheusRule", PrometheusRule.class);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     /**
@@ -96,17 +100,10 @@ class KubernetesManifestsTest {
         1.33 Container.resizePolicy Volume.image
         1.34 PodSpec.resourceClaims PodSpec.resources PersistentVolumeClaimSpec.volumeAttributesClassName
         """);
-    /** The fields of the kinds checked by {@link #structural}, from their published schemas. */
-    private static final Map<String, Set<String>> STRUCTURAL = Map.of(
-        "PriorityClass", Set.of("apiVersion", "kind", "metadata", "value", "globalDefault", "description",
-            "preemptionPolicy"),
-        "PrometheusRule", Set.of("apiVersion", "kind", "metadata", "spec"));
-    private static final Set<String> METADATA = Set.of("name", "namespace", "labels", "annotations");
     /** What a JVM takes beyond its heap in these pods (metaspace, code cache, threads, direct buffers). */
     private static final long JVM_OVERHEAD = 128L << 20;
     private Path dir;
     private final Map<String, HasMetadata> byName = new LinkedHashMap<>();
-    private final Map<String, JsonNode> structuralByName = new LinkedHashMap<>();
     private final Set<String> fieldsUsed = new TreeSet<>();
 
     @BeforeAll
@@ -118,11 +115,7 @@ class KubernetesManifestsTest {
                     continue;
                 }
                 for (HasMetadata r : parse(Files.readString(f), dir.relativize(f).toString(), fieldsUsed)) {
-                    String key = r.getKind() + "/" + r.getMetadata().getName();
-                    if (r instanceof GenericKubernetesResource) {
-                        structuralByName.put(key, YAML.valueToTree(r));
-                    }
-                    byName.put(key, r);
+                    byName.put(r.getKind() + "/" + r.getMetadata().getName(), r);
                 }
             }
         }
@@ -142,14 +135,11 @@ class KubernetesManifestsTest {
                     continue;
                 }
                 String kind = doc.path("kind").asText();
-                if (STRUCTURAL.containsKey(kind)) {
-                    structural(doc, origin, used);
-                    out.add(YAML.treeToValue(doc, GenericKubernetesResource.class));
-                    continue;
-                }
                 Class<? extends HasMetadata> type = KINDS.get(kind);
                 assertThat(type).as("%s: kind %s", origin, kind).isNotNull();
                 HasMetadata r = YAML.treeToValue(doc, type);
+                assertThat(r.getApiVersion()).as("%s: %s's apiVersion", origin, kind)
+                    .isEqualTo(HasMetadata.getApiVersion(type));
                 List<String> unknown = new ArrayList<>();
                 unknownFields(r, kind, unknown, new IdentityHashMap<>(), used);
                 assertThat(unknown).as("%s: fields the Kubernetes model does not know", origin).isEmpty();
@@ -161,41 +151,6 @@ class KubernetesManifestsTest {
             }
         }
         return out;
-    }
-
-    /**
-     * A kind whose model is not here, against the fields of its published schema (the top level and metadata; a
-     * PrometheusRule's groups and rules as prometheus-operator's CRD v1 defines them).
-     */
-    private static void structural(JsonNode doc, String origin, Set<String> used) {
-        String kind = doc.path("kind").asText();
-        assertThat(fieldNames(doc)).as("%s: %s's fields", origin, kind).isSubsetOf(STRUCTURAL.get(kind));
-        assertThat(fieldNames(doc.path("metadata"))).as("%s: metadata", origin).isSubsetOf(METADATA);
-        assertThat(doc.path("metadata").path("name").asText()).as("%s: a name", origin).isNotBlank();
-        fieldNames(doc).forEach(f -> used.add(kind + "." + f));
-        if (kind.equals("PriorityClass")) {
-            assertThat(doc.path("apiVersion").asText()).isEqualTo("scheduling.k8s.io/v1");
-            assertThat(doc.path("value").isInt()).as("%s: value, an int32", origin).isTrue();
-            assertThat(doc.path("preemptionPolicy").asText("Never")).isIn("Never", "PreemptLowerPriority");
-            return;
-        }
-        assertThat(doc.path("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
-        assertThat(fieldNames(doc.path("spec"))).as("%s: spec", origin).containsExactly("groups");
-        for (JsonNode group : doc.path("spec").path("groups")) {
-            assertThat(fieldNames(group)).as("%s: a group", origin).contains("name", "rules").isSubsetOf("name",
-                "interval", "rules", "limit", "partial_response_strategy", "query_offset", "labels");
-            for (JsonNode rule : group.path("rules")) {
-                assertThat(fieldNames(rule)).as("%s: a rule", origin).contains("expr").isSubsetOf("alert", "record",
-                    "expr", "for", "keep_firing_for", "labels", "annotations");
-                assertThat(rule.has("alert") ^ rule.has("record")).as("%s: alert or record", origin).isTrue();
-            }
-        }
-    }
-
-    private static List<String> fieldNames(JsonNode node) {
-        List<String> names = new ArrayList<>();
-        node.fieldNames().forEachRemaining(names::add);
-        return names;
     }
 
     /**
@@ -502,13 +457,31 @@ class KubernetesManifestsTest {
 
     @Test
     void serveAndTheMeshHaveTheirOwnPriorityClassThatPreemptsNothing() {
-        JsonNode pc = structuralByName.get("PriorityClass/lossprobe");
-        assertThat(pc.path("preemptionPolicy").asText()).isEqualTo("Never");
-        assertThat(pc.path("globalDefault").asBoolean(true)).isFalse();
-        assertThat(pc.path("value").asInt()).isPositive().isLessThan(1_000_000_000); // below every system class
+        PriorityClass pc = get(PriorityClass.class, "lossprobe");
+        assertThat(pc.getPreemptionPolicy()).isEqualTo("Never");
+        assertThat(pc.getGlobalDefault()).isFalse();
+        assertThat(pc.getValue()).isPositive().isLessThan(1_000_000_000); // below every system class
+        assertThat(pc.getDescription()).isNotBlank();
         for (PodSpec pod : pods().subList(0, 2)) {
-            assertThat(pod.getPriorityClassName()).isEqualTo(pc.path("metadata").path("name").asText());
+            assertThat(pod.getPriorityClassName()).isEqualTo(pc.getMetadata().getName());
         }
+    }
+
+    /**
+     * The strict reading can fail: a field the schema does not have, at the top of a PriorityClass or in a
+     * PrometheusRule's rule, is refused (the manifests themselves read, as above).
+     */
+    @Test
+    void aFieldTheModelDoesNotKnowIsRefused() throws Exception {
+        String pc = Files.readString(dir.resolve("priorityclass.yaml"));
+        assertThat(parse(pc, "priorityclass.yaml")).hasSize(1);
+        assertThatThrownBy(() -> parse(pc + "valueX: 1\n", "priorityclass.yaml with valueX"))
+            .isInstanceOf(AssertionError.class).hasMessageContaining("valueX");
+        String rule = Files.readString(dir.resolve("components/prometheus-operator/prometheusrule.yaml"));
+        String misspelt = rule.replaceFirst("(?m)^(\\s+)expr: ", "$1exprX: ");
+        assertThat(misspelt).isNotEqualTo(rule);
+        assertThatThrownBy(() -> parse(misspelt, "prometheusrule.yaml with exprX"))
+            .isInstanceOf(AssertionError.class).hasMessageContaining("exprX");
     }
 
     /**
@@ -646,10 +619,21 @@ class KubernetesManifestsTest {
     /** The PrometheusRule carries the rules that promtool tests: the same groups, rule for rule. */
     @Test
     void thePrometheusRuleHasTheSameRulesAsTheRulesFile() throws Exception {
-        JsonNode rule = structuralByName.get("PrometheusRule/lossprobe");
+        PrometheusRule rule = get(PrometheusRule.class, "lossprobe");
+        for (RuleGroup group : rule.getSpec().getGroups()) {
+            assertThat(group.getName()).isNotBlank();
+            assertThat(group.getRules()).as(group.getName()).isNotEmpty();
+            for (Rule r : group.getRules()) {
+                assertThat(r.getExpr()).as("%s: an expr", group.getName()).isNotNull();
+                assertThat(r.getAlert() != null ^ r.getRecord() != null).as("%s: alert or record", group.getName())
+                    .isTrue();
+            }
+        }
+        // As the model holds them (every field in it, nothing in additionalProperties), written back out.
+        JsonNode groups = YAML.valueToTree(rule.getSpec()).path("groups");
         JsonNode file = YAML.readTree(dir.getParent().resolve("prometheus/lossprobe-rules.yml").toFile());
-        assertThat(rule.path("spec").path("groups")).isEqualTo(file.path("groups"));
-        assertThat(rule.path("spec").path("groups").get(0).path("rules")).hasSizeGreaterThan(1);
+        assertThat(groups).isEqualTo(file.path("groups"));
+        assertThat(groups.get(0).path("rules")).hasSizeGreaterThan(1);
         JsonNode component = YAML.readTree(dir.resolve("components/prometheus-operator/kustomization.yaml")
             .toFile());
         assertThat(component.path("kind").asText()).isEqualTo("Component");
