@@ -77,6 +77,24 @@ class ManPagesTest {
         assertThat(lint.exit()).isZero();
     }
 
+    /**
+     * The zsh script in a real zsh (skipped without zsh; CI installs it): sourced after compinit it registers
+     * itself through zsh's bashcompinit, with nothing on stderr, and completes as in bash.
+     */
+    @Test
+    void theZshScriptRegistersAndCompletesInARealZsh() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/zsh")), "no zsh (apt-get install zsh)");
+        Path script = out.resolve("share/zsh/lossprobe.zsh");
+        Exec r = exec(List.of("/usr/bin/zsh", "-f", "-c", "autoload -Uz compinit && compinit -u -d '" + out
+            + "/.zcompdump' && source '" + script + "' && print -r -- \"registered: ${_comps[lossprobe]}\" && "
+            + "setopt KSH_ARRAYS && COMP_WORDS=(lossprobe run --transport '') && COMP_CWORD=3 && "
+            + "COMP_LINE='lossprobe run --transport ' && COMP_POINT=${#COMP_LINE} && _complete_lossprobe && "
+            + "print -r -- \"words: ${COMPREPLY[*]}\""));
+        assertThat(r.exit()).as(r.output()).isZero();
+        assertThat(r.output().lines()).containsExactly("registered: _bash_complete -F _complete_lossprobe -o default",
+            "words: udp tcp aeron");
+    }
+
     /** What bash completes after {@code words} (the last one is the word being completed). */
     private static List<String> complete(String... words) throws Exception {
         StringBuilder array = new StringBuilder();
@@ -102,6 +120,7 @@ class ManPagesTest {
         assertThat(complete("run", "--search", "")).containsExactly("ndr", "pdr");
         assertThat(complete("run", "--pattern", "")).containsExactly("constant", "burst:", "poisson", "onoff:");
         assertThat(complete("run", "-X", "aeron.m")).containsExactly("aeron.mtu=");
+        assertThat(complete("run", "--probe", "")).containsExactly("echo", "echo:");
         assertThat(complete("mesh", "--pairs", "")).containsExactly("full", "ring", "targets", "sample:");
         assertThat(complete("compare", "--format", "")).containsExactly("text", "md", "json", "html");
         assertThat(complete("report", "--format", "")).containsExactly("html", "md", "csv");
