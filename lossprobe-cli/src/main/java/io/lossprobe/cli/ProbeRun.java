@@ -56,20 +56,22 @@ final class ProbeRun {
     }
 
     /**
-     * {@code --target}: the stream's session with the server and, beside it, the probe's (echo mode: the server
-     * answers), both negotiated before any traffic.
+     * {@code --target}: the stream's session with the server ({@code reverse}: the server sends, this host
+     * receives) and, beside it, the probe's (echo mode: the server answers), both negotiated before any traffic.
      */
-    static ProbeRun remote(HostPort server, io.lossprobe.control.Auth auth, Plan plan, long rate,
+    static ProbeRun remote(HostPort server, io.lossprobe.control.Auth auth, Plan plan, boolean reverse, long rate,
                            Map<String, String> options, Map<String, Transport> transports, RunListener sink,
                            int timeoutMs) throws java.io.IOException {
         ProbeRun run = new ProbeRun(plan);
         try {
-            RemoteRun s = RemoteRun.open(server, auth, plan, options, transports, false,
+            RemoteRun s = RemoteRun.open(server, auth, plan, options, transports, reverse,
                 run.new StreamListener(sink), run.aligned.hooks(), timeoutMs);
             run.sessions.add(s);
             run.stream = s.engine();
-            RemoteRun p = RemoteRun.open(server, auth, s.engine().plan().probeOf(rate, PROBE_SIZE), options,
-                transports, false, run.new ProbeListener(), run.aligned.hooks(), timeoutMs);
+            // The probe is always forward: its responder on the server, at the address the control connection reached.
+            Plan probePlan = s.engine().plan().probeOf(rate, PROBE_SIZE).withBindAddress(server.host());
+            RemoteRun p = RemoteRun.open(server, auth, probePlan, options, transports, false,
+                run.new ProbeListener(), run.aligned.hooks(), timeoutMs);
             run.sessions.add(p);
             run.probe = p.engine();
         } catch (java.io.IOException | RuntimeException e) {

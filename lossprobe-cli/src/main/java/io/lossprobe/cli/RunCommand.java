@@ -51,8 +51,8 @@ public final class RunCommand extends Subcommand {
 
     @Option(names = "--probe", paramLabel = "echo[:RATE]", completionCandidates = CompletionValues.Probes.class,
         description = "Beside every stream step, one echo flow at RATE (default 1k/s) on the port after the plan's, "
-            + "with accounting of its own: each step records the round trip under its load (here or with --target; "
-            + "not with --reverse, --bidir or --search). See docs/echo.md.")
+            + "with accounting of its own: each step records the round trip under its load (here, with --target and "
+            + "--reverse; not with --bidir or --search). See docs/echo.md.")
     String probe;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
@@ -238,10 +238,10 @@ public final class RunCommand extends Subcommand {
         }
         if (probe != null) {
             probeRate(cl);
-            String with = bidir ? "--bidir" : reverse ? "--reverse" : "echo".equals(mode) ? "--mode echo"
+            String with = bidir ? "--bidir" : "echo".equals(mode) ? "--mode echo"
                 : shapeOptions.search != null ? "--search" : null;
             if (with != null) {
-                throw new CommandLine.ParameterException(cl, "--probe runs beside a forward run's stream steps: "
+                throw new CommandLine.ParameterException(cl, "--probe runs beside a run's stream steps: "
                     + "not with " + with + " yet");
             }
         }
@@ -347,8 +347,8 @@ public final class RunCommand extends Subcommand {
             return ProbeRun.embedded(plan, rate, available, options, sink);
         }
         try {
-            return ProbeRun.remote(server, secret.load(stderr, "lossprobe: "), plan, rate, options, available, sink,
-                RemoteRun.CONNECT_TIMEOUT_MS);
+            return ProbeRun.remote(server, secret.load(stderr, "lossprobe: "), plan, reverse, rate, options,
+                available, sink, RemoteRun.CONNECT_TIMEOUT_MS);
         } catch (java.net.UnknownHostException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }

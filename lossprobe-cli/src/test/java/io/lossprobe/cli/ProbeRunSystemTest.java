@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * plan's, in the same window, counted apart: the stream's identities and counts are those of a run without it
  * (nothing of the probe's arrives on a stream port), and each step carries the probe's requests, replies and
  * round trip with echo's identities holding; between hosts the same, as two sessions with a {@code serve}. Ports
- * 44720-44727.
+ * 44720-44731.
  */
 @Tag("system")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -64,9 +64,12 @@ class ProbeRunSystemTest {
         }
     }
 
-    /** Forward to a serve: the stream's session and the probe's, both answered by the server. */
+    /**
+     * Forward to a serve, then in reverse (the server sends the stream to this host): the stream's session and the
+     * probe's, whose requests the server answers, in both.
+     */
     @Test
-    void aForwardRunToAServeCarriesItsProbeToo() throws Exception {
+    void runsToAServeCarryTheirProbeForwardAndInReverse() throws Exception {
         String secret = "a probe test secret of 32 bytes or more";
         java.nio.file.Path secretFile = java.nio.file.Files.writeString(dir.resolve("secret"), secret + "\n");
         java.io.StringWriter log = new java.io.StringWriter();
@@ -74,25 +77,35 @@ class ProbeRunSystemTest {
             io.lossprobe.control.Auth.ofSecret(secret), io.lossprobe.control.ServerLimits.DEFAULTS,
             io.lossprobe.core.transport.Transports::available, new java.io.PrintWriter(log, true))) {
             Path out = dir.resolve("remote.json");
-            RunCommandTest.Outcome o = execute("run", "--target", "127.0.0.1:" + server.port(), "--secret-file",
-                secretFile.toString(), "--transport", "udp,tcp", "--ports", "2", "--base-port", "44724",
-                "--levels", "4k", "--duration", "500ms", "--warmup", "100ms", "--drain", "300ms", "--probe",
-                "echo:500", "--quiet", "-o", out.toString());
-            assertThat(o.exit()).as(o.out() + o.err()).isZero();
-            RunResult r = ResultFiles.read(out);
-            TransportContractTest.assertIdentities(r);
-            assertThat(r.steps()).hasSize(2);
-            for (StepResult s : r.steps()) {
-                assertThat(s.counts().corrupt() + s.counts().foreign()).isZero();
-                assertThat(s.probe().port()).isEqualTo(44726);
-                assertThat(s.probe().echo().identitiesHold()).isTrue();
-                assertThat(s.probe().echo().requestsSent()).isEqualTo(250);
-                assertThat(s.probe().echo().repliesReceived()).isPositive();
+            for (int base : new int[] {44724, 44728}) {
+                boolean reverse = base == 44728;
+                List<String> args = new ArrayList<>(List.of("run", "--target", "127.0.0.1:" + server.port(),
+                    "--secret-file", secretFile.toString(), "--transport", "udp,tcp", "--ports", "2", "--base-port",
+                    Integer.toString(base), "--levels", "4k", "--duration", "500ms", "--warmup", "100ms",
+                    "--drain", "300ms", "--probe", "echo:500", "--quiet", "-o", out.toString()));
+                if (reverse) {
+                    args.add("--reverse");
+                }
+                RunCommandTest.Outcome o = execute(args.toArray(String[]::new));
+                assertThat(o.exit()).as(o.out() + o.err()).isZero();
+                RunResult r = ResultFiles.read(out);
+                TransportContractTest.assertIdentities(r);
+                assertThat(r.steps()).hasSize(2);
+                for (StepResult s : r.steps()) {
+                    String what = (reverse ? "reverse " : "forward ") + s.transport();
+                    assertThat(s.counts().sent()).as(what).isEqualTo(s.counts().scheduled());
+                    assertThat(s.counts().lost()).as(what).isEqualTo(s.socketDrops() == null ? 0 : s.socketDrops());
+                    assertThat(s.counts().corrupt() + s.counts().foreign()).as(what).isZero();
+                    assertThat(s.probe().port()).as(what).isEqualTo(base + 2);
+                    assertThat(s.probe().echo().identitiesHold()).as(what).isTrue();
+                    assertThat(s.probe().echo().requestsSent()).as(what).isEqualTo(250);
+                    assertThat(s.probe().echo().repliesReceived()).as(what).isPositive();
+                }
             }
-            Await.until("both sessions' ends in the server's log", 10_000,
-                () -> log.toString().contains("session 1 from 127.0.0.1 finished")
-                    && log.toString().contains("session 2 from 127.0.0.1 finished"), log::toString);
-            assertThat(log.toString()).contains("2 ports from 44724", "1 ports from 44726");
+            Await.until("the four sessions' ends in the server's log", 10_000,
+                () -> log.toString().split(" finished", -1).length - 1 == 4, log::toString);
+            assertThat(log.toString()).contains("2 ports from 44724", "1 ports from 44726", "2 ports from 44728",
+                "1 ports from 44730");
         }
     }
 
@@ -100,7 +113,7 @@ class ProbeRunSystemTest {
     void badUsageIsOneLineAndExitTwo() {
         for (List<String> extra : List.of(List.of("--probe", "ping"), List.of("--probe", "echo:0"),
             List.of("--probe", "echo", "--search", "ndr"), List.of("--probe", "echo", "--mode", "echo"),
-            List.of("--probe", "echo", "--target", "127.0.0.1:9", "--reverse"))) {
+            List.of("--probe", "echo", "--target", "127.0.0.1:9", "--bidir"))) {
             List<String> args = new ArrayList<>(List.of("run", "--ports", "1", "--base-port", "44720", "-o",
                 dir.resolve("r.json").toString()));
             args.addAll(extra);
