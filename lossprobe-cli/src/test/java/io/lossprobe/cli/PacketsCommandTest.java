@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code run --packets}: the CSV read back as pandas or DuckDB would, its rows adding up to the results file's counts,
  * a Poisson step's intended gaps exponential at the planned rate (Kolmogorov-Smirnov, fixed seed) where a constant
- * step's are not, sampling and gzip, and bad usage. Ports 44700-44709.
+ * step's are not, sampling and gzip, a reverse run's rows, and bad usage. Ports 44700-44709.
  */
 @Tag("system")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -163,6 +163,28 @@ class PacketsCommandTest {
         }
         assertThat(o.out()).contains("300 packet row(s) written to " + file
             + "; 100 message(s) over --packets-limit not written");
+    }
+
+    /**
+     * {@code --reverse}: a serve sends, this host records; the rows add up as in the embedded run, and what arrived
+     * carries the sender's times (those that never arrived have none: only the server knew them).
+     */
+    @Test
+    void aReverseRunsRowsAddUpToo() throws Exception {
+        String secret = "a packets test secret of 32 bytes or more";
+        Path secretFile = Files.writeString(dir.resolve("secret"), secret + "\n");
+        try (io.lossprobe.control.ControlServer server = new io.lossprobe.control.ControlServer("127.0.0.1", 0,
+            io.lossprobe.control.Auth.ofSecret(secret), io.lossprobe.control.ServerLimits.DEFAULTS,
+            io.lossprobe.core.transport.Transports::available, new java.io.PrintWriter(new java.io.StringWriter()))) {
+            Path file = dir.resolve("reverse.csv");
+            RunResult result = run("reverse", "--target", "127.0.0.1:" + server.port(), "--secret-file",
+                secretFile.toString(), "--reverse", "--transport", "udp,tcp", "--ports", "2", "--base-port",
+                "44708", "--levels", "4k", "--duration", "500ms", "--packets", file.toString());
+            List<Row> rows = read(file);
+            assertRowsAddUp(result, rows);
+            assertThat(rows).isNotEmpty().allMatch(r -> !r.status().equals("received")
+                || r.intendedNs() != null && r.sentNs() != null && r.receivedNs() != null);
+        }
     }
 
     @Test
