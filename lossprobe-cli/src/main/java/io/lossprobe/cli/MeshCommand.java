@@ -90,9 +90,15 @@ public final class MeshCommand extends Subcommand {
         + "every host probes.")
     List<String> targets;
 
-    @Option(names = "--seed", paramLabel = "N", description = "With --pairs sample:K: picks the pairs. Default: "
-        + "today's UTC date as YYYYMMDD, the same on every host and new every day.")
+    @Option(names = "--seed", paramLabel = "N", description = "With --pairs sample:K: picks the pairs; with "
+        + "--pattern poisson: the send times. Default: today's UTC date as YYYYMMDD, the same on every host and new "
+        + "every day.")
     Long seed;
+
+    @Option(names = "--pattern", paramLabel = "PATTERN", completionCandidates = CompletionValues.Patterns.class,
+        description = "How each pair's steps spread their messages over time, as with run: constant, burst:N, "
+            + "burst:N/INTERVAL, poisson (from --seed) or onoff:ON/OFF. See docs/patterns.md. Default: constant.")
+    String pattern;
 
     @Option(names = "--as-source", split = ",", paramLabel = "NAME", description = "Run the pairs of these sources "
         + "here. Default: auto, the hosts whose address belongs to this host.")
@@ -167,7 +173,15 @@ public final class MeshCommand extends Subcommand {
         List<MeshPairs.Link> links = MeshPairs.select(hosts, pairs, targets, seedValue);
         List<List<MeshPairs.Link>> rounds = MeshSchedule.rounds(links, parallel);
         Map<String, String> options = planOptions.transportOptionsInEffect();
-        Plan plan = planOptions.plan(hosts.get(0).address(), "stream", 0, options); // checks the plan options
+        // Checks the plan options (and the pattern against the levels) before anything runs.
+        java.util.function.Function<String, Plan> planFor = address -> planOptions.plan(address, "stream", 0,
+            options).withPattern(pattern, seedValue);
+        Plan plan;
+        try {
+            plan = planFor.apply(hosts.get(0).address());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
         Map<String, Transport> available = Transports.available();
         PlanOptions.requireTransports(cl, plan, available);
         planOptions.check(cl, options, available, plan, cl.getErr());
@@ -213,7 +227,7 @@ public final class MeshCommand extends Subcommand {
         Thread hook = shutdownHook(runner, finished);
         Runtime.getRuntime().addShutdownHook(hook);
         long t0 = System.nanoTime();
-        boolean stopped = runRounds(runner, slotEnds -> new MeshPairRun(meshClock, planOptions, byName, auth, options,
+        boolean stopped = runRounds(runner, slotEnds -> new MeshPairRun(meshClock, planFor, byName, auth, options,
             available, connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running), done, writer, hook, finished);
         writer.write(done);
         return finish(cl, done, t0, file, sourcesElsewhere, stopped);

@@ -25,11 +25,13 @@ import java.util.concurrent.TimeUnit;
  * Runs the mesh's pairs whose source is this host, one {@link RunEngine} against the target's serve each, and keeps
  * the engines that run so a Ctrl-C can stop them.
  *
+ * @param planFor  the plan of a pair, from its target's address
  * @param flows    keep each pair's per-flow results
  * @param slotEnds stops a pair that runs past its slot
  * @param running  the engines running now
  */
-record MeshPairRun(MeshClock clock, PlanOptions planOptions, Map<String, Host> byName, Auth auth,
+record MeshPairRun(MeshClock clock, java.util.function.Function<String, Plan> planFor, Map<String, Host> byName,
+                   Auth auth,
                    Map<String, String> options, Map<String, Transport> available, int connectTimeoutMs,
                    PrintWriter out, boolean quiet, boolean flows, ScheduledExecutorService slotEnds,
                    Set<RunEngine> running) implements MeshRunner.PairRun {
@@ -51,7 +53,7 @@ record MeshPairRun(MeshClock clock, PlanOptions planOptions, Map<String, Host> b
         String error = null;
         java.util.concurrent.atomic.AtomicBoolean overran = new java.util.concurrent.atomic.AtomicBoolean();
         try {
-            Plan plan = planOptions.plan(target.address(), "stream", 0, options);
+            Plan plan = planFor.apply(target.address());
             try (RemoteRun remote = RemoteRun.open(new HostPort(target.address(), target.port()), auth, plan,
                 options, available, false, listener, connectTimeoutMs)) {
                 RunEngine engine = remote.engine();

@@ -61,6 +61,7 @@ class MeshCommandTest {
         "-6 --host a=127.0.0.2 --host b=[::1]|-6 with the IPv4 address 127.0.0.2 (host a)",
         "-4 --host a=127.0.0.2 --host b=::1|-4 with the IPv6 address ::1 (host b)",
         "-4 -6 --host a=127.0.0.2 --host b=127.0.0.3|-4 and -6 exclude each other",
+        "--host a=127.0.0.2 --host b=127.0.0.3 --pattern steady|unknown pattern 'steady'",
     })
     void badInputExitsTwoWithOneLine(String args, String expected) {
         List<String> all = new ArrayList<>(List.of("mesh", "--secret-file", "/dev/null"));
@@ -106,6 +107,7 @@ class MeshCommandTest {
             Path prom = dir.resolve("mesh.prom");
             Path policy = Files.writeString(dir.resolve("policy.json"), "{\"defaults\": {\"maxLossPercent\": 5}}");
             args.addAll(List.of("--transport", "udp", "--ports", "2", "--base-port", "45700", "--levels", "2k",
+                "--pattern", "burst:4",
                 "--duration", "300ms", "--warmup", "100ms", "--drain", "200ms", "--connect-timeout", "2s", "-o",
                 out.toString(), "--policy", policy.toString(), "--prometheus", prom.toString()));
             RunCommandTest.Outcome o = execute(args.toArray(String[]::new));
@@ -126,6 +128,7 @@ class MeshCommandTest {
                         .isEqualTo(MeshResult.COMPLETE);
                     var step = p.result().steps().get(0);
                     assertThat(step.counts().scheduled()).isEqualTo(600);
+                    assertThat(p.result().plan().pattern()).as("each pair sends in bursts").isEqualTo("burst:4");
                     assertThat(step.flows()).as("per-flow results are dropped without --flows").isEmpty();
                     assertThat(p.result().plan().bindAddress()).isEqualTo(mesh.hosts().stream()
                         .filter(h -> h.name().equals(p.target())).findFirst().orElseThrow().address());
