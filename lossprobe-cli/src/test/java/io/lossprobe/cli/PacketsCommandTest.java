@@ -149,7 +149,9 @@ class PacketsCommandTest {
         assertThat(o.exit()).as(o.out() + o.err()).isZero();
         RunResult result = ResultFiles.read(out);
         List<Row> rows = read(file);
-        // 1,000 per flow, every 10th: 100 recordable, 75 kept (150 rows shared by 2 flows), 25 over the limit.
+        // 1,000 per flow (fewer if the sender fell behind), every 10th: up to 100 recordable, the first 75 kept
+        // (150 rows shared by 2 flows), the rest over the limit.
+        long over = 0;
         for (StepResult step : result.steps()) {
             for (FlowResult f : step.flows()) {
                 List<Row> mine = rows.stream().filter(r -> r.transport().equals(step.transport())
@@ -159,10 +161,12 @@ class PacketsCommandTest {
                 long lostRows = mine.stream().filter(r -> !r.status().equals("received")).count();
                 assertThat(lostRows).as("a sampled row is lost only if the flow lost something")
                     .isLessThanOrEqualTo(f.counts().lost());
+                long wireEnd = f.counts().sent() + f.counts().sendFailed(); // loopback refuses nothing at 4k/s
+                over += Math.max(0, (wireEnd + 9) / 10 - 75);
             }
         }
         assertThat(o.out()).contains("300 packet row(s) written to " + file
-            + "; 100 message(s) over --packets-limit not written");
+            + "; " + over + " message(s) over --packets-limit not written");
     }
 
     /**
