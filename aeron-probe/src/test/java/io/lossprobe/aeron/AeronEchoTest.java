@@ -58,7 +58,8 @@ class AeronEchoTest {
         Map<String, Long> counters = s.transportCounters();
         System.out.println("reliable echo, 5% dropped: " + s.echo() + "\n  " + counters);
         assertIdentities(s);
-        assertThat(s.echo().requestsSent()).isEqualTo(2000);
+        assertThat(s.counts().scheduled()).isEqualTo(2000);
+        assertThat(s.echo().requestsSent()).isBetween(1800L, 2000L); // behind only if starved at the window's end
         assertThat(s.echo().roundTripLost()).isZero();
         assertThat(counters.get("aeron.naksSent")).isPositive();
         // Replies lost on the wire were repaired by the requester's driver: its NAKs on the reply streams.

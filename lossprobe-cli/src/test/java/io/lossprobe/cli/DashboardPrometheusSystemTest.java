@@ -115,7 +115,8 @@ class DashboardPrometheusSystemTest {
             // The shipped rules loaded into the real Prometheus; the failing mesh pair fires its alert.
             String rules = get("/api/v1/rules");
             assertThat(rules).contains("LossprobeRunStale", "LossprobeMeshPairBroken", "LossprobeLossAbovePolicy");
-            JsonNode broken = awaitQuery("ALERTS{alertname=\"LossprobeMeshPairBroken\"}", deadline);
+            JsonNode broken = awaitQuery("ALERTS{alertname=\"LossprobeMeshPairBroken\"}",
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
             assertThat(broken).extracting(r -> r.path("metric").path("target").asText()).containsOnly("down");
         } finally {
             for (Process p : started) {

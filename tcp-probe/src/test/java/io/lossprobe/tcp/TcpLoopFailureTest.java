@@ -194,8 +194,13 @@ class TcpLoopFailureTest {
 
     private static void run(String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes());
+        // The pipes closed here, on this thread: the JDK's reaper would close them after waitFor returns, which can
+        // free two descriptors after the test has taken every free one.
+        p.getInputStream().close();
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes())).isZero();
+        assertThat(p.exitValue()).as(output).isZero();
     }
 
     /** Opens /dev/null until the process is out of descriptors: what the accept will meet. */
