@@ -144,7 +144,8 @@ final class ProbeRun {
     }
 
     private ProbeResult probeOf(StepResult p) {
-        return new ProbeResult(ProbeResult.ECHO, p.targetRate(), probe.plan().basePort(), PROBE_SIZE, p.echo());
+        return new ProbeResult(ProbeResult.ECHO, p.targetRate(), probe.plan().basePort(), PROBE_SIZE, p.echo(),
+            p.counts().behind());
     }
 
     private static String key(String transport, int step) {

@@ -96,10 +96,11 @@ final class StepTable {
         io.lossprobe.core.result.ProbeResult p = r.probe();
         io.lossprobe.core.result.Echo e = p.echo();
         Latency rtt = e == null ? null : e.rtt();
-        return String.format(Locale.ROOT, "      probe: echo %s/s on %d  rtt p50 %s p99 %s max %s  lost %s of %s",
+        return String.format(Locale.ROOT, "      probe: echo %s/s on %d  rtt p50 %s p99 %s max %s  lost %s of %s%s",
             Units.formatRate(p.ratePerSecond()), p.port(), nanos(rtt, Latency::p50Ns), nanos(rtt, Latency::p99Ns),
             nanos(rtt, Latency::maxNs), e == null ? "-" : rate(e.roundTripLost()), e == null ? "-"
-                : rate(e.requestsSent()));
+                : rate(e.requestsSent()), p.behind() > 0 ? ", " + rate(p.behind()) + " behind (its sender starved)"
+                : "");
     }
 
     /** One trial of a rate search: rate, window, what was lost, and each criterion's verdict. */

@@ -63,6 +63,19 @@ class StepTableTest {
         }
     }
 
+    @Test
+    void theProbeLineSaysWhatItsSenderLeftBehindOnlyWhenItDid() throws IOException {
+        io.lossprobe.core.result.Echo echo = new io.lossprobe.core.result.Echo(997, 997, 0, 996, 1, 1, 0, 0, 0, 996.0,
+            new Latency(996, 60_000, 40_000, 52_000, 58_000, 61_000, 90_000, 120_000, null, null));
+        StepResult kept = step(new Latency(10, 500_000, 1_000, 348_159, 900_000, 7_536_639, 9_000_000, 14_024_703,
+            null, null), null).withProbe(new io.lossprobe.core.result.ProbeResult("echo", 1000, 45402, 64, echo, 0));
+        assertThat(StepTable.probeRow(kept)).isEqualTo("      probe: echo 1k/s on 45402  rtt p50 52.0us p99 61.0us "
+            + "max 120.0us  lost 1 of 997");
+        StepResult starved = kept.withProbe(new io.lossprobe.core.result.ProbeResult("echo", 1000, 45402, 64, echo,
+            3));
+        assertThat(StepTable.probeRow(starved)).endsWith("lost 1 of 997, 3 behind (its sender starved)");
+    }
+
     private static StepResult withLimit(StepResult s, SenderLimit limit) {
         ObjectNode node = ResultFiles.mapper().valueToTree(s);
         node.set("senderLimit", ResultFiles.mapper().valueToTree(limit));
