@@ -24,8 +24,10 @@ final class Codec {
      * 3: steps carry their rate and window (rate searches), receivers open per message size, intervals.
      * 4: the plan carries its traffic classes ({@code dscp}).
      * 5: the plan carries its send pattern and seed ({@code pattern}, {@code seed}).
+     * 6: tests between two servers ({@code run --from}): the plan request's wrapped {@code dataKey}, open's
+     * {@code source}, {@code send-to} and {@code host-sample}.
      */
-    static final int VERSION = 5;
+    static final int VERSION = 6;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

@@ -39,6 +39,8 @@ public final class ControlClient implements AutoCloseable {
     private final int timeoutMs;
     private final byte[] sessionKey;
     private final ServerLimits serverLimits;
+    /** The run key the controller chose and gave this session wrapped ({@code run --from}); null: derived. */
+    private volatile MessageAuth sharedKey;
 
     private ControlClient(FrameChannel channel, int timeoutMs, byte[] sessionKey, ServerLimits serverLimits) {
         this.channel = channel;
@@ -52,6 +54,11 @@ public final class ControlClient implements AutoCloseable {
         return channel.remoteAddress();
     }
 
+    /** This end's address on the control connection (where unbound traffic to the server leaves from). */
+    public String localAddress() {
+        return channel.localAddress();
+    }
+
     /** What the server accepts, as it said when it admitted this session. */
     public ServerLimits serverLimits() {
         return serverLimits;
@@ -59,7 +66,8 @@ public final class ControlClient implements AutoCloseable {
 
     /** The data key of run {@code runId} in this session: the server derives the same one. */
     public MessageAuth dataKey(int runId) {
-        return MessageAuth.derive(sessionKey, runId);
+        MessageAuth shared = sharedKey;
+        return shared != null ? shared : MessageAuth.derive(sessionKey, runId);
     }
 
     /**
@@ -155,6 +163,45 @@ public final class ControlClient implements AutoCloseable {
         Map<String, String> forServer = TransportOptions.forServer(options, transports);
         return request(new Request.PlanRequest(runId, plan.withTransportOptions(forServer)), Reply.PlanOk.class)
             .bindAddress();
+    }
+
+    /**
+     * {@link #negotiate(Plan, int, Map, Collection)} with the run's data key chosen here and given to the server
+     * wrapped under this session ({@code run --from}: the sending and the receiving server are two sessions, and
+     * must tag and check with one key). {@link #dataKey} answers {@code runKey} from now on.
+     */
+    public String negotiate(Plan plan, int runId, Map<String, String> options, Collection<Transport> transports,
+                            MessageAuth runKey) throws IOException {
+        Map<String, String> forServer = TransportOptions.forServer(options, transports);
+        String bound = request(new Request.PlanRequest(runId, plan.withTransportOptions(forServer),
+            runKey.wrapFor(sessionKey, runId)), Reply.PlanOk.class).bindAddress();
+        sharedKey = runKey;
+        return bound;
+    }
+
+    /**
+     * Where a {@code run --from} server sends: the serve it authenticated at {@code target} (its address as the
+     * connection reached it) and the address its data leaves from.
+     */
+    public record SendTarget(String target, String source) {
+    }
+
+    /**
+     * {@code run --from}: asks this server to send to the {@code lossprobe serve} at {@code host:port}; the server
+     * connects there and proves the secret as a controller would, and refuses unless that serve proves it first.
+     */
+    public SendTarget sendTo(String host, int port) throws IOException {
+        // The server's own connect and handshake take up to its timeout: this request waits that long and more.
+        Reply.SendToOk ok = request(new Request.SendTo(host, port), Reply.SendToOk.class,
+            ServerSession.SEND_TO_TIMEOUT_MS + timeoutMs);
+        return new SendTarget(ok.target(), ok.source());
+    }
+
+    /** The server's host counters now: /proc, CPU time and its clock ({@code run --from}'s sending host). */
+    public io.lossprobe.core.counters.HostCounters.Sample hostSample() throws IOException {
+        Reply.HostSample h = request(new Request.HostSample(), Reply.HostSample.class);
+        return new io.lossprobe.core.counters.HostCounters.Sample(h.counters(), h.cpuBusyJiffies(),
+            h.cpuTotalJiffies(), h.processCpuNs(), h.wallNs());
     }
 
     /** {@link #negotiate(Plan, int, Map, Collection)} with the plan's transports found on the class path. */
@@ -254,11 +301,20 @@ public final class ControlClient implements AutoCloseable {
 
     /** Receive sides on the server, one per transport in the engine's order. */
     public ReceiveSideFactory receiveSides() {
+        return receiveSides(null);
+    }
+
+    /**
+     * Receive sides on the server taking data only from {@code source} ({@code run --from}: the sending server's
+     * address as it reported it; null: this controller's).
+     */
+    public ReceiveSideFactory receiveSides(String source) {
         return new ReceiveSideFactory() {
             @Override
             public ReceiveSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                     Map<String, String> options) throws IOException {
-                return new RemoteReceiveSide(ControlClient.this, transport.name(), plan.ports(), plan.messageSize());
+                return new RemoteReceiveSide(ControlClient.this, transport.name(), plan.ports(), plan.messageSize(),
+                    source);
             }
 
             @Override

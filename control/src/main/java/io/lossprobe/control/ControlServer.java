@@ -113,6 +113,11 @@ public final class ControlServer implements AutoCloseable {
         return bindAddress;
     }
 
+    /** The secret this server proves, which it also proves as a controller to a serve it sends to. */
+    Auth auth() {
+        return auth;
+    }
+
     ServerLimits limits() {
         return limits;
     }

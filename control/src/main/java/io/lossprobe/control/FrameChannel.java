@@ -217,6 +217,11 @@ final class FrameChannel implements AutoCloseable {
         return io.lossprobe.core.plan.Addresses.text(socket.getInetAddress());
     }
 
+    /** This end's address on the connection: where traffic to the other end leaves from when nothing binds it. */
+    String localAddress() {
+        return io.lossprobe.core.plan.Addresses.text(socket.getLocalAddress());
+    }
+
     @Override
     public void close() {
         WriteWatchdog.unwatch(this);

@@ -30,10 +30,12 @@ final class RemoteReceiveSide implements ReceiveSide {
     private int[] shipped;
     private boolean closed;
 
-    RemoteReceiveSide(ControlClient client, String transport, int flows, int messageSize) throws IOException {
+    /** @param source the only address data may come from, when not the controller's ({@code run --from}) */
+    RemoteReceiveSide(ControlClient client, String transport, int flows, int messageSize, String source)
+        throws IOException {
         this.client = client;
         this.flows = flows;
-        this.environment = ControlClient.remote(client.request(new Request.Open(transport, messageSize),
+        this.environment = ControlClient.remote(client.request(new Request.Open(transport, messageSize, source),
             Reply.Ready.class).environment());
     }
 

@@ -26,6 +26,8 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Reply.Sent.class, name = "sent"),
     @JsonSubTypes.Type(value = Reply.SendOutcome.class, name = "send-outcome"),
     @JsonSubTypes.Type(value = Reply.ClockReply.class, name = "clock-reply"),
+    @JsonSubTypes.Type(value = Reply.SendToOk.class, name = "send-to-ok"),
+    @JsonSubTypes.Type(value = Reply.HostSample.class, name = "host-sample"),
     @JsonSubTypes.Type(value = Reply.Failure.class, name = "error"),
 })
 sealed interface Reply {
@@ -47,10 +49,7 @@ sealed interface Reply {
     /** The plan is accepted; the address the server's receivers bind. */
     record PlanOk(String bindAddress) implements Reply {
         public PlanOk {
-            Wire.present(bindAddress, "bindAddress");
-            if (bindAddress.isEmpty() || bindAddress.length() > 255 || !bindAddress.matches("[0-9A-Za-z.:%_-]+")) {
-                throw new IllegalArgumentException("field 'bindAddress' must be an address");
-            }
+            Wire.address(bindAddress, "bindAddress");
         }
     }
 
@@ -134,6 +133,31 @@ sealed interface Reply {
         public LateCounts {
             Wire.nonNegative(first, "first");
             Wire.nonNegative(duplicates, "duplicates");
+        }
+    }
+
+    /**
+     * {@code run --from}: this server authenticated the serve at {@code target} (it proved the secret) and will send
+     * there only; its data leaves from {@code source}, the address the receivers there must take it from.
+     */
+    record SendToOk(String target, String source) implements Reply {
+        public SendToOk {
+            Wire.address(target, "target");
+            Wire.address(source, "source");
+        }
+    }
+
+    /**
+     * This server's host counters at one moment ({@code run --from}: the sending host's figures are the sending
+     * server's, not the controller's): /proc's counters, the host's busy and total CPU time, this process's CPU
+     * time and the server's monotonic clock, as {@code HostCounters.Sample} holds them.
+     */
+    record HostSample(Map<String, Long> counters, long cpuBusyJiffies, long cpuTotalJiffies, long processCpuNs,
+                      long wallNs) implements Reply {
+        public HostSample {
+            Wire.counters(counters, "counters");
+            Wire.atLeast(cpuBusyJiffies, 0, "cpuBusyJiffies");
+            Wire.atLeast(cpuTotalJiffies, 0, "cpuTotalJiffies");
         }
     }
 

@@ -31,6 +31,8 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Request.SendAbort.class, name = "send-abort"),
     @JsonSubTypes.Type(value = Request.SendResult.class, name = "send-result"),
     @JsonSubTypes.Type(value = Request.Clock.class, name = "clock"),
+    @JsonSubTypes.Type(value = Request.SendTo.class, name = "send-to"),
+    @JsonSubTypes.Type(value = Request.HostSample.class, name = "host-sample"),
     @JsonSubTypes.Type(value = Request.Bye.class, name = "bye"),
 })
 sealed interface Request {
@@ -50,19 +52,39 @@ sealed interface Request {
 
     /**
      * The run: the plan (its {@code transportOptions} are exactly the options forwarded to the server) and the run
-     * id the data key is derived with.
+     * id the data key is derived with. {@code dataKey}, when present, is the run's data key wrapped for this
+     * session ({@code MessageAuth.wrapFor}: {@code run --from}, where two servers must share one key); absent,
+     * both ends derive the key from the session.
      */
-    record PlanRequest(int runId, Plan plan) implements Request {
+    record PlanRequest(int runId, Plan plan, String dataKey) implements Request {
         public PlanRequest {
             Wire.present(plan, "plan");
+            if (dataKey != null && !dataKey.matches("[0-9a-f]{32}")) {
+                throw new IllegalArgumentException("field 'dataKey' must be 32 hexadecimal digits");
+            }
+        }
+
+        PlanRequest(int runId, Plan plan) {
+            this(runId, plan, null);
         }
     }
 
-    /** Open the receivers of one of the plan's transports, for one of its message sizes. */
-    record Open(String transport, int messageSize) implements Request {
+    /**
+     * Open the receivers of one of the plan's transports, for one of its message sizes. {@code source}, when
+     * present, is the only address their data may come from ({@code run --from}: the sending server's, as it
+     * reported it); absent, the controller's.
+     */
+    record Open(String transport, int messageSize, String source) implements Request {
         public Open {
             Wire.name(transport, "transport");
             Wire.atLeast(messageSize, 0, "messageSize");
+            if (source != null) {
+                Wire.address(source, "source");
+            }
+        }
+
+        Open(String transport, int messageSize) {
+            this(transport, messageSize, null);
         }
     }
 
@@ -148,6 +170,25 @@ sealed interface Request {
         public Clock {
             Wire.atLeast(seq, 0, "seq");
         }
+    }
+
+    /**
+     * {@code run --from}: this session's senders send to the {@code lossprobe serve} at {@code host:port} instead of
+     * to the controller. The server connects there as a controller would and sends nothing unless that serve proves
+     * it knows the secret.
+     */
+    record SendTo(String host, int port) implements Request {
+        public SendTo {
+            Wire.address(host, "host");
+            Wire.atLeast(port, 1, "port");
+            if (port > 65535) {
+                throw new IllegalArgumentException("field 'port' must be a port");
+            }
+        }
+    }
+
+    /** This server's host counters now ({@code run --from}: the sending host's figures). */
+    record HostSample() implements Request {
     }
 
     /** The controller is done; the server closes the session. */

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *                   |  \                               (count-intervals, begin-window, progress, late, clock)
  *                   |   --open-sender--> SENDING --send-begin--> TX_STEP --send-result--> SENDING
  *                   |                                              (send-start, send-window, send-progress, send-abort)
- *   close: any state after PLAN -> IDLE;  clock: any state after PLAN;  bye: any state -> DONE
+ *   close: any state after PLAN -> IDLE;  clock, host-sample: any state after PLAN;  bye: any state -> DONE
+ *   send-to: IDLE, once, before open-sender (run --from: the senders then send to that serve, not the controller)
  * </pre>
  */
 final class ServerSession {
@@ -76,6 +77,13 @@ final class ServerSession {
     private State state = State.PLAN;
     private Plan plan;
     private int runId;
+    /** The run's data key: unwrapped from the plan request ({@code run --from}) or derived from the session. */
+    private MessageAuth runKey;
+    /**
+     * {@code run --from}: the address of the serve this session's senders send to, which proved the secret to this
+     * server; null: the controller's own address.
+     */
+    private String sendTarget;
     private long deadlineNs = Long.MAX_VALUE;
     private final Set<String> openedReceivers = new HashSet<>();
     private final Set<String> openedSenders = new HashSet<>();
@@ -111,6 +119,8 @@ final class ServerSession {
         on(Request.SendResult.class, EnumSet.of(State.TX_STEP), this::sendResult);
         on(Request.Close.class, afterPlan, this::close);
         on(Request.Clock.class, afterPlan, this::clock);
+        on(Request.HostSample.class, afterPlan, r -> hostSample());
+        on(Request.SendTo.class, EnumSet.of(State.IDLE), this::sendTo);
         on(Request.Bye.class, EnumSet.complementOf(EnumSet.of(State.DONE)), r -> {
             state = State.DONE;
             return null;
@@ -218,6 +228,8 @@ final class ServerSession {
         }
         plan = requested.withBindAddress(server.bindAddress());
         runId = r.runId();
+        runKey = r.dataKey() == null ? MessageAuth.derive(sessionKey, runId)
+            : MessageAuth.unwrap(sessionKey, runId, r.dataKey());
         long stepNs = plan.warmupNs() + plan.durationNs() + plan.drainNs();
         // Bounded by the limits' check: levels and search steps, for each size, of every transport.
         long plannedNs = stepNs * plan.stepsPerTransport() * plan.transports().size();
@@ -241,7 +253,7 @@ final class ServerSession {
 
     /** The data key of one pass (transport and message size), as the controller's engine derives it. */
     private MessageAuth dataKey(String transport, int messageSize) {
-        return MessageAuth.derive(sessionKey, runId).forPass(transport, messageSize);
+        return runKey.forPass(transport, messageSize);
     }
 
     private Reply open(Request.Open r) throws IOException {
@@ -256,9 +268,13 @@ final class ServerSession {
             throw new ControlProtocolException("the receivers of '" + name + "' were opened once already"
                 + (plan.sizes().size() > 1 ? " for " + r.messageSize() + "-byte messages" : ""));
         }
+        if (r.source() != null && plan.echo()) {
+            throw new ControlProtocolException("receivers that take data from another host send no echo replies");
+        }
         closeSide();
-        side = SessionReceiver.open(transports.get(name), plan, r.messageSize(), server.bindAddress(), peer, runId,
-            dataKey(name, r.messageSize()));
+        // The controller names the sending server's address in a run --from; otherwise data comes from the controller.
+        side = SessionReceiver.open(transports.get(name), plan, r.messageSize(), server.bindAddress(),
+            r.source() != null ? r.source() : peer, runId, dataKey(name, r.messageSize()));
         state = State.RECEIVING;
         return side.ready();
     }
@@ -290,14 +306,18 @@ final class ServerSession {
         return new Reply.Ok();
     }
 
-    /** Senders towards the controller's own address: never anywhere else. */
+    /**
+     * Senders towards the controller's own address, or ({@code run --from}) towards the serve that proved the
+     * secret to this server in {@link #sendTo}: never anywhere else.
+     */
     private Reply openSender(Request.OpenSender r) throws IOException {
         if (plan.sizes().size() > 1 || plan.search() != null || plan.intervalNs() > 0) {
             throw new ControlProtocolException("this server sends only plain levels: no sizes, search or intervals");
         }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
-        sender = SessionSender.open(transports.get(name), plan, peer, runId, dataKey(name, plan.messageSize()));
+        sender = SessionSender.open(transports.get(name), plan, sendTarget != null ? sendTarget : peer, runId,
+            dataKey(name, plan.messageSize()));
         state = State.SENDING;
         return sender.ready();
     }
@@ -312,6 +332,50 @@ final class ServerSession {
         Reply reply = sender.result();
         state = State.SENDING;
         return reply;
+    }
+
+    /**
+     * {@code run --from}: connects to the serve at the request's address as a controller would, and keeps it as the
+     * senders' target only once it proved the secret (the handshake: the serve proves first). The connection then
+     * says goodbye; the data goes to the address it reached (not to the name resolved again), and leaves from the
+     * address the connection left from, which the reply reports so the controller can tell the receivers there.
+     */
+    private Reply sendTo(Request.SendTo r) throws IOException {
+        if (sendTarget != null) {
+            throw new ControlProtocolException("this session's send target was set once already");
+        }
+        if (plan.echo()) {
+            throw new ControlProtocolException("a server sends echo requests to no other host");
+        }
+        ControlClient toTarget;
+        try {
+            toTarget = ControlClient.connect(r.host(), r.port(), server.auth(), SEND_TO_TIMEOUT_MS);
+        } catch (IOException e) {
+            throw new ControlProtocolException("cannot send to lossprobe serve at "
+                + io.lossprobe.core.plan.Addresses.hostPort(r.host(), r.port()) + ": "
+                + PeerText.clean(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        }
+        String target;
+        String source;
+        try {
+            target = toTarget.peerAddress();
+            source = toTarget.localAddress();
+        } finally {
+            toTarget.close();
+        }
+        sendTarget = target;
+        server.log("session " + id + " from " + peer + ": sends to " + io.lossprobe.core.plan.Addresses.hostPort(target,
+            r.port()) + " (authenticated), from " + source);
+        return new Reply.SendToOk(target, source);
+    }
+
+    /** How long {@link #sendTo} waits for the other serve to connect and prove the secret. */
+    static final int SEND_TO_TIMEOUT_MS = 10_000;
+
+    private Reply hostSample() {
+        io.lossprobe.core.counters.HostCounters.Sample s = io.lossprobe.core.counters.HostCounters.sample();
+        return new Reply.HostSample(s.counters(), s.cpuBusyJiffies(), s.cpuTotalJiffies(), s.processCpuNs(),
+            s.wallNs());
     }
 
     /**

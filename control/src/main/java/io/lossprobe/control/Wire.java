@@ -36,6 +36,15 @@ final class Wire {
         return value;
     }
 
+    /** An IP address or host name as the other end wrote it: present, short, and of address characters only. */
+    static String address(String value, String field) {
+        present(value, field);
+        if (value.isEmpty() || value.length() > 255 || !value.matches("[0-9A-Za-z.:%_-]+")) {
+            throw new IllegalArgumentException("field '" + field + "' must be an address");
+        }
+        return value;
+    }
+
     static long atLeast(long value, long min, String field) {
         if (value < min) {
             throw new IllegalArgumentException("field '" + field + "' must be at least " + min);

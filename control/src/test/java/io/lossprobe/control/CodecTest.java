@@ -67,7 +67,7 @@ class CodecTest {
             {"{\"seq\":1}", "no message type"},
             {"{\"type\":\"progress\",\"failed\":{\"x\":[1,2]}}", "bad message"},
             {"{\"type\":\"progress\",\"failed\":" + "[".repeat(40) + "]".repeat(40) + "}", "bad message"},
-            {"{\"type\":\"open\",\"transport\":\"UDP; rm -rf\",\"messageSize\":64}",
+            {"{\"type\":\"open\",\"transport\":\"UDP; rm -rf\",\"messageSize\":64,\"source\":null}",
                 "field 'transport' must be a transport name"},
         };
         for (String[] b : bad) {

@@ -240,7 +240,7 @@ class ControlServerHostileInputTest {
     }
 
     private static String planMessage(int basePort) throws IOException {
-        return RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(basePort)));
+        return RawController.planMessage(1, plan(basePort));
     }
 
     @Test
@@ -372,8 +372,8 @@ class ControlServerHostileInputTest {
         for (int i = 0; i < bad.length; i++) {
             try (RawController c = RawController.connect(server.port())) {
                 c.handshake(AUTH);
-                c.send(RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan",
-                    plan(20800).withTransportOptions(bad[i]))));
+                c.send(RawController.planMessage(1,
+                    plan(20800).withTransportOptions(bad[i])));
                 JsonNode reply = c.read();
                 assertThat(reply.get("type").asText()).isEqualTo("error");
                 assertThat(reply.get("message").asText()).contains(reasons[i]);

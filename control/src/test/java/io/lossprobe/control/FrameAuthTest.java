@@ -189,7 +189,7 @@ class FrameAuthTest {
      */
     @Test
     void theServerRefusesAlteredReplayedReorderedDroppedAndReflectedFrames() throws Exception {
-        String plan = RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(23100)));
+        String plan = RawController.planMessage(1, plan(23100));
         String clock = "{\"type\":\"clock\",\"seq\":1}";
         for (String attack : List.of("none", "altered", "replayed", "reordered", "dropped", "reflected")) {
             try (RawController c = RawController.connect(server.port())) {

@@ -23,6 +23,16 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class RawController implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A plan request as the controller writes it (every field present: the codec refuses a missing one). */
+    static String planMessage(int runId, Object plan) throws com.fasterxml.jackson.core.JsonProcessingException {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("type", "plan");
+        m.put("runId", runId);
+        m.put("plan", plan);
+        m.put("dataKey", null);
+        return JSON.writeValueAsString(m);
+    }
     final Socket socket;
     final DataInputStream in;
     final DataOutputStream out;

@@ -144,9 +144,9 @@ class ServerSessionTest {
     void windowsComeFromThePlanNeverFromTheController() throws IOException {
         try (RawController c = RawController.connect(server.port())) {
             c.handshake(AUTH);
-            c.send(RawController.JSON.writeValueAsString(Map.of("type", "plan", "runId", 1, "plan", plan(24200))));
+            c.send(RawController.planMessage(1, plan(24200)));
             c.read();
-            c.send("{\"type\":\"open\",\"transport\":\"udp\",\"messageSize\":64}");
+            c.send("{\"type\":\"open\",\"transport\":\"udp\",\"messageSize\":64,\"source\":null}");
             c.read();
             c.send("{\"type\":\"begin-step\",\"step\":0,\"clockOffsetNs\":0,\"rate\":1000,"
                 + "\"windowNs\":1000000000,\"windowBits\":[4194304,4194304,4194304,4194304]}");

@@ -104,6 +104,11 @@ public final class MeshCommand extends Subcommand {
         + "here. Default: auto, the hosts whose address belongs to this host.")
     List<String> asSource;
 
+    @Option(names = "--drive", description = "Run every pair from here, as 'run --from SOURCE --target TARGET': this "
+        + "host only drives the serves (it needs to reach each one's control port) and sends no data; rounds run "
+        + "back to back, so no --start-at, no mesh on the other hosts and nothing to merge.")
+    boolean drive;
+
     @Option(names = "--start-at", paramLabel = "TIME", description = "Round 0 begins at TIME on every host: "
         + "2026-12-01T03:05:00Z, or HH:MM[:SS] UTC (the nearest such time, within 12 hours). Needed when other "
         + "hosts run pairs too.")
@@ -189,7 +194,7 @@ public final class MeshCommand extends Subcommand {
         long slotMs = slot != null ? Units.parseDurationNs(slot, "--slot") / 1_000_000
             : MeshSchedule.estimateSlotMs(plan, slackMs);
         Instant start = startAt == null ? null : MeshSchedule.parseStart(startAt, clock.instant());
-        Set<String> local = localSources(hosts);
+        Set<String> local = drive ? allSources(links) : localSources(hosts);
         Set<String> sourcesElsewhere = new LinkedHashSet<>();
         links.stream().map(MeshPairs.Link::source).filter(s -> !local.contains(s)).forEach(sourcesElsewhere::add);
         PrintWriter out = cl.getOut();
@@ -228,7 +233,8 @@ public final class MeshCommand extends Subcommand {
         Runtime.getRuntime().addShutdownHook(hook);
         long t0 = System.nanoTime();
         boolean stopped = runRounds(runner, slotEnds -> new MeshPairRun(meshClock, planFor, byName, auth, options,
-            available, connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running), done, writer, hook, finished);
+            available, connectTimeoutMs, out, quiet.quiet, flows, slotEnds, running, drive), done, writer, hook,
+            finished);
         writer.write(done);
         return finish(cl, done, t0, file, sourcesElsewhere, stopped);
     }
@@ -248,6 +254,17 @@ public final class MeshCommand extends Subcommand {
         policy.requireReadable(cl); // a bad policy fails before any traffic
         checkOutputs.requireNotInput(cl, java.util.Arrays.asList(policy.policy, hostsFile, secret.secretFile),
             output);
+        if (drive && (startAt != null || asSource != null || slot != null)) {
+            throw new CommandLine.ParameterException(cl, "--drive runs every pair from here, back to back: it does "
+                + "not go with " + (startAt != null ? "--start-at" : asSource != null ? "--as-source" : "--slot"));
+        }
+    }
+
+    /** {@code --drive}: every source of the mesh's pairs is run from here. */
+    private static Set<String> allSources(List<MeshPairs.Link> links) {
+        Set<String> all = new LinkedHashSet<>();
+        links.forEach(l -> all.add(l.source()));
+        return all;
     }
 
     /**

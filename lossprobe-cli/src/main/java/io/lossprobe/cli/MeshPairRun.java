@@ -29,12 +29,14 @@ import java.util.concurrent.TimeUnit;
  * @param flows    keep each pair's per-flow results
  * @param slotEnds stops a pair that runs past its slot
  * @param running  the engines running now
+ * @param drive    {@code mesh --drive}: each pair's source serve sends to its target serve ({@link FromRun}), this
+ *                 host only drives them
  */
 record MeshPairRun(MeshClock clock, java.util.function.Function<String, Plan> planFor, Map<String, Host> byName,
                    Auth auth,
                    Map<String, String> options, Map<String, Transport> available, int connectTimeoutMs,
                    PrintWriter out, boolean quiet, boolean flows, ScheduledExecutorService slotEnds,
-                   Set<RunEngine> running) implements MeshRunner.PairRun {
+                   Set<RunEngine> running, boolean drive) implements MeshRunner.PairRun {
     /**
      * Runs one pair from this host to its target: connect, the plan, goodbye. Its failure is its result. A pair
      * still running at its slot's {@code stopAt} (the slot's end less the slack) is asked to stop after its current
@@ -54,9 +56,13 @@ record MeshPairRun(MeshClock clock, java.util.function.Function<String, Plan> pl
         java.util.concurrent.atomic.AtomicBoolean overran = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             Plan plan = planFor.apply(target.address());
-            try (RemoteRun remote = RemoteRun.open(new HostPort(target.address(), target.port()), auth, plan,
-                options, available, false, listener, connectTimeoutMs)) {
-                RunEngine engine = remote.engine();
+            HostPort to = new HostPort(target.address(), target.port());
+            Host source = byName.get(p.source());
+            try (AutoCloseable session = drive
+                ? FromRun.open(new HostPort(source.address(), source.port()), to, auth, plan, options, available,
+                    listener, connectTimeoutMs)
+                : RemoteRun.open(to, auth, plan, options, available, false, listener, connectTimeoutMs)) {
+                RunEngine engine = session instanceof FromRun f ? f.engine() : ((RemoteRun) session).engine();
                 running.add(engine);
                 java.util.concurrent.ScheduledFuture<?> watchdog = slot == null ? null : slotEnds.schedule(() -> {
                     overran.set(true);

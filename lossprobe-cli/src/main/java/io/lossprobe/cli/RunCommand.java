@@ -89,6 +89,12 @@ public final class RunCommand extends Subcommand {
         description = "Send to a 'lossprobe serve' on HOST (control port 7400 unless given); receivers run there.")
     String target;
 
+    @Option(names = "--from", paramLabel = "HOST[:PORT]",
+        description = "With --target: a test between two servers. The 'lossprobe serve' on HOST sends to the one at "
+            + "--target (it connects there and sends nothing unless that serve proves the secret); this host only "
+            + "drives both and writes the result.")
+    String from;
+
     @CommandLine.Mixin
     SecretOption secret;
 
@@ -154,6 +160,10 @@ public final class RunCommand extends Subcommand {
             }
             remote = withProbe::close;
             engine = new Measured(withProbe::run, withProbe::snapshot, withProbe::requestStop);
+        } else if (from != null) {
+            FromRun between = openFrom(cl, server, plan, options, available, sink, stderr);
+            remote = between::close;
+            engine = Measured.of(between.engine());
         } else {
             RemoteRun one = server != null ? openRemote(cl, server, plan, options, available, sink, stderr) : null;
             remote = one == null ? null : one::close;
@@ -214,6 +224,9 @@ public final class RunCommand extends Subcommand {
         family.check(cl);
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(cl, "--reverse needs --target");
+        }
+        if (from != null) {
+            checkFrom(cl);
         }
         if (reverse && "echo".equals(mode)) {
             throw new CommandLine.ParameterException(cl, "--mode echo does not go with --reverse");
@@ -319,6 +332,45 @@ public final class RunCommand extends Subcommand {
     private HostPort resolveTarget() {
         HostPort typed = HostPort.parse(target, ControlClient.DEFAULT_PORT);
         return new HostPort(family.resolve(typed.host(), null), typed.port());
+    }
+
+    /** {@code --from}: what it needs and what it does not go with yet. */
+    private void checkFrom(CommandLine cl) {
+        if (target == null) {
+            throw new CommandLine.ParameterException(cl, "--from needs --target: the serve that receives");
+        }
+        String with = reverse ? "--reverse" : bidir ? "--bidir" : probe != null ? "--probe"
+            : packetOptions.given() ? "--packets" : "echo".equals(mode) ? "--mode echo"
+            : shapeOptions.reshapes() ? "--search, --sizes or --interval" : hlog ? "--hlog" : null;
+        if (with != null) {
+            throw new CommandLine.ParameterException(cl, "--from does not go with " + with + " yet");
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--bind")) {
+            throw new CommandLine.ParameterException(cl, "--from runs no receivers here: drop --bind (each serve "
+                + "binds its own)");
+        }
+    }
+
+    /** {@code --from} resolved once in the family -4 / -6 chose, as --target is. */
+    private HostPort resolveFrom() {
+        HostPort typed = HostPort.parse(from, ControlClient.DEFAULT_PORT);
+        return new HostPort(family.resolve(typed.host(), "--from"), typed.port());
+    }
+
+    /** {@code --from}: two servers' sessions, A's senders and B's receivers. */
+    private FromRun openFrom(CommandLine cl, HostPort server, Plan plan, Map<String, String> options,
+                             Map<String, Transport> available, RunOutput sink, PrintWriter stderr) throws Exception {
+        HostPort sender = resolveFrom();
+        if (sender.equals(server)) {
+            throw new CommandLine.ParameterException(cl, "--from and --target are the same serve (" + server
+                + "): a serve cannot send to itself");
+        }
+        try {
+            return FromRun.open(sender, server, secret.load(stderr, "lossprobe: "), plan, options, available, sink,
+                RemoteRun.CONNECT_TIMEOUT_MS);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
     }
 
     /** {@code --target}: the run with its other half on a {@code lossprobe serve} at {@code server}. */

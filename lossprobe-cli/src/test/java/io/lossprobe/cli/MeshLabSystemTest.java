@@ -156,6 +156,60 @@ class MeshLabSystemTest {
         return s.socketDrops() == null ? 0 : s.socketDrops();
     }
 
+    /**
+     * Every pair complete, no host in two pairs of a round, and each pair's loss exactly what nftables dropped for
+     * it plus its sockets' drops and late arrivals; {@code table} gets a line a pair. Returns the longest pair.
+     */
+    private long assertLocalisesTheLink(MeshResult mesh, JsonNode link, boolean slotted, StringBuilder table) {
+        assertThat(mesh.pairs()).hasSize(12);
+        assertThat(mesh.sources()).containsExactlyElementsOf(hosts.keySet());
+        assertThat(mesh.schedule().rounds()).isEqualTo(6);
+        // No host is in two pairs of one round.
+        for (int r = 0; r < mesh.schedule().rounds(); r++) {
+            int round = r;
+            List<String> busy = mesh.pairs().stream().filter(p -> p.round() == round)
+                .flatMap(p -> java.util.stream.Stream.of(p.source(), p.target())).toList();
+            assertThat(busy).doesNotHaveDuplicates();
+        }
+        long maxPairMs = 0;
+        for (MeshResult.Pair p : mesh.pairs()) {
+            assertThat(p.status()).as("%s -> %s: %s", p.source(), p.target(), p.error())
+                .isEqualTo(MeshResult.COMPLETE);
+            if (slotted) {
+                // A pair may start late (a stalled machine) if it still fits; its note says why.
+                assertThat(p.lateMs() <= 2_000 || p.note() != null).as("late with a reason: %s", p.note()).isTrue();
+                assertThat(p.lateMs() + p.durationMs()).as("%s -> %s ended inside its slot", p.source(), p.target())
+                    .isLessThan(mesh.schedule().slotMs());
+            }
+            maxPairMs = Math.max(maxPairMs, p.durationMs());
+            StepResult s = p.result().steps().get(0);
+            assertThat(s.counts().scheduled()).isEqualTo(10_000);
+            assertThat(s.counts().sendFailed() + s.counts().behind()).isZero();
+            assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+            long dropped;
+            if (p.target().equals(LOSSY)) {
+                dropped = datagrams(link.get("in").get(p.source()));
+            } else if (p.source().equals(LOSSY)) {
+                dropped = datagrams(link.get("out").get(p.target()));
+            } else {
+                dropped = 0;
+            }
+            boolean throughLink = p.source().equals(LOSSY) || p.target().equals(LOSSY);
+            if (throughLink) {
+                assertThat(dropped).as("nftables dropped on %s -> %s", p.source(), p.target()).isPositive();
+            }
+            // Lost is everything not received within Tmax: what nftables dropped for this very pair, what the
+            // receiving sockets dropped, and what came after Tmax (late: a cold JVM stalls for longer than the drain).
+            assertThat(s.counts().lost()).as("%s -> %s", p.source(), p.target())
+                .isEqualTo(dropped + socketDrops(s) + s.counts().late());
+            table.append(String.format("%s -> %s round %d: sent %d lost %d = nft %d + k-drops %d + late %d; %d ms, "
+                    + "%s ms late%s%n", p.source(), p.target(), p.round(), s.counts().sent(), s.counts().lost(),
+                dropped, socketDrops(s), s.counts().late(), p.durationMs(), p.lateMs(),
+                p.note() == null ? "" : ": " + p.note()));
+        }
+        return maxPairMs;
+    }
+
     @Test
     void theMeshLocalisesALossyLinkExactly() throws Exception {
         assertThat(lab("link-loss", LOSSY, "2", "udp").exit()).isZero();
@@ -189,51 +243,8 @@ class MeshLabSystemTest {
         assertThat(RunCommandTest.execute(merge.toArray(String[]::new)).exit()).isZero();
         MeshResult mesh = MeshFiles.read(merged);
 
-        assertThat(mesh.pairs()).hasSize(12);
-        assertThat(mesh.sources()).containsExactlyElementsOf(hosts.keySet());
-        assertThat(mesh.schedule().rounds()).isEqualTo(6);
-        // No host is in two pairs of one round.
-        for (int r = 0; r < mesh.schedule().rounds(); r++) {
-            int round = r;
-            List<String> busy = mesh.pairs().stream().filter(p -> p.round() == round)
-                .flatMap(p -> java.util.stream.Stream.of(p.source(), p.target())).toList();
-            assertThat(busy).doesNotHaveDuplicates();
-        }
-        long maxPairMs = 0;
         StringBuilder table = new StringBuilder();
-        for (MeshResult.Pair p : mesh.pairs()) {
-            assertThat(p.status()).as("%s -> %s: %s", p.source(), p.target(), p.error())
-                .isEqualTo(MeshResult.COMPLETE);
-            // A pair may start late (a stalled machine) if it still fits; its note says why.
-            assertThat(p.lateMs() <= 2_000 || p.note() != null).as("late with a reason: %s", p.note()).isTrue();
-            assertThat(p.lateMs() + p.durationMs()).as("%s -> %s ended inside its slot", p.source(), p.target())
-                .isLessThan(mesh.schedule().slotMs());
-            maxPairMs = Math.max(maxPairMs, p.durationMs());
-            StepResult s = p.result().steps().get(0);
-            assertThat(s.counts().scheduled()).isEqualTo(10_000);
-            assertThat(s.counts().sendFailed() + s.counts().behind()).isZero();
-            assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
-            long dropped;
-            if (p.target().equals(LOSSY)) {
-                dropped = datagrams(link.get("in").get(p.source()));
-            } else if (p.source().equals(LOSSY)) {
-                dropped = datagrams(link.get("out").get(p.target()));
-            } else {
-                dropped = 0;
-            }
-            boolean throughLink = p.source().equals(LOSSY) || p.target().equals(LOSSY);
-            if (throughLink) {
-                assertThat(dropped).as("nftables dropped on %s -> %s", p.source(), p.target()).isPositive();
-            }
-            // Lost is everything not received within Tmax: what nftables dropped for this very pair, what the
-            // receiving sockets dropped, and what came after Tmax (late: a cold JVM stalls for longer than the drain).
-            assertThat(s.counts().lost()).as("%s -> %s", p.source(), p.target())
-                .isEqualTo(dropped + socketDrops(s) + s.counts().late());
-            table.append(String.format("%s -> %s round %d: sent %d lost %d = nft %d + k-drops %d + late %d; %d ms, "
-                    + "%d ms late%s%n", p.source(), p.target(), p.round(), s.counts().sent(), s.counts().lost(),
-                dropped, socketDrops(s), s.counts().late(), p.durationMs(), p.lateMs(),
-                p.note() == null ? "" : ": " + p.note()));
-        }
+        long maxPairMs = assertLocalisesTheLink(mesh, link, true, table);
         System.out.printf("mesh of 4 hosts, 12 pairs, 6 rounds of %d ms: %s from round 0 to the last exit; "
                 + "longest pair %d ms%n%s", mesh.schedule().slotMs(), Duration.between(start, end), maxPairMs, table);
 
@@ -255,5 +266,32 @@ class MeshLabSystemTest {
         RunCommandTest.Outcome md = RunCommandTest.execute("report", "--format", "md", merged.toString());
         assertThat(md.exit()).isZero();
         assertThat(md.out()).contains("| " + LOSSY + " |");
+    }
+
+    /**
+     * {@code mesh --drive}: one controller (in the lab's receiving namespace) runs all twelve pairs as {@code run
+     * --from}, each source's serve sending to its target's, back to back: the same exact localisation, with no
+     * start time, no mesh on the other hosts and nothing to merge.
+     */
+    @Test
+    void oneControllerDrivesTheWholeMeshAndLocalisesTheLink() throws Exception {
+        assertThat(lab("link-loss", LOSSY, "2", "udp").exit()).isZero();
+        Path file = work.resolve("mesh-driven.json");
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", PREFIX + "rx"));
+        cmd.addAll(java());
+        cmd.addAll(List.of("mesh", "--drive", "--hosts-file", hostsFile.toString(), "--secret-file",
+            secret.toString(), "--transport", "udp", "--ports", "4", "--levels", "5k", "--duration", "2s",
+            "--warmup", "0", "--drain", "1s", "--quiet", "-o", file.toString()));
+        Path log = work.resolve("mesh-driven.log");
+        Instant began = Instant.now();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        JsonNode link = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("link");
+        MeshResult mesh = MeshFiles.read(file);
+        StringBuilder table = new StringBuilder();
+        long maxPairMs = assertLocalisesTheLink(mesh, link, false, table);
+        System.out.printf("mesh --drive of 4 hosts, 12 pairs in 6 rounds back to back: %s; longest pair %d ms%n%s",
+            Duration.between(began, Instant.now()), maxPairMs, table);
     }
 }

@@ -13,7 +13,11 @@ import java.util.List;
  * delay by it) and again after it: delays are one-way delays true to the estimate's bound plus how far the offset
  * drifted meanwhile.
  *
- * @param offset                the other host's clock minus this one's, before the step; null on one host
+ * <p>With both ends on other hosts ({@code run --from A --target B}) each is estimated against this host's clock
+ * and the two compose: B's minus A's is (B - here) - (A - here), true to the sum of the two bounds.
+ *
+ * @param offset                the other host's clock minus this one's, before the step (the receivers' host's
+ *                              minus the senders' when both are elsewhere); null on one host
  * @param receiverMinusSenderNs what the receivers subtract from each arrival-minus-send difference
  * @param after                 the estimate after the step, or null
  */
@@ -23,14 +27,29 @@ record Clocks(ClockOffset offset, long receiverMinusSenderNs, ClockOffset after)
     /** Estimates the offset when the receivers or the senders are on another host. */
     static Clocks estimate(StepSides sides) throws Exception {
         ClockOffset rx = sides.receiversClockOffset();
+        ClockOffset tx = rx == null ? null : sides.sendersClockOffset();
+        if (rx != null && tx != null) {
+            ClockOffset between = between(rx, tx);
+            return new Clocks(between, between.offsetNs(), null); // both elsewhere: theirs, composed
+        }
         if (rx != null) {
             return new Clocks(rx, rx.offsetNs(), null); // receivers on the server: its clock minus ours
         }
-        ClockOffset tx = sides.sendersClockOffset();
+        tx = sides.sendersClockOffset();
         if (tx != null) {
             return new Clocks(tx, -tx.offsetNs(), null); // senders on the server: our clock minus its
         }
         return ONE_HOST;
+    }
+
+    /**
+     * The receivers' host's clock minus the senders', both estimated against this host: offsets subtract
+     * (wrapping), bounds add; the round trip and exchanges are the worse estimate's.
+     */
+    static ClockOffset between(ClockOffset receivers, ClockOffset senders) {
+        return new ClockOffset(receivers.offsetNs() - senders.offsetNs(),
+            receivers.uncertaintyNs() + senders.uncertaintyNs(), Math.max(receivers.rttNs(), senders.rttNs()),
+            Math.min(receivers.exchanges(), senders.exchanges()));
     }
 
     /** The same, with the estimate after the step for the drift. */
@@ -39,6 +58,10 @@ record Clocks(ClockOffset offset, long receiverMinusSenderNs, ClockOffset after)
             return this;
         }
         ClockOffset now = sides.receiversClockOffset();
+        ClockOffset senders = now == null ? null : sides.sendersClockOffset();
+        if (now != null && senders != null) {
+            now = between(now, senders);
+        }
         return new Clocks(offset, receiverMinusSenderNs, now != null ? now : sides.sendersClockOffset());
     }
 

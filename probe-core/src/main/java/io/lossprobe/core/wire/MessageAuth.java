@@ -52,6 +52,55 @@ public final class MessageAuth {
     }
 
     /**
+     * This run key wrapped for one control session ({@code run --from A --target B}: the controller gives A's
+     * senders and B's receivers one key through two sessions): the key's 16 bytes XORed with
+     * HMAC-SHA256(sessionKey, label || runId), first 16 bytes. The session key is secret and used for one run id
+     * once, so the pad is a one-time pad: the wrapped key tells an eavesdropper nothing, and the frame carrying it
+     * is MACed, so it cannot be changed on the way. Hexadecimal, 32 digits.
+     */
+    public String wrapFor(byte[] sessionKey, int runId) {
+        byte[] key = new byte[16];
+        putLittleEndian(key, 0, k0);
+        putLittleEndian(key, 8, k1);
+        byte[] pad = wrapPad(sessionKey, runId);
+        StringBuilder hex = new StringBuilder(32);
+        for (int i = 0; i < 16; i++) {
+            hex.append(String.format("%02x", (key[i] ^ pad[i]) & 0xFF));
+        }
+        return hex.toString();
+    }
+
+    /** The run key {@link #wrapFor} wrapped; a value that is not 32 hexadecimal digits is refused. */
+    public static MessageAuth unwrap(byte[] sessionKey, int runId, String wrapped) {
+        if (wrapped == null || !wrapped.matches("[0-9a-f]{32}")) {
+            throw new IllegalArgumentException("a wrapped data key is 32 hexadecimal digits");
+        }
+        byte[] pad = wrapPad(sessionKey, runId);
+        byte[] key = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            key[i] = (byte) (Integer.parseInt(wrapped, 2 * i, 2 * i + 2, 16) ^ pad[i]);
+        }
+        return new MessageAuth(littleEndian(key, 0), littleEndian(key, 8));
+    }
+
+    private static byte[] wrapPad(byte[] sessionKey, int runId) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(sessionKey, "HmacSHA256"));
+            mac.update("lossprobe data key wrap v1".getBytes(StandardCharsets.US_ASCII));
+            mac.update(bigEndian(runId));
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+
+    /** Whether {@code other} is the same key (tests; the keys themselves never leave this class). */
+    public boolean sameKeyAs(MessageAuth other) {
+        return other != null && k0 == other.k0 && k1 == other.k1;
+    }
+
+    /**
      * The key of one pass of the run (one transport at one message size): HMAC-SHA256 keyed with this run key,
      * over a label, the transport's name and the size, first 16 bytes. The header names neither, so every pass
      * tags its messages under its own key: a message of the UDP pass replayed into the same step, flow and sequence
