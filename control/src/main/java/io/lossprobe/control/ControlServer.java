@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * session gets transport instances of its own, so sessions share nothing of a run.
  *
  * <p>The server sends data traffic only in a {@code --reverse} session, and then only to that authenticated
- * controller's own address (the peer of the control connection), never to an address a message names.
+ * controller's own address (the peer of the control connection), or in a {@code run --from} session to the serve
+ * it connected to itself and that proved the secret to it; never to an address a message names otherwise.
  */
 public final class ControlServer implements AutoCloseable {
     /** Largest frame before authentication: a hello or an auth answer is under 300 bytes. */

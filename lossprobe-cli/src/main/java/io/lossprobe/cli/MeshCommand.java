@@ -56,7 +56,8 @@ import picocli.CommandLine.Option;
             + "sample:K (each host to K others, rotated by --seed).",
         "",
         "Schedule: pairs run in rounds in which no host is in two pairs (as sender or receiver), at most --parallel "
-            + "at a time. This process runs the pairs whose source is this host (--as-source). When every source is "
+            + "at a time. With --drive this process runs every pair, each source's serve sending to its target's, "
+            + "back to back. Otherwise it runs the pairs whose source is this host (--as-source). When every source is "
             + "here, rounds run back to back. Otherwise run 'lossprobe mesh' on every source host with the same "
             + "hosts, pairs and plan and the same --start-at: round r then begins at START + r x --slot on each "
             + "(counted from START on the monotonic clock: a later step of the wall clock moves no round), and "

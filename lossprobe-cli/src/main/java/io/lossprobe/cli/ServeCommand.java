@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 @Command(name = "serve",
     description = {"Receives for authenticated controllers ('lossprobe run --target THIS-HOST'): binds each "
         + "controller's data ports, counts what arrives, and returns per-flow results with this host's counters.",
-        "It sends data traffic only for a --reverse controller, and only to that controller's own address. Runs until "
+        "It sends data traffic only for a --reverse controller, and only to that controller's own address, or for "
+            + "'run --from THIS-HOST --target B' to the serve B once B has proved the secret to it. Runs until "
             + "Ctrl-C. Make the shared secret with 'lossprobe keygen FILE'."},
     footer = {"", "Exit codes: 0 stopped, 1 runtime failure, 2 bad usage.", "",
         "Example: lossprobe serve --bind 10.0.0.5 --secret-file /etc/lossprobe/secret --max-rate 1M"})

@@ -38,7 +38,8 @@ class MeshCommandTest {
         RunCommandTest.Outcome o = execute("mesh", "--help");
         assertThat(o.exit()).isZero();
         assertThat(o.out()).contains("Host list:", "--hosts-file", "--host", "--hosts-dns", "Pairs:", "--pairs",
-            "Schedule:", "--start-at", "--slot", "--slack", "--parallel", "--as-source", "Output:", "--output",
+            "Schedule:", "--start-at", "--drive",
+            "--slot", "--slack", "--parallel", "--as-source", "Output:", "--output",
             "--levels", "--transport", "Exit codes", "merge");
         assertThat(execute("mesh", "merge", "--help").out()).contains("MESH.json", "missing");
     }
@@ -62,6 +63,9 @@ class MeshCommandTest {
         "-4 --host a=127.0.0.2 --host b=::1|-4 with the IPv6 address ::1 (host b)",
         "-4 -6 --host a=127.0.0.2 --host b=127.0.0.3|-4 and -6 exclude each other",
         "--host a=127.0.0.2 --host b=127.0.0.3 --pattern steady|unknown pattern 'steady'",
+        "--host a=127.0.0.2 --host b=127.0.0.3 --drive --start-at 12:00|--drive runs every pair from here, back to "
+            + "back: it does not go with --start-at",
+        "--host a=127.0.0.2 --host b=127.0.0.3 --drive --as-source a|it does not go with --as-source",
     })
     void badInputExitsTwoWithOneLine(String args, String expected) {
         List<String> all = new ArrayList<>(List.of("mesh", "--secret-file", "/dev/null"));

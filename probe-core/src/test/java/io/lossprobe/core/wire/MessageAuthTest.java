@@ -79,4 +79,30 @@ class MessageAuthTest {
         assertThat(run.forPass("udp", 1024).verify(w0, w1, 99, 1_000, 1_001, tag)).isFalse();
         assertThat(run.verify(w0, w1, 99, 1_000, 1_001, tag)).as("the run key itself").isFalse();
     }
+
+    /**
+     * {@code run --from}: the controller's run key reaches two sessions wrapped under each; each unwraps the same
+     * key, the two wrappings differ, another session's key (or another run id) unwraps something else, and what is
+     * not 32 hexadecimal digits is refused.
+     */
+    @Test
+    void aWrappedRunKeyUnwrapsOnlyInItsSession() {
+        byte[] s1 = "the first session's key, 32 bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] s2 = "the other session's key, 32 bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MessageAuth run = MessageAuth.random();
+        String w1 = run.wrapFor(s1, 7);
+        String w2 = run.wrapFor(s2, 7);
+        assertThat(w1).matches("[0-9a-f]{32}").isNotEqualTo(w2);
+        assertThat(MessageAuth.unwrap(s1, 7, w1).sameKeyAs(run)).isTrue();
+        assertThat(MessageAuth.unwrap(s2, 7, w2).sameKeyAs(run)).isTrue();
+        assertThat(MessageAuth.unwrap(s2, 7, w1).sameKeyAs(run)).as("another session").isFalse();
+        assertThat(MessageAuth.unwrap(s1, 8, w1).sameKeyAs(run)).as("another run").isFalse();
+        long tag = run.tag(1, 2, 3, 4, 5);
+        assertThat(MessageAuth.unwrap(s1, 7, w1).verify(1, 2, 3, 4, 5, tag)).isTrue();
+        for (String bad : new String[] {null, "", "G".repeat(32), w1 + "0", "zz"
+            + w1.substring(2)}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> MessageAuth.unwrap(s1, 7, bad)).as(bad)
+                .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
 }
