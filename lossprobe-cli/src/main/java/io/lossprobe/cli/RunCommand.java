@@ -527,8 +527,13 @@ public final class RunCommand extends Subcommand {
      * --target as {@code host:port} (the default port when none was typed), for the textfile's target label: two
      * servers on one host are two targets. Null for a run on this host.
      */
+    /** The textfile's {@code target}: the serve as typed, or {@code A:PORT->B:PORT} for {@code --from A}. */
     private String targetLabel() {
-        return target == null ? null : HostPort.parse(target, ControlClient.DEFAULT_PORT).toString();
+        if (target == null) {
+            return null;
+        }
+        String to = HostPort.parse(target, ControlClient.DEFAULT_PORT).toString();
+        return from == null ? to : HostPort.parse(from, ControlClient.DEFAULT_PORT) + "->" + to;
     }
 
     /** The same check as 'lossprobe check --policy ...' on the file just written; its exit code is ours. */

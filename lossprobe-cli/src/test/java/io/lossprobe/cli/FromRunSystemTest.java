@@ -68,7 +68,8 @@ class FromRunSystemTest {
             RunCommandTest.Outcome o = execute("run", "--from", "127.0.0.2:" + a.port(), "--target",
                 "127.0.0.3:" + b.port(), "--secret-file", secret.toString(), "--transport", "udp,tcp,aeron",
                 "--ports", "2", "--base-port", Integer.toString(PORT), "--levels", "4k,8k", "--duration", "500ms",
-                "--warmup", "0", "--drain", "300ms", "-X", "udp.gso=off", "-o", out.toString());
+                "--warmup", "0", "--drain", "300ms", "-X", "udp.gso=off", "-o", out.toString(), "--prometheus",
+                dir.resolve("from.prom").toString());
             assertThat(o.exit()).as(o.out() + o.err() + logA + logB).isZero();
             RunResult r = ResultFiles.read(out);
             TransportContractTest.assertIdentities(r);
@@ -95,6 +96,9 @@ class FromRunSystemTest {
             }
             assertThat(nftPackets()).as("datagrams nftables saw arrive at B's ports, against what A sent")
                 .isEqualTo(udpSent);
+            // One textfile series per pair of serves: the target label names both.
+            assertThat(Files.readString(dir.resolve("from.prom")))
+                .contains("target=\"127.0.0.2:" + a.port() + "->127.0.0.3:" + b.port() + "\"");
             assertThat(logA.toString()).contains("sends to 127.0.0.3:" + b.port() + " (authenticated), from ");
             Await.until("the sessions' ends: one in A's log, two in B's (the run's and A's proof)", 10_000,
                 () -> finished(logA) == 1 && finished(logB) == 2, () -> logA + "\n" + logB);
