@@ -3,6 +3,7 @@ package io.lossprobe.udp;
 import io.lossprobe.core.plan.Level;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.ReceiverSpec;
+import io.lossprobe.core.transport.SendPacing;
 import io.lossprobe.core.transport.Timing;
 import io.lossprobe.netty.NettyIo;
 import io.netty.channel.Channel;
@@ -74,12 +75,14 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
     /**
      * Whether UDP_GRO pays at {@code level}: only a GSO send of several messages is coalesced, and the sender's
      * sends carry several once a flow's rate nears one message per send cycle ({@code udp.minCycleNs}, 50 us: 20k/s
-     * a flow); from half of that, or at max. Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow)
-     * kept its target in every run with it, not in every run without.
+     * a flow); from half of that, or at max. Never below 40k/s in all, where the sender keeps no minimum
+     * cycle ({@link SendPacing#minCycleAt}) and each message leaves on its own.
+     * Measured (docs/performance.md): 1M/s over 48 flows (20.8k/s a flow) kept its target in every run with it,
+     * not in every run without.
      */
     static boolean groPays(int flows, Level level, long minCycleNs) {
-        return level.isMax()
-            || 2.0 * Plan.flowRate(level.ratePerSecond(), flows, 0) * minCycleNs >= 1e9;
+        return level.isMax() || 2.0 * Plan.flowRate(level.ratePerSecond(), flows, 0)
+            * SendPacing.minCycleAt(minCycleNs, level.ratePerSecond()) >= 1e9;
     }
 
     /**

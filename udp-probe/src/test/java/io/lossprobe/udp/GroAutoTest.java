@@ -18,7 +18,9 @@ class GroAutoTest {
         assertThat(UdpReceiveSettings.groPays(48, Level.parse("480k"), CYCLE_NS)).as("10k/s a flow").isTrue();
         assertThat(UdpReceiveSettings.groPays(48, Level.parse("479k"), CYCLE_NS)).as("9,979/s a flow").isFalse();
         assertThat(UdpReceiveSettings.groPays(48, Level.parse("100k"), CYCLE_NS)).isFalse();
-        assertThat(UdpReceiveSettings.groPays(1, Level.parse("30k"), CYCLE_NS)).isTrue();
+        assertThat(UdpReceiveSettings.groPays(1, Level.parse("30k"), CYCLE_NS))
+            .as("1.5 messages a cycle: the sender keeps no minimum cycle, each message leaves alone").isFalse();
+        assertThat(UdpReceiveSettings.groPays(1, Level.parse("40k"), CYCLE_NS)).isTrue();
         assertThat(UdpReceiveSettings.groPays(48, Level.MAX, CYCLE_NS)).isTrue();
         assertThat(UdpReceiveSettings.groPays(48, Level.parse("1M"), 200_000)).as("a longer cycle batches more")
             .isTrue();

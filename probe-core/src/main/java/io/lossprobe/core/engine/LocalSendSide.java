@@ -216,8 +216,17 @@ public final class LocalSendSide implements SendSide {
                 w.windowStartsAt(windowStart);
             }
         }
-        sending = SendDriver.drive(loop, endpoint.sendExecutor(), endpoint.pacing(), clock);
+        sending = SendDriver.drive(loop, endpoint.sendExecutor(), endpoint.pacing().atRate(stepRate()), clock);
         return windowStart;
+    }
+
+    /** Messages per second the step sends over every flow: the sending thread's rate. */
+    private double stepRate() {
+        double sum = 0;
+        for (long r : stepRates) {
+            sum += r;
+        }
+        return sum;
     }
 
     @Override

@@ -71,6 +71,28 @@ public record SendPacing(long spinNs, long minCycleNs, long blockedBackoffNs, in
     }
 
     /**
+     * The same pacing for a sending thread whose step sends {@code messagesPerSecond} in all: without its minimum
+     * cycle ({@link #minCycleAt}) when that would hold messages for a later cycle while carrying fewer than two a
+     * cycle on average.
+     */
+    public SendPacing atRate(double messagesPerSecond) {
+        long cycle = minCycleAt(minCycleNs, messagesPerSecond);
+        return cycle == minCycleNs ? this : withMinCycleNs(cycle);
+    }
+
+    /**
+     * The minimum cycle a sending thread keeps at {@code messagesPerSecond}: {@code minCycleNs} once a cycle of that
+     * length carries two messages or more on average, else 0. A minimum cycle saves wake-ups and system calls by
+     * sending a cycle's due messages together, but a message that falls due just after a cycle began waits for the
+     * next: below two messages a cycle it saves little and that wait is most of the delay. Measured on loopback at
+     * 30k/s (a 50 us cycle carries 1.5): delay p50 36 us with the cycle, 16 us without (sockperf under-load: 15-17
+     * us), the thread's CPU about the same.
+     */
+    public static long minCycleAt(long minCycleNs, double messagesPerSecond) {
+        return messagesPerSecond * minCycleNs >= 2e9 ? minCycleNs : 0;
+    }
+
+    /**
      * How long to arm a timer for when the next cycle is {@code waitNs} away: the wait less the early wake-up (at
      * most an eighth of it), or 0 when that is short enough to queue the cycle at once and spin.
      */

@@ -50,6 +50,20 @@ class SendDriverTest {
     }
 
     @Test
+    void belowTwoMessagesACycleTheMinimumCycleIsDroppedAndHoldsNothing() {
+        SendPacing udp = SendPacing.DEFAULT.withMinCycleNs(50 * US);
+        SendLoop loop = loop(new Writer(), 30_000); // one message every 33.3 us: 1.5 in a 50 us cycle
+        int sent = loop.doWork(0);
+        assertThat(SendDriver.nextCycleNs(loop, sent, 64, 0, 2 * US, udp)).as("held for the cycle")
+            .isEqualTo(50 * US);
+        assertThat(SendDriver.nextCycleNs(loop, sent, 64, 0, 2 * US, udp.atRate(30_000))).as("due: sent")
+            .isEqualTo(33_333);
+        assertThat(udp.atRate(40_000)).as("two a cycle: batched").isEqualTo(udp);
+        assertThat(udp.atRate(39_999).minCycleNs()).isZero();
+        assertThat(SendPacing.PRECISION.atRate(30_000)).isEqualTo(SendPacing.PRECISION);
+    }
+
+    @Test
     void aFullCycleIsBehindAndIsFollowedAtOnceWhateverTheMinimumCycle() {
         SendLoop loop = loop(new Writer(), 10_000_000);
         int sent = loop.doWork(100 * US); // 1,000 due, 64 taken
