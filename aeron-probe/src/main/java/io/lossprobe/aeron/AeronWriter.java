@@ -46,15 +46,17 @@ final class AeronWriter implements MessageWriter {
     @Override
     public int write(long word0, long word1, long sequence, long intendedNs, long actualNs, long tag) {
         long result;
+        // The header's length: the plan's size, or with a size mix this message's (at most the writer's length).
+        int messageLength = MessageHeader.length(word1);
         if (claimable) {
-            result = publication.tryClaim(length, claim);
+            result = publication.tryClaim(messageLength, claim);
             if (result > 0) {
                 AgronaHeaders.put(claim.buffer(), claim.offset(), word0, word1, sequence, intendedNs, actualNs, tag);
                 claim.commit();
             }
         } else {
             AgronaHeaders.put(offerBuffer, 0, word0, word1, sequence, intendedNs, actualNs, tag);
-            result = publication.offer(offerBuffer, 0, length);
+            result = publication.offer(offerBuffer, 0, messageLength);
         }
         if (result > 0) {
             backPressured = false;

@@ -26,8 +26,9 @@ final class Codec {
      * 5: the plan carries its send pattern and seed ({@code pattern}, {@code seed}).
      * 6: tests between two servers ({@code run --from}): the plan request's wrapped {@code dataKey}, open's
      * {@code source}, {@code send-to} and {@code host-sample}.
+     * 7: the plan's size mix ({@code sizeMix}) and a flow summary's {@code receivedBySize}.
      */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

@@ -97,8 +97,23 @@ sealed interface Reply {
                        long corrupt, long foreign, long warmup, long lossEvents, long lostInRuns,
                        LossBurst lossBurst, String delay, String delayBelowZero, String transit,
                        String transitBelowZero, String ipdv, double jitterNs, long warmupDelays,
-                       long warmupMinDelayNs, Long kernelStamped) {
+                       long warmupMinDelayNs, Long kernelStamped, long[] receivedBySize) {
         public FlowSummary {
+            if (receivedBySize != null) {
+                // Per size of the plan's mix: never more sizes than a mix has, and adding up to what was received.
+                if (receivedBySize.length > io.lossprobe.core.plan.SizeMix.MAX_SIZES) {
+                    throw new IllegalArgumentException("field 'receivedBySize' has more sizes than a mix has");
+                }
+                Wire.nonNegative(receivedBySize, "receivedBySize");
+                long sum = 0;
+                for (long v : receivedBySize) {
+                    sum += v;
+                }
+                if (sum != received) {
+                    throw new IllegalArgumentException("receivedBySize adds up to " + sum + ", not the "
+                        + received + " received");
+                }
+            }
             Wire.atLeast(step, 0, "step");
             Wire.nonNegative(new long[] {received, duplicates, reordered, late, lateDuplicates, corrupt, foreign,
                 warmup, lossEvents, lostInRuns, warmupDelays, kernelStamped == null ? 0 : kernelStamped}, "flows");

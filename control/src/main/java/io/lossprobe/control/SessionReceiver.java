@@ -52,8 +52,7 @@ final class SessionReceiver {
     static SessionReceiver open(Transport transport, Plan plan, int messageSize, String bindAddress, String peer,
                                 int runId, MessageAuth key) throws IOException {
         Plan pass = plan.forSize(messageSize);
-        FlowReceiver[] flows = LocalReceiveSide.newFlows(pass.ports(), runId, pass.messageSize(),
-            pass.stepsPerTransport(), key);
+        FlowReceiver[] flows = LocalReceiveSide.newFlows(pass, runId, key);
         return new SessionReceiver(call(() -> LocalReceiveSide.open(transport,
             new ReceiverSpec(pass, bindAddress, flows, pass.transportOptions(), pass.echo() ? peer : null, peer))),
             plan);

@@ -20,7 +20,7 @@ final class SummaryCodec {
             s.lateDuplicates(), s.corrupt(), s.foreign(), s.warmup(), s.lossEvents(), s.lostInRuns(), s.lossBurst(),
             histogram(s.delay().atOrAboveZero()), belowZero(s.delay()), histogram(s.transit().atOrAboveZero()),
             belowZero(s.transit()), histogram(s.ipdv()), s.jitterNs(), s.warmupDelays(), s.warmupMinDelayNs(),
-            s.kernelStamped());
+            s.kernelStamped(), s.receivedBySize());
     }
 
     static FlowReceiver.Summary decode(Reply.FlowSummary f) throws ControlProtocolException {
@@ -30,7 +30,7 @@ final class SummaryCodec {
                 f.lossBurst(), signed(f.delay(), f.delayBelowZero()), signed(f.transit(), f.transitBelowZero()),
                 histogram(f.ipdv()), f.jitterNs(), f.warmupDelays(), f.warmupMinDelayNs(),
                 // A server before kernel timestamps existed sends none: its receive times were all its thread's.
-                f.kernelStamped() == null ? 0 : f.kernelStamped());
+                f.kernelStamped() == null ? 0 : f.kernelStamped(), f.receivedBySize());
         } catch (IllegalArgumentException e) {
             throw new ControlProtocolException("bad flow summary: " + PeerText.clean(e.getMessage()));
         }

@@ -57,6 +57,12 @@ final class PlanOptions {
         description = "Message size including the 48-byte header (64, 1KiB). Default: ${DEFAULT-VALUE}.")
     String size;
 
+    @Option(names = "--size-mix", paramLabel = "MIX",
+        description = "Sizes mixed within every step, as SIZE:WEIGHT,... (64:7,570:4,1518:1) or imix (that mix); "
+            + "each message's size follows from its sequence number, its receiver checks it, and every step counts "
+            + "sent, received and lost per size. Not with --size, --sizes or --mode echo. Default: one size.")
+    String sizeMix;
+
     @Option(names = "--rcvbuf", paramLabel = "BYTES",
             description = "Receive socket buffer to request (capped by net.core.rmem_max). Default: 4MiB.")
     String rcvbuf;
@@ -154,6 +160,15 @@ final class PlanOptions {
         return new Plan(chosen, ports, basePort, parsed, Units.parseDurationNs(duration, "--duration"),
             Units.parseDurationNs(warmup, "--warmup"), Units.parseDurationNs(drain, "--drain"),
             (int) Math.min(Integer.MAX_VALUE, sizeBytes), receivers, mode, concurrency, options)
-            .withDscp(dscp == null ? List.of() : io.lossprobe.core.plan.Dscp.parseList(dscp));
+            .withDscp(dscp == null ? List.of() : io.lossprobe.core.plan.Dscp.parseList(dscp))
+            .withSizeMix(mixWithoutSize());
+    }
+
+    /** {@code --size-mix}, refused beside a {@code --size} of its own (the mix sets every message's size). */
+    private String mixWithoutSize() {
+        if (sizeMix != null && !size.equals("64")) {
+            throw new IllegalArgumentException("--size-mix sets each message's size: drop --size " + size);
+        }
+        return sizeMix;
     }
 }

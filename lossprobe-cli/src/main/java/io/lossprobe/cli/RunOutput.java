@@ -219,6 +219,9 @@ final class RunOutput implements RunListener {
         if (result.probe() != null) {
             out.println(StepTable.probeRow(result));
         }
+        if (result.sizes() != null) {
+            out.println(StepTable.sizesRow(result));
+        }
         for (String w : result.warnings()) {
             out.println("  WARNING: " + w);
         }

@@ -115,7 +115,7 @@ final class ShapeOptions {
         Plan shaped = new Plan(base.transports(), base.ports(), base.basePort(), levels, base.durationNs(),
             base.warmupNs(), base.drainNs(), sizeList == null ? base.messageSize() : sizeList.get(0),
             base.bindAddress(), base.mode(), base.concurrency(), base.transportOptions(), sizeList, searchPlan,
-            intervalNs, base.dscp(), base.pattern(), base.seed());
+            intervalNs, base.dscp(), base.pattern(), base.seed(), base.sizeMix());
         long histograms = (long) shaped.ports() * shaped.intervals(shaped.durationNs());
         if (histograms * IntervalTally.histogramBytes() > MAX_INTERVAL_MEMORY_BYTES) {
             throw new IllegalArgumentException("--interval " + interval + " over a "

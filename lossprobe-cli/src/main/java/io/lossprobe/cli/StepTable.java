@@ -64,9 +64,23 @@ final class StepTable {
         }
         int size = r.messageSize() != null ? r.messageSize() : planSize;
         double received = r.achievedReceiveRate();
-        return String.format(Locale.ROOT, FORMAT, proto(r), size + "B", r.level(), rate(r.achievedSendRate()),
-            rate(received), WireRate.megabits(WireRate.payloadBits(received, size)),
-            WireRate.megabits(WireRate.wireBits(r.transport(), received, size, ipv6)), c.lost(),
+        double payloadBits = WireRate.payloadBits(received, size);
+        double wireBits = WireRate.wireBits(r.transport(), received, size, ipv6);
+        String sizeText = size + "B";
+        if (r.sizes() != null) {
+            // A size mix: each size's messages at their own rate, the column naming the mix's mean size.
+            payloadBits = 0;
+            wireBits = 0;
+            double seconds = r.windowNs() / 1e9;
+            for (io.lossprobe.core.result.SizeCounts sc : r.sizes()) {
+                payloadBits += WireRate.payloadBits(sc.received() / seconds, sc.size());
+                wireBits += WireRate.wireBits(r.transport(), sc.received() / seconds, sc.size(), ipv6);
+            }
+            sizeText = c.received() == 0 ? "mix" : "~" + Math.round(payloadBits / 8 / received) + "B";
+        }
+        return String.format(Locale.ROOT, FORMAT, proto(r), sizeText, r.level(), rate(r.achievedSendRate()),
+            rate(received), WireRate.megabits(payloadBits),
+            WireRate.megabits(wireBits), c.lost(),
             String.format(Locale.ROOT, "%.3f", r.lossPercent()), c.duplicates(), c.reordered(),
             r.socketDrops() == null ? "-" : r.socketDrops().toString(),
             String.format(Locale.ROOT, "%.0f", r.cpu().processPercent()), nanos(r.delay(), Latency::p50Ns),
@@ -101,6 +115,16 @@ final class StepTable {
             nanos(rtt, Latency::maxNs), e == null ? "-" : rate(e.roundTripLost()), e == null ? "-"
                 : rate(e.requestsSent()), p.behind() > 0 ? ", " + rate(p.behind()) + " behind (its sender starved)"
                 : "");
+    }
+
+    /** A step's {@code --size-mix}: per size, what was sent, received and lost, and the payload rate. */
+    static String sizesRow(StepResult r) {
+        StringBuilder b = new StringBuilder("      sizes:");
+        for (io.lossprobe.core.result.SizeCounts sc : r.sizes()) {
+            b.append(String.format(Locale.ROOT, "  %dB sent %s lost %d (%.3f%%) %.1f Mb/s", sc.size(),
+                rate(sc.sent()), sc.lost(), sc.lossPercent(), sc.receivedMbps()));
+        }
+        return b.toString();
     }
 
     /** One trial of a rate search: rate, window, what was lost, and each criterion's verdict. */

@@ -15,7 +15,6 @@ import io.lossprobe.core.transport.Transports;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,15 +46,15 @@ class FromRunSystemTest {
     @Test
     void aServeSendsToAnotherAndTheCountsAreExact() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "counting with nftables needs root");
-        assumeTrue(run("nft", "--version") == 0, "nft missing");
+        assumeTrue(Nft.run("nft", "--version") == 0, "nft missing");
         StringWriter logA = new StringWriter();
         StringWriter logB = new StringWriter();
-        nft("delete table ip " + TABLE, true);
+        Nft.nft("delete table ip " + TABLE, true);
         // lossprobe's UDP datagrams of 64-byte messages are 72 bytes of UDP (Aeron's frames on the same ports are
         // longer): the counter takes exactly what the udp pass sends to B's two ports.
-        nft("add table ip " + TABLE, false);
-        nft("add chain ip " + TABLE + " in { type filter hook input priority 0 ; }", false);
-        nft("add rule ip " + TABLE + " in ip daddr 127.0.0.3 udp dport " + PORT + "-" + (PORT + 1)
+        Nft.nft("add table ip " + TABLE, false);
+        Nft.nft("add chain ip " + TABLE + " in { type filter hook input priority 0 ; }", false);
+        Nft.nft("add rule ip " + TABLE + " in ip daddr 127.0.0.3 udp dport " + PORT + "-" + (PORT + 1)
             + " udp length 72 counter", false);
         try (ControlServer a = new ControlServer("127.0.0.2", 0, Auth.ofSecret(SECRET), ServerLimits.DEFAULTS,
                 Transports::available, new PrintWriter(logA, true));
@@ -103,7 +102,7 @@ class FromRunSystemTest {
             Await.until("the sessions' ends: one in A's log, two in B's (the run's and A's proof)", 10_000,
                 () -> finished(logA) == 1 && finished(logB) == 2, () -> logA + "\n" + logB);
         } finally {
-            nft("delete table ip " + TABLE, true);
+            Nft.nft("delete table ip " + TABLE, true);
         }
     }
 
@@ -129,33 +128,9 @@ class FromRunSystemTest {
     }
 
     private long nftPackets() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("nft", "list", "table", "ip", TABLE).redirectErrorStream(true).start();
-        String listing = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        String listing = Nft.listing(TABLE);
         Matcher m = Pattern.compile("counter packets (\\d+)").matcher(listing);
         assertThat(m.find()).as(listing).isTrue();
         return Long.parseLong(m.group(1));
-    }
-
-    private static void nft(String command, boolean mayFail) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("nft"));
-        cmd.addAll(List.of(command.split(" ")));
-        int rc = run(cmd.toArray(String[]::new));
-        if (!mayFail) {
-            assertThat(rc).as("nft " + command).isZero();
-        }
-    }
-
-    private static int run(String... cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-            return p.waitFor(10, TimeUnit.SECONDS) ? p.exitValue() : -1;
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
     }
 }

@@ -81,8 +81,11 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             return notWritable();
         }
         blocked = false;
-        if (batch != null && (sequence != batchFirst + batch.readableBytes() / messageLength || word1 != batchWord1)) {
-            writeBatch(); // a batch is one run of consecutive sequences of one step
+        // A batch is one run of consecutive sequences of one step and one size (the header's length: the plan's
+        // size, or with a size mix each message's own).
+        int length = MessageHeader.length(word1);
+        if (batch != null && (word1 != batchWord1 || sequence != batchFirst + batch.readableBytes() / length)) {
+            writeBatch();
         }
         if (batch == null) {
             batch = channel.alloc().directBuffer(Math.min(batchCapacity, 16 * messageLength), batchCapacity);
@@ -90,7 +93,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, messageLength);
+        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, length);
         if (batch.maxWritableBytes() < messageLength) {
             writeBatch();
         }
@@ -120,8 +123,9 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
     private void writeBatch() {
         ByteBuf b = batch;
         batch = null;
+        int length = MessageHeader.length(batchWord1);
         BatchPromise promise = new BatchPromise(channel, b, batchIsData, MessageHeader.step(batchWord1), batchFirst,
-            b.readableBytes() / messageLength);
+            b.readableBytes() / length, length);
         promise.addListener(this);
         channel.write(b, promise);
         ChannelOutboundBuffer queue = channel.unsafe().outboundBuffer();
@@ -141,7 +145,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         if (!future.isSuccess()) {
             // Netty advances the reader index past what the kernel took, so what remains never left: the batch's
             // last whole messages, and the one cut in half, which the receiver can never complete.
-            int unsent = (b.readableBytes() + messageLength - 1) / messageLength;
+            int unsent = (b.readableBytes() + promise.length - 1) / promise.length;
             if (promise.data && unsent > 0) {
                 sendFailures.failed(flow, promise.step, promise.first + promise.messages - unsent, unsent);
             }
@@ -214,7 +218,7 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
             // Accepted, never written: the connection went before the flush.
             if (batchIsData) {
                 sendFailures.failed(flow, MessageHeader.step(batchWord1), batchFirst,
-                    batch.readableBytes() / messageLength);
+                    batch.readableBytes() / MessageHeader.length(batchWord1));
             }
             batch.release();
             batch = null;
@@ -313,14 +317,17 @@ final class FlowWriter implements MessageWriter, ChannelFutureListener {
         final int step;
         final long first;
         final int messages;
+        /** Bytes per message of the batch (one size per batch). */
+        final int length;
 
-        BatchPromise(Channel channel, ByteBuf batch, boolean data, int step, long first, int messages) {
+        BatchPromise(Channel channel, ByteBuf batch, boolean data, int step, long first, int messages, int length) {
             super(channel);
             this.batch = batch.retain();
             this.data = data;
             this.step = step;
             this.first = first;
             this.messages = messages;
+            this.length = length;
         }
     }
 }

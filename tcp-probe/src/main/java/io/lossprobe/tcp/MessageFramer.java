@@ -12,7 +12,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  *   <li>A read that ends inside a message is not a lost message: the bytes wait in a carry buffer of one message
  *   and the next read completes them. Whole messages are read in place from Netty's read buffer, four
  *   {@code getLong}s each, with no copy and no object per message.</li>
- *   <li>A header with the wrong magic, version or length (every message of a plan has the same length) means
+ *   <li>A header with the wrong magic, version or length (one of the plan's: its size, or its size mix's) means
  *   the stream can no longer be framed: it is passed once to the sink, whose validation counts it corrupt, and
  *   the connection is closed. No resynchronising by searching for the next magic: a guess could misframe.</li>
  *   <li>Bytes of an incomplete message at the end of the stream are counted as truncated; the message was never
@@ -23,18 +23,30 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  */
 final class MessageFramer extends ChannelInboundHandlerAdapter {
     private final MessageSink sink;
+    /** The longest message: what the carry buffer holds. */
     private final int messageLength;
+    /** The lengths a message may have: the plan's size, or a size mix's sizes (sorted). */
+    private final int[] lengths;
     private final ConnectionStats stats;
     /** Less than one message carried from one read to the next; its header, when complete, is already checked. */
     private ByteBuf carry;
     private boolean rejected;
 
     MessageFramer(MessageSink sink, int messageLength, ConnectionStats stats) {
-        if (messageLength < MessageHeader.LENGTH || messageLength > MessageHeader.MAX_MESSAGE_LENGTH) {
-            throw new IllegalArgumentException("message length out of range: " + messageLength);
+        this(sink, new int[] {messageLength}, stats);
+    }
+
+    /** A framer of messages of any of {@code lengths} (a size mix's sizes), each framed by its header's length. */
+    MessageFramer(MessageSink sink, int[] lengths, ConnectionStats stats) {
+        int[] sorted = lengths.clone();
+        java.util.Arrays.sort(sorted);
+        if (sorted.length == 0 || sorted[0] < MessageHeader.LENGTH
+            || sorted[sorted.length - 1] > MessageHeader.MAX_MESSAGE_LENGTH) {
+            throw new IllegalArgumentException("message length out of range: " + java.util.Arrays.toString(lengths));
         }
         this.sink = sink;
-        this.messageLength = messageLength;
+        this.lengths = sorted;
+        this.messageLength = sorted[sorted.length - 1];
         this.stats = stats;
     }
 
@@ -75,11 +87,12 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
                 reject(ctx, in, at, arrivalNs);
                 return;
             }
-            if (in.readableBytes() < messageLength) {
+            int length = MessageHeader.length(word1);
+            if (in.readableBytes() < length) {
                 break;
             }
-            deliver(in, at, messageLength, arrivalNs);
-            in.skipBytes(messageLength);
+            deliver(in, at, length, arrivalNs);
+            in.skipBytes(length);
         }
         carry.writeBytes(in); // the start of the next message: less than one message, its header checked if whole
     }
@@ -102,11 +115,12 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
                 return false;
             }
         }
-        carry.writeBytes(in, Math.min(messageLength - carry.readableBytes(), in.readableBytes()));
-        if (carry.readableBytes() < messageLength) {
+        int length = MessageHeader.length(carry.getLong(carry.readerIndex() + MessageHeader.WORD1_OFFSET));
+        carry.writeBytes(in, Math.min(length - carry.readableBytes(), in.readableBytes()));
+        if (carry.readableBytes() < length) {
             return false;
         }
-        deliver(carry, carry.readerIndex(), messageLength, arrivalNs);
+        deliver(carry, carry.readerIndex(), length, arrivalNs);
         carry.clear();
         return true;
     }
@@ -119,9 +133,13 @@ final class MessageFramer extends ChannelInboundHandlerAdapter {
             arrivalNs);
     }
 
-    /** Framing needs only magic, version and length; run, flow, step and kind are the sink's to check. */
+    /**
+     * Framing needs only magic, version and a length the plan has; run, flow, step and kind (and, with a size mix,
+     * whether the length is the one the message's sequence number has) are the sink's to check.
+     */
     private boolean canFrame(long word0, long word1) {
-        return MessageHeader.isLossprobe(word0) && MessageHeader.length(word1) == messageLength;
+        return MessageHeader.isLossprobe(word0)
+            && java.util.Arrays.binarySearch(lengths, MessageHeader.length(word1)) >= 0;
     }
 
     /**

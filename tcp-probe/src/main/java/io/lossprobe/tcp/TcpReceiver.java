@@ -137,7 +137,8 @@ final class TcpReceiver implements ReceiverEndpoint {
                         };
                         ch.pipeline().addLast(new MessageFramer(answering, messageLength, flowStats), replier);
                     } else {
-                        ch.pipeline().addLast(new MessageFramer(accounting::onMessage, messageLength, flowStats));
+                        ch.pipeline().addLast(new MessageFramer(accounting::onMessage,
+                            spec.plan().messageLengths(), flowStats));
                     }
                 }
             });

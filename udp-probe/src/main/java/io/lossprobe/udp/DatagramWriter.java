@@ -96,7 +96,9 @@ final class DatagramWriter extends ChannelInboundHandlerAdapter implements Messa
             batchWord1 = word1;
             batchIsData = MessageHeader.kind(word0) == MessageHeader.KIND_DATA;
         }
-        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag, size);
+        // The header's length: the plan's size, or with a size mix this message's (a batch is of one size).
+        ByteBufHeaders.writeMessage(batch, word0, word1, sequence, intendedNs, actualNs, tag,
+            MessageHeader.length(word1));
         if (++inBatch == messagesPerBuffer) {
             emit();
         }
@@ -110,7 +112,8 @@ final class DatagramWriter extends ChannelInboundHandlerAdapter implements Messa
         inBatch = 0;
         // No recipient: the socket is connected, so the kernel uses its cached route (sender is a placeholder
         // that Netty's envelope requires when the recipient is null).
-        Object packet = messages == 1 ? b : new SegmentedDatagramPacket(b, size, null, localAddress);
+        Object packet = messages == 1 ? b
+            : new SegmentedDatagramPacket(b, MessageHeader.length(batchWord1), null, localAddress);
         ChannelPromise promise = batchIsData
             ? new BatchPromise(channel, MessageHeader.step(batchWord1), batchFirst, messages)
                 .addListener(reportBatchFailure)

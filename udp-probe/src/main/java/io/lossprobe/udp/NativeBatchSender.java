@@ -52,8 +52,9 @@ final class NativeBatchSender {
     static final int MAX_REGION_BYTES = 64 * 1024;
 
     private final int fd;
-    private final int size;
     private final int segmentsPerSend;
+    /** Send-table rows per flow: as many as its region holds messages of the largest size. */
+    private final int regionRows;
     private final int regionBytes;
     private final int[] ports;
     private final int[] tos;
@@ -88,13 +89,13 @@ final class NativeBatchSender {
                               SendFailureListener failures, ScheduledExecutorService executor) {
         this.fd = fd;
         this.tos = tos.clone();
-        this.size = size;
         this.segmentsPerSend = segmentsPerSend;
         this.ports = ports;
         this.failures = failures;
         this.executor = executor;
         int flows = ports.length;
         int regionMessages = regionMessages(size);
+        this.regionRows = regionMessages;
         this.regionBytes = regionMessages * size;
         this.data = ByteBuffer.allocateDirect(flows * regionBytes); // zeroed: the padding after each header
         int maxRows = flows * regionMessages;
@@ -182,7 +183,10 @@ final class NativeBatchSender {
                 return MessageWriter.BLOCKED;
             }
         }
-        if (regionUsed[flow] + size > regionBytes) {
+        int length = MessageHeader.length(word1); // the plan's size, or with a size mix this message's
+        // Out with what is queued when this flow's region is full: its bytes, or (with a size mix, whose small
+        // messages fill the bytes more slowly than the rows, one a size change) its share of the send table.
+        if (regionUsed[flow] + length > regionBytes || rowsOf[flow] >= regionRows) {
             flush(); // this flow's region is full (sends of a cycle beyond one region): out with what is queued
             if (congested) {
                 return MessageWriter.BLOCKED;
@@ -213,11 +217,11 @@ final class NativeBatchSender {
         data.putLong(offset + MessageHeader.SEND_TIME_OFFSET, intendedNs);
         data.putLong(offset + MessageHeader.ACTUAL_SEND_TIME_OFFSET, actualNs);
         data.putLong(offset + MessageHeader.TAG_OFFSET, tag);
-        regionUsed[flow] += size;
+        regionUsed[flow] += length;
         int count = ++rowCount[row];
         int at = row * ENTRY_BYTES;
-        table.putInt(at + ENTRY_LENGTH, count * size);
-        table.putInt(at + ENTRY_SEGMENT, count > 1 ? size : 0);
+        table.putInt(at + ENTRY_LENGTH, count * length); // a row is of one size: its word1 is its messages'
+        table.putInt(at + ENTRY_SEGMENT, count > 1 ? length : 0);
         if (!flushQueued) {
             flushQueued = true;
             executor.execute(flushTask); // behind the running cycle: its sends leave together

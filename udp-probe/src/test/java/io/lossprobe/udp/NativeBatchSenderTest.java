@@ -166,4 +166,39 @@ class NativeBatchSenderTest {
             sender.close();
         }
     }
+    /**
+     * A size mix: messages of two sizes, alternating, a send-table row each (a send is of one size). A flow's
+     * rows run out before its region's bytes do (small messages), so the send goes out then, and every datagram
+     * arrives with its own length (before: the table's index ran past its end mid-cycle).
+     */
+    @Test
+    @Timeout(30)
+    void alternatingSizesFillTheTableBeforeTheRegionAndEachDatagramKeepsItsLength() throws Exception {
+        int largest = 1518;
+        NativeBatchSender sender = NativeBatchSender.open(InetAddress.getLoopbackAddress(),
+            new int[] {receiver.getLocalPort()}, largest, 64, 1 << 22, true, ledger, executor);
+        receiver.setReceiveBufferSize(1 << 22);
+        try {
+            long data = MessageHeader.word0(MessageHeader.KIND_DATA, 0);
+            int messages = 2 * NativeBatchSender.regionMessages(largest) + 5;
+            executor.submit(() -> {
+                for (int s = 0; s < messages; s++) {
+                    int length = s % 2 == 0 ? 64 : largest;
+                    assertThat(sender.writer(0).write(data, MessageHeader.word1(7, STEP, length), s, 0, 0, 0))
+                        .isEqualTo(MessageWriter.ACCEPTED);
+                }
+            }).get(10, TimeUnit.SECONDS);
+            executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            byte[] buf = new byte[2048];
+            for (int s = 0; s < messages; s++) {
+                DatagramPacket p = new DatagramPacket(buf, buf.length);
+                receiver.receive(p);
+                assertThat(ByteBuffer.wrap(buf).getLong(16)).isEqualTo(s);
+                assertThat(p.getLength()).as("message %d", s).isEqualTo(s % 2 == 0 ? 64 : largest);
+            }
+            assertThat(failed).isEmpty();
+        } finally {
+            sender.close();
+        }
+    }
 }

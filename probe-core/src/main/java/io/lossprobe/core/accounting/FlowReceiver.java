@@ -66,6 +66,9 @@ public final class FlowReceiver {
     private volatile PacketSlots packets;
     /** Arrivals of the open step whose delay used a kernel receive timestamp. */
     private long stamped;
+    /** With a size mix: which size each sequence number has, and the open step's first arrivals per size. */
+    private io.lossprobe.core.plan.SizeMix.Table sizes;
+    private long[] receivedBySize;
 
     /**
      * @param steps   number of steps in the run, so late arrivals for any closed step can be counted
@@ -94,6 +97,19 @@ public final class FlowReceiver {
      */
     public void replyFilter(io.lossprobe.core.accounting.SendFilter filter) {
         this.replyFilter = filter == null ? io.lossprobe.core.accounting.SendFilter.NONE : filter;
+    }
+
+    /**
+     * Messages mix sizes by {@code mix} (before the first step; null: every message is the flow's message length,
+     * which is then the mix's largest): each must have the length its sequence number has, and the first arrivals
+     * are counted per size.
+     */
+    public void sizeMix(io.lossprobe.core.plan.SizeMix mix) {
+        if (mix != null && mix.largest() != messageLength) {
+            throw new IllegalArgumentException("a size mix's largest size must be the flow's message length");
+        }
+        this.sizes = mix == null ? null : mix.table();
+        this.receivedBySize = mix == null ? null : new long[sizes.sizes()];
     }
 
     /** Starts counting step {@code step} with a fresh tracker of {@code windowBits}. */
@@ -132,6 +148,9 @@ public final class FlowReceiver {
         intervals = null;
         packets = null;
         stamped = 0;
+        if (receivedBySize != null) {
+            java.util.Arrays.fill(receivedBySize, 0);
+        }
         progress.lazySet(0);
     }
 
@@ -180,7 +199,9 @@ public final class FlowReceiver {
     public boolean onMessage(long word0, long word1, long sequence, long sendTimeNs, long actualSendNs, long tag,
                              int length, long arrivalNs, boolean kernelStamped) {
         if (!MessageHeader.isLossprobe(word0) || MessageHeader.runId(word1) != runId
-            || MessageHeader.flowId(word0) != flowId || MessageHeader.length(word1) != messageLength) {
+            || MessageHeader.flowId(word0) != flowId
+            || (sizes == null ? MessageHeader.length(word1) != messageLength
+                : MessageHeader.length(word1) > messageLength)) {
             corrupt++;
             return false;
         }
@@ -191,8 +212,9 @@ public final class FlowReceiver {
             foreign++;
             return false;
         }
-        if (length != messageLength || sequence < 0) {
-            corrupt++;
+        if (sequence < 0 || (sizes == null ? length != messageLength
+                : length != sizes.length(flowId, sequence) || MessageHeader.length(word1) != length)) {
+            corrupt++; // with a size mix: not the length its sequence number has
             return false;
         }
         int kind = MessageHeader.kind(word0);
@@ -232,6 +254,9 @@ public final class FlowReceiver {
             }
             if (kernelStamped) {
                 stamped++;
+            }
+            if (receivedBySize != null) {
+                receivedBySize[sizes.index(flowId, sequence)]++;
             }
             progress.lazySet(tracker.received());
             return !replyFilter.drop(flowId, sequence);
@@ -302,7 +327,8 @@ public final class FlowReceiver {
         return new Summary(step, tracker.received(), tracker.duplicates(), tracker.reordered(), tracker.late(),
             tracker.lateDuplicates(), corrupt, foreign, warmup, tracker.lossEvents(), tracker.lostInRuns(),
             tracker.bursts().toResult(), delay.copy(), transit.copy(), ipdv.copy(), jitter, warmupDelays,
-            warmupDelays == 0 ? 0 : warmupMinDelay, stamped);
+            warmupDelays == 0 ? 0 : warmupMinDelay, stamped,
+            receivedBySize == null ? null : receivedBySize.clone());
     }
 
     /**
@@ -352,13 +378,27 @@ public final class FlowReceiver {
      * @param warmupMinDelayNs the smallest of them: the flow's baseline between hosts (0 when there were none)
      * @param kernelStamped  how many of the delays (and transits) used a kernel receive timestamp; the rest were
      *                       read by the receiving thread
+     * @param receivedBySize with a size mix, {@code received} split by the mix's sizes (in the mix's order); else
+     *                       null
      */
     public record Summary(int step, long received, long duplicates, long reordered, long late,
                           long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
                           long lostInRuns,
                           LossBurst lossBurst, SignedHistogram delay, SignedHistogram transit, Histogram ipdv,
                           double jitterNs,
-                          long warmupDelays, long warmupMinDelayNs, long kernelStamped) {
+                          long warmupDelays, long warmupMinDelayNs, long kernelStamped, long[] receivedBySize) {
+        /** A summary of a flow whose messages are of one size. */
+        public Summary(int step, long received, long duplicates, long reordered, long late,
+                       long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
+                       long lostInRuns,
+                       LossBurst lossBurst, SignedHistogram delay, SignedHistogram transit, Histogram ipdv,
+                       double jitterNs,
+                       long warmupDelays, long warmupMinDelayNs, long kernelStamped) {
+            this(step, received, duplicates, reordered, late, lateDuplicates, corrupt, foreign, warmup, lossEvents,
+                lostInRuns, lossBurst, delay, transit, ipdv, jitterNs, warmupDelays, warmupMinDelayNs, kernelStamped,
+                null);
+        }
+
         /** Where this flow's arrival times came from: {@code kernel}, {@code user}, {@code mixed} (null: none). */
         public String timestampSource() {
             return io.lossprobe.core.transport.Timing.sourceOf(kernelStamped, delay.count());

@@ -33,6 +33,17 @@ public final class LocalReceiveSide implements ReceiveSide {
         return out;
     }
 
+    /** The receivers of one pass of {@code pass} (its size, or its size mix), as {@link #newFlows}. */
+    public static FlowReceiver[] newFlows(io.lossprobe.core.plan.Plan pass, int runId,
+                                          io.lossprobe.core.wire.MessageAuth auth) {
+        FlowReceiver[] out = newFlows(pass.ports(), runId, pass.messageSize(), pass.stepsPerTransport(), auth);
+        io.lossprobe.core.plan.SizeMix mix = pass.mix();
+        for (FlowReceiver f : out) {
+            f.sizeMix(mix);
+        }
+        return out;
+    }
+
     @Override
     public Map<String, Long> environment() {
         return endpoint.environment();

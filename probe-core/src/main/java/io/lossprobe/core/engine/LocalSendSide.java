@@ -169,6 +169,7 @@ public final class LocalSendSide implements SendSide {
         loop = new SendLoop(writers, runId, step, plan.messageSize(), flowRates, warmupNs, windowNs,
             SendPacing.BATCH_LIMIT, start.sendFilter(), failures, auth);
         loop.pattern(plan.sendPattern(), plan.seed());
+        loop.sizeMix(plan.mix());
         if (endpoint.pacing().staggerFlows()) {
             loop.staggerFlows();
         }

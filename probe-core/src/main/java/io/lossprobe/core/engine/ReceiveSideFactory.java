@@ -21,7 +21,7 @@ public interface ReceiveSideFactory {
     static ReceiveSideFactory local(String peer) {
         return (transport, plan, runId, auth, options) -> LocalReceiveSide.open(transport,
             new ReceiverSpec(plan, plan.bindAddress(),
-                LocalReceiveSide.newFlows(plan.ports(), runId, plan.messageSize(), plan.stepsPerTransport(), auth),
+                LocalReceiveSide.newFlows(plan, runId, auth),
                 options, null, peer));
     }
 

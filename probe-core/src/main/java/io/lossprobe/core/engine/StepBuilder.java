@@ -93,7 +93,8 @@ final class StepBuilder {
         }
         DelayBaselines baselines = flows.baselines;
         Echo echo = replies == null ? null : echo(flows, replies, rtt, outcome.windowNs(), timing);
-        return new StepResult(transport.name(), step, level, target, outcome.windowNs(), windowSample.skewNs(),
+        StepResult built = new StepResult(transport.name(), step, level, target, outcome.windowNs(),
+            windowSample.skewNs(),
             totals, FlowAccounting.round(totals.lossPercent()), LossBurst.merge(flows.bursts),
             FlowAccounting.round(achievedSend), FlowAccounting.round(achievedReceive), saturated,
             oneWay,
@@ -105,6 +106,49 @@ final class StepBuilder {
             Latency.of(flows.ipdv).measuredBy(source, timing), after.cpuSince(before), flows.socketDrops, hostDeltas,
             receipt.hostCounters(), receipt.cpu(), transportCounters, attribution, warnings.list(), echo,
             flows.flows, plan.messageSize(), intervals, senderLimit);
+        return plan.mix() == null ? built
+            : built.withSizes(sizes(plan, outcome.wireEnds(failures), failures, receipt.flows(), outcome.windowNs()));
+    }
+
+    /**
+     * With a size mix: the step's counts per size. Sent per size follows from the wire sequence numbers, each of
+     * which has one size: those below each flow's wire end, less the failed ones; received per size is what each
+     * flow's receiver counted as messages arrived, checked against their lengths. Null when that cannot be exact
+     * (a failed send that could not be recorded, or a receiver that did not count per size).
+     */
+    static List<io.lossprobe.core.result.SizeCounts> sizes(Plan plan, long[] wireEnd, FailedRanges[] failures,
+                                                           FlowReceiver.Summary[] received, long windowNs) {
+        io.lossprobe.core.plan.SizeMix mix = plan.mix();
+        io.lossprobe.core.plan.SizeMix.Table table = mix.table();
+        int n = table.sizes();
+        long[] sent = new long[n];
+        long[] got = new long[n];
+        long[] failed = new long[n];
+        for (int flow = 0; flow < wireEnd.length; flow++) {
+            table.countRange(flow, 0, wireEnd[flow], sent);
+            FailedRanges f = failures == null ? null : failures[flow];
+            if (f != null) {
+                if (f.unrecorded() > 0) {
+                    return null;
+                }
+                for (int i = 0; i < f.size(); i++) {
+                    table.countRange(flow, f.first(i), Math.min(f.end(i), wireEnd[flow]), failed);
+                }
+            }
+            long[] byReceiver = flow < received.length ? received[flow].receivedBySize() : null;
+            if (byReceiver == null || byReceiver.length != n) {
+                return null;
+            }
+            for (int i = 0; i < n; i++) {
+                got[i] += byReceiver[i];
+            }
+        }
+        List<io.lossprobe.core.result.SizeCounts> out = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(io.lossprobe.core.result.SizeCounts.of(mix.sizes().get(i), mix.weights().get(i),
+                sent[i] - failed[i], got[i], windowNs));
+        }
+        return out;
     }
 
     /** With {@code --interval}: the window cut into intervals, their warnings added to {@code warnings}; else null. */

@@ -82,6 +82,10 @@ public final class SendLoop {
     private final int step;
     private SendPattern pattern = SendPattern.CONSTANT;
     private long seed;
+    /** The size mix's lookup, or null: every message carries {@link #word1}. */
+    private io.lossprobe.core.plan.SizeMix.Table sizes;
+    /** With a size mix: the second header word of each of its sizes (the length is in it). */
+    private long[] word1BySize;
 
     /**
      * @param flowRates  messages per second for each flow; 0 for every flow means "max"
@@ -131,6 +135,24 @@ public final class SendLoop {
     public void pattern(SendPattern sendPattern, long patternSeed) {
         this.pattern = java.util.Objects.requireNonNull(sendPattern, "pattern");
         this.seed = patternSeed;
+    }
+
+    /**
+     * Gives each message the size {@code mix} assigns its flow and wire sequence number (before {@link #start}; the
+     * length is in the header's second word, which the writers send that many bytes of). Null: every message is the
+     * loop's message length.
+     */
+    public void sizeMix(io.lossprobe.core.plan.SizeMix mix) {
+        if (mix == null) {
+            sizes = null;
+            word1BySize = null;
+            return;
+        }
+        sizes = mix.table();
+        word1BySize = new long[sizes.sizes()];
+        for (int i = 0; i < word1BySize.length; i++) {
+            word1BySize[i] = (word1 & ~0xFFFFL) | sizes.lengthOf(i);
+        }
     }
 
     /** The pattern each phase's schedules follow. */
@@ -271,8 +293,9 @@ public final class SendLoop {
                 wire++; // counted as sent, never handed over: lost on the way, exactly
                 continue;
             }
+            long w1 = sizes == null ? word1 : word1BySize[sizes.index(flow, wire)];
             int outcome = counted && filter.refuse(flow, index) ? MessageWriter.REFUSED
-                : writer.write(w0, word1, wire, intended, nowNs, auth.tag(w0, word1, wire, intended, nowNs));
+                : writer.write(w0, w1, wire, intended, nowNs, auth.tag(w0, w1, wire, intended, nowNs));
             if (outcome == MessageWriter.BLOCKED) {
                 if (counted) {
                     blockedSends++;

@@ -39,11 +39,14 @@ import java.util.concurrent.TimeUnit;
  *                       pattern's ({@code constant}: absent in older files)
  * @param seed           what a random pattern ({@code poisson}) draws from ({@code --seed}); the schedule of every
  *                       flow, step and phase follows from it (0 in older files)
+ * @param sizeMix        the sizes every step's messages mix ({@code --size-mix}, {@link SizeMix}, in its canonical
+ *                       text), {@code messageSize} being the largest; null: every message is {@code messageSize}
+ *                       (absent in older files)
  */
 public record Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
                    long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
                    Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs,
-                   List<Integer> dscp, String pattern, long seed) {
+                   List<Integer> dscp, String pattern, long seed, String sizeMix) {
     public static final String STREAM = "stream";
     public static final String ECHO = "echo";
     public static final int MAX_CONCURRENCY = 65_536;
@@ -51,6 +54,15 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     public static final int MAX_LEVELS = 1 << 16;
     /** The longest warm-up, window or drain. */
     public static final long MAX_PHASE_NS = TimeUnit.HOURS.toNanos(24);
+
+    /** A plan of one message size (no mix). */
+    public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
+                long warmupNs, long drainNs, int messageSize, String bindAddress, String mode, int concurrency,
+                Map<String, String> transportOptions, List<Integer> sizes, SearchPlan search, long intervalNs,
+                List<Integer> dscp, String pattern, long seed) {
+        this(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, bindAddress, mode,
+            concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed, null);
+    }
 
     /** A plan of the constant pattern. */
     public Plan(List<String> transports, int ports, int basePort, List<Level> levels, long durationNs,
@@ -205,6 +217,21 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
             }
             checkPattern(sendPattern, level, ports);
         }
+        SizeMix mix = SizeMix.parse(sizeMix);
+        sizeMix = mix == null ? null : mix.toString();
+        if (mix != null) {
+            if (sizes.size() > 1) {
+                throw new IllegalArgumentException("--size-mix does not go with --sizes: a mix is one pass, each "
+                    + "message of its own size");
+            }
+            if (messageSize != mix.largest()) {
+                throw new IllegalArgumentException("the message size " + messageSize + " is not the largest of "
+                    + "--size-mix " + mix);
+            }
+            if (mode.equals(ECHO)) {
+                throw new IllegalArgumentException("--size-mix does not go with --mode echo yet");
+            }
+        }
         if (search != null && sendPattern.intervalNs() > 0) {
             throw new IllegalArgumentException("--pattern " + sendPattern + " has a rate of its own and --search "
                 + "picks rates; use burst:" + sendPattern.burst() + " (the rate sets the interval)");
@@ -275,31 +302,32 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
         List<Integer> ordered = new java.util.ArrayList<>(List.of(size));
         sizes.stream().filter(s -> s != size).forEach(ordered::add);
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, size, bindAddress, mode,
-            concurrency, transportOptions, ordered, search, intervalNs, dscp, pattern, seed);
+            concurrency, transportOptions, ordered, search, intervalNs, dscp, pattern, seed, sizeMix);
     }
 
     /** The same plan with another receivers' address. */
     public Plan withBindAddress(String address) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize, address,
-            mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
+            mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed, sizeMix);
     }
 
     /** The same plan with another warm-up ({@code 0}: the counters are sampled before the first message). */
     public Plan withWarmup(long newWarmupNs) {
         return new Plan(transports, ports, basePort, levels, durationNs, newWarmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed, sizeMix);
     }
 
     /** The same plan with another search (a controller fills in the server's rate limit for a search to max). */
     public Plan withSearch(SearchPlan newSearch) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs, dscp, pattern, seed);
+            bindAddress, mode, concurrency, transportOptions, sizes, newSearch, intervalNs, dscp, pattern, seed,
+            sizeMix);
     }
 
     /** The same plan with other transport options recorded. */
     public Plan withTransportOptions(Map<String, String> options) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, options, sizes, search, intervalNs, dscp, pattern, seed);
+            bindAddress, mode, concurrency, options, sizes, search, intervalNs, dscp, pattern, seed, sizeMix);
     }
 
     /** Sorted and unmodifiable; null (a file written before the field existed) becomes empty. */
@@ -320,7 +348,7 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     /** The same plan on the ports from {@code port} ({@code run --bidir}: the reverse direction's). */
     public Plan withBasePort(int port) {
         return new Plan(transports, ports, port, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, pattern, seed, sizeMix);
     }
 
     /**
@@ -338,13 +366,38 @@ public record Plan(List<String> transports, int ports, int basePort, List<Level>
     /** The same plan with other traffic classes ({@code --dscp}; empty: none). */
     public Plan withDscp(List<Integer> classes) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, classes, pattern, seed);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, classes, pattern, seed,
+            sizeMix);
+    }
+
+    /**
+     * The same plan with a size mix ({@code --size-mix}, its text): one pass whose message size is the mix's largest.
+     * Null: none, the message size unchanged.
+     */
+    public Plan withSizeMix(String mix) {
+        SizeMix parsed = SizeMix.parse(mix);
+        int size = parsed == null ? messageSize : parsed.largest();
+        return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, size, bindAddress, mode,
+            concurrency, transportOptions, parsed == null ? sizes : List.of(size), search, intervalNs, dscp, pattern,
+            seed, mix);
     }
 
     /** The same plan with another send pattern ({@code --pattern}, its text) and seed ({@code --seed}). */
     public Plan withPattern(String newPattern, long newSeed) {
         return new Plan(transports, ports, basePort, levels, durationNs, warmupNs, drainNs, messageSize,
-            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, newPattern, newSeed);
+            bindAddress, mode, concurrency, transportOptions, sizes, search, intervalNs, dscp, newPattern, newSeed,
+            sizeMix);
+    }
+
+    /** The sizes each step's messages mix, or null when every message is {@link #messageSize}. */
+    public SizeMix mix() {
+        return SizeMix.parse(sizeMix);
+    }
+
+    /** Every length a message of this plan's pass may have: its size mix's sizes, or just {@link #messageSize}. */
+    public int[] messageLengths() {
+        SizeMix m = mix();
+        return m == null ? new int[] {messageSize} : m.sizes().stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** How each step spreads its messages over time. */

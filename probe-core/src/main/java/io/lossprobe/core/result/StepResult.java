@@ -40,6 +40,8 @@ import java.util.Map;
  *                            both directions ({@code run --bidir}); absent otherwise
  * @param probe               what a {@code run --probe echo} flow measured beside the step (the round trip under
  *                            the step's load); absent otherwise
+ * @param sizes               with {@code --size-mix}: the step's counts per size of the mix, in the mix's order;
+ *                            absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -54,7 +56,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Echo echo, List<FlowResult> flows, Integer messageSize,
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
                              using = LenientList.Intervals.class) List<IntervalResult> intervals,
-                         SenderLimit senderLimit, String direction, ProbeResult probe) {
+                         SenderLimit senderLimit, String direction, ProbeResult probe, List<SizeCounts> sizes) {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
 
@@ -66,6 +68,33 @@ public record StepResult(String transport, int step, Level level, long targetRat
         attribution = Maps.ordered(attribution);
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         flows = List.copyOf(flows);
+        sizes = sizes == null ? null : List.copyOf(sizes);
+    }
+
+    /** A step of one message size (no mix). */
+    public StepResult(String transport, int step, Level level, long targetRate, long windowNs, long counterSkewNs,
+                      Counts counts, double lossPercent, LossBurst lossBurst, double achievedSendRate,
+                      double achievedReceiveRate, boolean saturated, Latency delay, Latency transit,
+                      Latency delayOverBaseline, DelayBaseline delayBaseline, ClockOffset clockOffset,
+                      Long clockDriftNs, Latency senderLag, double jitterNs, Latency ipdv, Cpu cpu, Long socketDrops,
+                      Map<String, Long> hostCounters, Map<String, Long> receiverHostCounters, Cpu receiverCpu,
+                      Map<String, Long> transportCounters, Map<String, Long> attribution, List<String> warnings,
+                      Echo echo, List<FlowResult> flows, Integer messageSize, List<IntervalResult> intervals,
+                      SenderLimit senderLimit, String direction, ProbeResult probe) {
+        this(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent, lossBurst,
+            achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
+            clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, probe, null);
+    }
+
+    /** The same step with its counts per size of the plan's size mix. */
+    public StepResult withSizes(List<SizeCounts> newSizes) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, probe, newSizes);
     }
 
     /** A step of one direction (the shape of every step before {@code --bidir}). */
@@ -91,7 +120,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, newDirection, probe);
+            intervals, senderLimit, newDirection, probe, sizes);
     }
 
     /** The same step with what its {@code --probe} measured beside it. */
@@ -100,7 +129,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, newProbe);
+            intervals, senderLimit, direction, newProbe, sizes);
     }
 
     /**
@@ -133,7 +162,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals, senderLimit, direction, probe);
+            newIntervals, senderLimit, direction, probe, sizes);
     }
 
     /**
@@ -156,6 +185,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals, senderLimit, direction, probe);
+            echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes);
     }
 }

@@ -47,6 +47,34 @@ class FlowReceiverTest {
         assertThat(s.received()).isZero();
     }
 
+    /**
+     * With a size mix (64:1,100:1; flow 3's message s is 64 bytes when s + 3 is even), every message must have the
+     * length its sequence number has: a verified message of the other size, or whose header and datagram disagree,
+     * is corrupt; the good ones count per size.
+     */
+    @Test
+    void aSizeMixsMessagesMustHaveTheirSequencesLengthAndCountPerSize() {
+        flow = new FlowReceiver(FLOW, RUN, 100, 4, false, KEY);
+        flow.sizeMix(io.lossprobe.core.plan.SizeMix.parse("64:1,100:1"));
+        flow.beginStep(1, 4096);
+        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, FLOW);
+        long w64 = MessageHeader.word1(RUN, 1, 64);
+        long w100 = MessageHeader.word1(RUN, 1, 100);
+        assertThat(send(w0, w100, 0, 0, 100, 10)).isTrue();  // 0 + 3 odd: 100 bytes
+        assertThat(send(w0, w64, 1, 0, 64, 10)).isTrue();    // 1 + 3 even: 64 bytes
+        assertThat(send(w0, w64, 2, 0, 64, 10)).isFalse();   // should be 100: corrupt
+        assertThat(send(w0, w100, 3, 0, 64, 10)).isFalse();  // header says 100, 64 delivered: corrupt
+        assertThat(send(w0, MessageHeader.word1(RUN, 1, 200), 5, 0, 200, 10)).isFalse(); // past the largest
+        assertThat(send(w0, w100, 4, 0, 100, 10)).isTrue();
+        FlowReceiver.Summary s = flow.closeStep(5);
+        assertThat(s.corrupt()).isEqualTo(3);
+        assertThat(s.received()).isEqualTo(3);
+        assertThat(s.receivedBySize()).containsExactly(1, 2);
+        FlowReceiver plain = new FlowReceiver(FLOW, RUN, 64, 4, false, KEY);
+        plain.beginStep(1, 4096);
+        assertThat(plain.closeStep(0).receivedBySize()).as("no mix: no split").isNull();
+    }
+
     @Test
     void warmUpIsIgnoredAndDataIsCountedWithItsDelay() {
         send(MessageHeader.word0(MessageHeader.KIND_WARMUP, FLOW), MessageHeader.word1(RUN, 1, SIZE), 0, 0, SIZE, 5);

@@ -87,6 +87,20 @@ public abstract class TransportContractTest {
             }
             assertThat(step.counts()).isEqualTo(sum);
             assertThat(step.warnings()).noneMatch(w -> w.startsWith("accounting check failed"));
+            if (step.sizes() != null) {
+                // A size mix: each size accounts its own messages, and the sizes add up to the step.
+                long sent = 0;
+                long received = 0;
+                for (io.lossprobe.core.result.SizeCounts size : step.sizes()) {
+                    assertThat(size.received() + size.lost()).as("per size: received + lost == sent, %d B",
+                        size.size()).isEqualTo(size.sent());
+                    assertThat(size.received()).as("per size: received <= sent").isLessThanOrEqualTo(size.sent());
+                    sent += size.sent();
+                    received += size.received();
+                }
+                assertThat(sent).as("the sizes' sent add up to the step's").isEqualTo(step.counts().sent());
+                assertThat(received).as("the sizes' received add up").isEqualTo(step.counts().received());
+            }
         }
         assertCountersDeclared(result);
     }
@@ -182,6 +196,43 @@ public abstract class TransportContractTest {
                 assertThat(f.counts().lost()).as("flow %d", f.flow()).isZero();
             }
         }
+    }
+
+    /**
+     * A size mix of 64 and 300 bytes, one each per cycle of two: flow f's message s is 64 bytes when s + f is even
+     * (the mix's layout, as documented). Flow 1 loses every third message of its first 300 and flow 2 ten in a row;
+     * each size's loss is exactly the dropped messages of that size, counted here from their numbers.
+     */
+    @Test
+    @Timeout(120)
+    void aSizeMixsLossIsExactPerSize() throws Exception {
+        SendFilter filter = (flow, seq) -> (flow == 1 && seq < 300 && seq % 3 == 0) || (flow == 2 && seq >= 50
+            && seq < 60);
+        Plan plan = plan(4, List.of(Level.parse("4k")), 500).withSizeMix("64:1,300:1");
+        assertThat(plan.messageSize()).isEqualTo(300);
+        RunResult result = run(plan, StepHooks.sendFilter(filter));
+        assertIdentities(result);
+        StepResult step = result.steps().get(0);
+        long small = 0;
+        long large = 0;
+        for (int flow = 1; flow <= 2; flow++) {
+            for (long seq = 0; seq < 300; seq++) {
+                if (filter.drop(flow, seq)) {
+                    if ((seq + flow) % 2 == 0) {
+                        small++;
+                    } else {
+                        large++;
+                    }
+                }
+            }
+        }
+        assertThat(step.counts().lost()).isEqualTo(110);
+        assertThat(step.sizes()).extracting(io.lossprobe.core.result.SizeCounts::size).containsExactly(64, 300);
+        assertThat(step.sizes().get(0).lost()).as("64-byte messages lost").isEqualTo(small);
+        assertThat(step.sizes().get(1).lost()).as("300-byte messages lost").isEqualTo(large);
+        assertThat(step.counts().corrupt()).isZero();
+        assertThat(Math.abs(step.sizes().get(0).sent() - step.sizes().get(1).sent())).as("one of each per cycle")
+            .isLessThanOrEqualTo(4);
     }
 
     /**
