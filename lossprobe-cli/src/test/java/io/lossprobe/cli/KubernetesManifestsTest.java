@@ -24,7 +24,6 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.Rule;
@@ -36,7 +35,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -211,8 +209,8 @@ class KubernetesManifestsTest {
     void everyManifestIsInTheModelAndInTheNamespace() {
         assertThat(byName.keySet()).containsExactlyInAnyOrder("Namespace/lossprobe", "Secret/lossprobe-secret",
             "DaemonSet/lossprobe-serve", "Service/lossprobe-serve", "ConfigMap/lossprobe-mesh-policy",
-            "PersistentVolumeClaim/lossprobe-results", "CronJob/lossprobe-mesh", "CronJob/lossprobe-mesh-report",
-            "NetworkPolicy/lossprobe-serve", "PriorityClass/lossprobe", "PrometheusRule/lossprobe");
+            "PersistentVolumeClaim/lossprobe-results", "CronJob/lossprobe-mesh", "NetworkPolicy/lossprobe-serve",
+            "PriorityClass/lossprobe", "PrometheusRule/lossprobe");
         byName.values().stream().filter(r -> !(r instanceof Namespace) && !r.getKind().equals("PriorityClass"))
             .forEach(r -> assertThat(r.getMetadata().getNamespace()).as(r.getKind()).isEqualTo("lossprobe"));
         assertThat(byName.get("PriorityClass/lossprobe").getMetadata().getNamespace()).as("cluster-scoped").isNull();
@@ -259,7 +257,7 @@ class KubernetesManifestsTest {
         assertThat(c.getArgs()).contains("--secret-file=" + file);
     }
 
-    /** The container's $(VAR) references as the kubelet fills them in on a node at 10.0.0.5. */
+    /** serve's $(VAR) references as the kubelet fills them in on a node at 10.0.0.5. */
     private static String[] substitute(List<String> args) {
         return args.stream().map(a -> a.replace("$(NODE_IP)", "10.0.0.5")).toArray(String[]::new);
     }
@@ -271,7 +269,7 @@ class KubernetesManifestsTest {
 
     private MeshCommand mesh() {
         Container c = meshPod().getContainers().get(0);
-        return (MeshCommand) parse(substitute(c.getArgs())).subcommand().commandSpec().userObject();
+        return (MeshCommand) parse(c.getArgs().toArray(String[]::new)).subcommand().commandSpec().userObject();
     }
 
     private PodSpec meshPod() {
@@ -282,61 +280,115 @@ class KubernetesManifestsTest {
         return LossprobeCommand.commandLine().parseArgs(args);
     }
 
+    /**
+     * One pod drives every pair ({@code mesh --drive}): not an Indexed Job of one pod per node, no host network, no
+     * wall-clock slots, pinned to the node whose node_exporter serves its textfile.
+     */
     @Test
-    void theMeshCronJobRunsTheMeshCommandOnePodPerNode() throws Exception {
+    void theMeshCronJobRunsOnePodThatDrivesEveryPair() throws Exception {
         CronJob cron = get(CronJob.class, "lossprobe-mesh");
         assertThat(cron.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
         assertThat(cron.getSpec().getTimeZone()).isEqualTo("Etc/UTC");
         var job = cron.getSpec().getJobTemplate().getSpec();
-        assertThat(job.getParallelism()).isEqualTo(job.getCompletions());
-        int nodes = nodeCount();
-        assertThat(job.getCompletionMode()).isEqualTo("Indexed");
-        assertThat(job.getBackoffLimitPerIndex()).isZero();
+        assertThat(job.getCompletionMode()).as("not Indexed").isNull();
+        assertThat(job.getCompletions()).as("one pod").isNull();
+        assertThat(job.getParallelism()).as("one pod").isNull();
+        assertThat(job.getBackoffLimitPerIndex()).isNull();
+        assertThat(job.getBackoffLimit()).as("a failed mesh is not measured again").isZero();
         PodSpec pod = job.getTemplate().getSpec();
-        assertThat(pod.getHostNetwork()).isTrue();
-        assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+        assertThat(pod.getHostNetwork()).as("the driver sends and receives no data").isNotEqualTo(Boolean.TRUE);
+        assertThat(pod.getDnsPolicy()).isNull();
+        assertThat(pod.getAffinity()).as("no anti-affinity: there is one pod").isNull();
         assertThat(pod.getRestartPolicy()).isEqualTo("Never");
-        var anti = pod.getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().get(0);
-        assertThat(anti.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
-        assertThat(job.getTemplate().getMetadata().getLabels()).containsAllEntriesOf(anti.getLabelSelector()
-            .getMatchLabels());
+        assertThat(pod.getNodeSelector()).containsOnlyKeys("kubernetes.io/hostname");
         Container c = pod.getContainers().get(0);
         assertThat(c.getResources().getLimits()).containsOnlyKeys("memory");
         assertSecretMounted(pod, c);
+        assertThat(c.getArgs()).contains("--drive").noneMatch(a -> a.startsWith("--start-at")
+            || a.startsWith("--slot") || a.startsWith("--as-source") || a.contains("$("));
 
-        // The arguments are a 'lossprobe mesh' the command line accepts, with values that fit the other manifests.
-        CommandLine.ParseResult parsed = parse(substitute(c.getArgs()));
+        // The arguments are a 'lossprobe mesh --drive' the command line accepts, with values that fit the other
+        // manifests.
+        CommandLine.ParseResult parsed = parse(c.getArgs().toArray(String[]::new));
         assertThat(parsed.subcommand().commandSpec().name()).isEqualTo("mesh");
         MeshCommand mesh = (MeshCommand) parsed.subcommand().commandSpec().userObject();
+        assertThat(mesh.drive).isTrue();
         Service svc = get(Service.class, "lossprobe-serve");
         assertThat(mesh.hostsDns).isEqualTo(svc.getMetadata().getName() + "." + svc.getMetadata().getNamespace()
             + ".svc.cluster.local");
-        assertThat(mesh.asSource).containsExactly("10.0.0.5");
-        Instant start = MeshSchedule.parseStart(mesh.startAt, Instant.parse("2026-12-01T03:00:00Z"));
-        assertThat(start).as("after the schedule (03:00) and its starting deadline")
-            .isAfter(Instant.parse("2026-12-01T03:00:00Z").plusSeconds(cron.getSpec().getStartingDeadlineSeconds()));
         assertThat(mountOf(pod, c, "results")).isEqualTo(mesh.output.toString());
         assertThat(mountOf(pod, c, "textfile")).isEqualTo(mesh.checkOutputs.prometheus.getParent().toString());
-        // With the policy, the textfile carries lossprobe_mesh_check_passed for this node's pairs.
+        // With the policy, the textfile carries lossprobe_mesh_check_passed for every pair.
         ConfigMap policy = get(ConfigMap.class, "lossprobe-mesh-policy");
         assertThat(mesh.policy.given()).isTrue();
         assertThat(mesh.policy.policy.toString()).isEqualTo(mountOf(pod, c, "policy") + "/"
             + policy.getData().keySet().iterator().next());
         assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("policy")).findFirst().orElseThrow()
             .getConfigMap().getName()).isEqualTo(policy.getMetadata().getName());
+        assertThat(Policy.read(Files.writeString(Files.createTempFile("policy", ".json"), policy.getData().values()
+            .iterator().next()))).as("a policy lossprobe check accepts").isNotNull();
         assertThat(pod.getVolumes().stream().filter(v -> v.getName().equals("results")).findFirst().orElseThrow()
             .getPersistentVolumeClaim().getClaimName()).isEqualTo(get(PersistentVolumeClaim.class,
                 "lossprobe-results").getMetadata().getName());
+        // A full mesh of the nodes docs/kubernetes.md promises fits the Job's deadline, its rounds back to back.
         var plan = mesh.planOptions.plan("10.0.0.6", "stream", 0, mesh.planOptions.transportOptionsInEffect());
-        // The whole mesh fits the Job's deadline at the node count kustomization.yaml sets.
-        long slotMs = MeshSchedule.estimateSlotMs(plan, 2_000);
+        int nodes = nodesTheDeadlineHolds();
         long rounds = MeshSchedule.rounds(MeshPairs.select(hosts(nodes), mesh.pairs, null, 0), 0).size();
-        assertThat(rounds * slotMs / 1000).isLessThan(job.getActiveDeadlineSeconds());
-        // Its data ports are among those the NetworkPolicy lets in.
-        NetworkPolicyPort udp = get(NetworkPolicy.class, "lossprobe-serve").getSpec().getIngress().get(0).getPorts()
-            .stream().filter(p -> p.getProtocol().equals("UDP")).findFirst().orElseThrow();
-        assertThat(plan.basePort()).isGreaterThanOrEqualTo(udp.getPort().getIntVal());
-        assertThat(plan.basePort() + plan.ports() - 1).isLessThanOrEqualTo(udp.getEndPort());
+        assertThat(rounds * MeshSchedule.estimatePairMs(plan) / 1000).isLessThan(job.getActiveDeadlineSeconds());
+    }
+
+    /** "holds a full mesh of up to N nodes": the same N in mesh-cronjob.yaml and docs/kubernetes.md. */
+    private int nodesTheDeadlineHolds() throws Exception {
+        Pattern says = Pattern.compile("holds a full mesh of up to (\\d+) nodes");
+        Matcher inManifest = says.matcher(Files.readString(dir.resolve("mesh-cronjob.yaml")));
+        Matcher inDocs = says.matcher(Files.readString(docs()).replaceAll("\\s+", " "));
+        assertThat(inManifest.find()).as("mesh-cronjob.yaml says how many nodes its deadline holds").isTrue();
+        assertThat(inDocs.find()).as("docs/kubernetes.md says how many nodes the deadline holds").isTrue();
+        assertThat(inDocs.group(1)).isEqualTo(inManifest.group(1));
+        return Integer.parseInt(inManifest.group(1));
+    }
+
+    /**
+     * The CronJob's own command, run with {@code --dry-run} in a copy of the pod's mounts (the Service's name
+     * replaced by four node addresses): lossprobe accepts it and drives every pair from here, rounds back to back.
+     */
+    @Test
+    void theMeshsCommandIsAcceptedAndDrivesEveryPairFromThePod(@TempDir Path root) throws Exception {
+        PodSpec pod = meshPod();
+        Container c = pod.getContainers().get(0);
+        ConfigMap policy = get(ConfigMap.class, "lossprobe-mesh-policy");
+        Path policyDir = Files.createDirectories(root.resolve(mountOf(pod, c, "policy").substring(1)));
+        policy.getData().forEach((k, v) -> write(policyDir.resolve(k), v));
+        Path secretDir = Files.createDirectories(root.resolve(mountOf(pod, c, "secret").substring(1)));
+        write(secretDir.resolve(get(Secret.class, "lossprobe-secret").getStringData().keySet().iterator().next()),
+            "a secret made for the test\n");
+        List<String> args = new ArrayList<>();
+        for (String a : c.getArgs()) {
+            if (a.startsWith("--hosts-dns=")) {
+                for (int i = 1; i <= 4; i++) {
+                    args.add("--host=10.0.0." + i);
+                }
+                continue;
+            }
+            String arg = a;
+            args.add(c.getVolumeMounts().stream().map(VolumeMount::getMountPath)
+                .filter(m -> arg.contains("=" + m + "/") || arg.endsWith("=" + m)).findFirst()
+                .map(m -> arg.replace("=" + m, "=" + root + m)).orElse(arg));
+        }
+        Files.createDirectories(root.resolve(mountOf(pod, c, "results").substring(1)));
+        Files.createDirectories(root.resolve(mountOf(pod, c, "textfile").substring(1)));
+        args.add("--dry-run");
+        RunCommandTest.Outcome o = RunCommandTest.execute(args.toArray(String[]::new));
+        assertThat(o.exit()).as(o.out() + o.err()).isZero();
+        assertThat(o.out()).contains("4 hosts, full: 12 pairs in 6 rounds; rounds back to back; 12 pairs from here");
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.writeString(file, text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static List<io.lossprobe.analysis.MeshResult.Host> hosts(int n) {
@@ -353,51 +405,51 @@ class KubernetesManifestsTest {
             .getMountPath();
     }
 
+    /**
+     * The driver pod reaches serve's control port and nothing else; the other serves (by pod and by the nodes'
+     * addresses, since host-network pods send from those) reach control and the data ports of the mesh's plan.
+     */
     @Test
-    void theReportJobMergesChecksAndDrawsWithCommandsThatParse() throws Exception {
-        CronJob cron = get(CronJob.class, "lossprobe-mesh-report");
-        PodSpec pod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
-        Container c = pod.getContainers().get(0);
-        String script = String.join(" ", c.getArgs()).replace("$(date -u +%Y%m%d)", "20261201")
-            .replace("$day", "20261201");
-        List<String> commands = new ArrayList<>();
-        for (String part : script.split("&&")) {
-            String cmd = part.strip();
-            if (cmd.startsWith("lossprobe ")) {
-                commands.add(cmd.substring("lossprobe ".length()));
-            }
-        }
-        assertThat(commands).hasSize(3);
-        for (String cmd : commands) {
-            parse(cmd.split("\\s+")); // throws on anything the command line refuses
-        }
-        assertThat(commands.get(0)).startsWith("mesh merge");
-        // The mesh pods name their files lossprobe-mesh-SOURCE-YYYYMMDD-HHMMSS.json in the same volume.
-        assertThat(commands.get(0)).contains("/results/lossprobe-mesh-*-20261201-*.json");
-        String policyDir = mountOf(pod, c, "policy");
-        ConfigMap policy = get(ConfigMap.class, "lossprobe-mesh-policy");
-        String key = policy.getData().keySet().iterator().next();
-        assertThat(commands.get(2)).contains("--policy " + policyDir + "/" + key);
-        Path file = Files.writeString(Files.createTempFile("policy", ".json"), policy.getData().get(key));
-        assertThat(Policy.read(file)).isNotNull(); // a policy lossprobe check accepts
-    }
-
-    @Test
-    void theNetworkPolicyLetsOnlyTheMeshReachServe() {
+    void theNetworkPolicyLetsTheDriverReachControlAndTheServesReachEachOther() {
         NetworkPolicy np = get(NetworkPolicy.class, "lossprobe-serve");
         DaemonSet ds = get(DaemonSet.class, "lossprobe-serve");
-        assertThat(np.getSpec().getPodSelector().getMatchLabels()).isEqualTo(ds.getSpec().getSelector()
-            .getMatchLabels());
+        Map<String, String> serveLabels = ds.getSpec().getSelector().getMatchLabels();
+        assertThat(np.getSpec().getPodSelector().getMatchLabels()).isEqualTo(serveLabels);
         assertThat(np.getSpec().getPolicyTypes()).containsExactly("Ingress");
-        assertThat(np.getSpec().getIngress()).hasSize(1);
-        var rule = np.getSpec().getIngress().get(0);
-        assertThat(rule.getFrom().get(0).getPodSelector().getMatchLabels()).isEqualTo(get(CronJob.class,
+        assertThat(np.getSpec().getIngress()).hasSize(2);
+        var driver = np.getSpec().getIngress().get(0);
+        assertThat(driver.getFrom()).hasSize(1);
+        assertThat(driver.getFrom().get(0).getPodSelector().getMatchLabels()).isEqualTo(get(CronJob.class,
             "lossprobe-mesh").getSpec().getJobTemplate().getSpec().getTemplate().getMetadata().getLabels());
-        assertThat(rule.getPorts()).anySatisfy(p -> {
+        assertThat(driver.getPorts()).as("control only").singleElement().satisfies(p -> {
             assertThat(p.getProtocol()).isEqualTo("TCP");
-            assertThat(p.getPort().getIntVal()).isEqualTo(7400);
+            assertThat(p.getPort().getIntVal()).isEqualTo(serve().port);
             assertThat(p.getEndPort()).isNull();
         });
+        var serves = np.getSpec().getIngress().get(1);
+        assertThat(serves.getFrom()).anySatisfy(f -> assertThat(f.getPodSelector().getMatchLabels())
+            .isEqualTo(serveLabels));
+        assertThat(serves.getFrom()).as("the nodes' addresses").anySatisfy(f -> {
+            assertThat(f.getIpBlock()).isNotNull();
+            assertThat(f.getIpBlock().getCidr()).isNotBlank();
+        });
+        assertThat(serves.getPorts()).anySatisfy(p -> {
+            assertThat(p.getProtocol()).isEqualTo("TCP");
+            assertThat(p.getPort().getIntVal()).isEqualTo(serve().port);
+            assertThat(p.getEndPort()).isNull();
+        });
+        // The mesh's data ports, for each transport's protocol (Aeron and UDP on UDP, TCP on TCP).
+        MeshCommand mesh = mesh();
+        var plan = mesh.planOptions.plan("10.0.0.6", "stream", 0, mesh.planOptions.transportOptionsInEffect());
+        for (String protocol : List.of("UDP", "TCP")) {
+            assertThat(serves.getPorts()).as(protocol + " %d-%d", plan.basePort(), plan.basePort() + plan.ports() - 1)
+                .anySatisfy(p -> {
+                    assertThat(p.getProtocol()).isEqualTo(protocol);
+                    assertThat(plan.basePort()).isGreaterThanOrEqualTo(p.getPort().getIntVal());
+                    int last = p.getEndPort() != null ? p.getEndPort() : p.getPort().getIntVal();
+                    assertThat(plan.basePort() + plan.ports() - 1).isLessThanOrEqualTo(last);
+                });
+        }
     }
 
     private JsonNode kustomization() throws Exception {
@@ -405,33 +457,28 @@ class KubernetesManifestsTest {
     }
 
     /**
-     * The node count, written once: kustomization.yaml's patch of the mesh Job's parallelism, which a replacement
-     * copies into completions.
+     * The node the mesh's pod runs on, written once: kustomization.yaml's patch of its nodeSelector (that node's
+     * node_exporter serves the textfile).
      */
-    private int nodeCount() throws Exception {
-        JsonNode k = kustomization();
+    private String driverNode() throws Exception {
         List<JsonNode> values = new ArrayList<>();
-        for (JsonNode patch : k.path("patches")) {
+        for (JsonNode patch : kustomization().path("patches")) {
             if (patch.path("target").path("name").asText().equals("lossprobe-mesh")) {
                 for (JsonNode op : YAML.readTree(patch.path("patch").asText())) {
-                    assertThat(op.path("path").asText()).isEqualTo("/spec/jobTemplate/spec/parallelism");
+                    assertThat(op.path("path").asText())
+                        .isEqualTo("/spec/jobTemplate/spec/template/spec/nodeSelector/kubernetes.io~1hostname");
                     values.add(op.path("value"));
                 }
             }
         }
-        assertThat(values).as("one node count in kustomization.yaml").hasSize(1);
-        assertThat(values.get(0).isInt()).isTrue();
-        JsonNode replacement = k.path("replacements").get(0);
-        assertThat(replacement.path("source").path("fieldPath").asText())
-            .isEqualTo("spec.jobTemplate.spec.parallelism");
-        assertThat(replacement.path("targets").get(0).path("fieldPaths").get(0).asText())
-            .isEqualTo("spec.jobTemplate.spec.completions");
-        return values.get(0).asInt();
+        assertThat(values).as("one node for the mesh in kustomization.yaml").hasSize(1);
+        assertThat(values.get(0).isTextual()).isTrue();
+        assertThat(kustomization().path("replacements").isMissingNode()).as("nothing to copy").isTrue();
+        return values.get(0).asText();
     }
 
     private List<PodSpec> pods() {
-        return List.of(get(DaemonSet.class, "lossprobe-serve").getSpec().getTemplate().getSpec(), meshPod(),
-            get(CronJob.class, "lossprobe-mesh-report").getSpec().getJobTemplate().getSpec().getTemplate().getSpec());
+        return List.of(get(DaemonSet.class, "lossprobe-serve").getSpec().getTemplate().getSpec(), meshPod());
     }
 
     @Test
@@ -462,7 +509,7 @@ class KubernetesManifestsTest {
         assertThat(pc.getGlobalDefault()).isFalse();
         assertThat(pc.getValue()).isPositive().isLessThan(1_000_000_000); // below every system class
         assertThat(pc.getDescription()).isNotBlank();
-        for (PodSpec pod : pods().subList(0, 2)) {
+        for (PodSpec pod : pods()) {
             assertThat(pod.getPriorityClassName()).isEqualTo(pc.getMetadata().getName());
         }
     }
@@ -508,7 +555,7 @@ class KubernetesManifestsTest {
                     .isLessThanOrEqualTo(bytes(c.getResources().getLimits().get("memory")));
             }
         }
-        assertThat(needed).containsOnlyKeys("serve", "mesh", "report");
+        assertThat(needed).containsOnlyKeys("serve", "mesh");
         assertThat(needed.get("serve")).as("the sum docs/kubernetes.md gives").isEqualTo(896L << 20);
         // The mesh's plan is one serve accepts under those limits.
         MeshCommand mesh = mesh();
@@ -592,7 +639,7 @@ class KubernetesManifestsTest {
                 newer.put(field, FIELDS_SINCE.get(field));
             }
         }
-        assertThat(newer).containsEntry("JobSpec.backoffLimitPerIndex", "1.29");
+        assertThat(newer).containsEntry("CronJobSpec.timeZone", "1.27");
         newer.forEach((field, since) -> assertThat(minor(since)).as(field).isLessThanOrEqualTo(minor(floor)));
         assertThat(newer.values().stream().mapToInt(KubernetesManifestsTest::minor).max().orElseThrow())
             .as("the floor is the newest field's release, %s", newer).isEqualTo(minor(floor));
@@ -706,8 +753,8 @@ class KubernetesManifestsTest {
         assertThat(secret.getData()).containsOnlyKeys("secret");
         CronJob mesh = (CronJob) rendered.stream().filter(r -> r instanceof CronJob
             && r.getMetadata().getName().equals("lossprobe-mesh")).findFirst().orElseThrow();
-        assertThat(mesh.getSpec().getJobTemplate().getSpec().getParallelism()).isEqualTo(nodeCount());
-        assertThat(mesh.getSpec().getJobTemplate().getSpec().getCompletions()).isEqualTo(nodeCount());
+        assertThat(mesh.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getNodeSelector())
+            .containsExactly(Map.entry("kubernetes.io/hostname", driverNode()));
         rendered.forEach(r -> assertThat(r.getMetadata().getAnnotations()).as(r.getKind())
             .containsKey("lossprobe.io/minimum-kubernetes-version"));
     }
