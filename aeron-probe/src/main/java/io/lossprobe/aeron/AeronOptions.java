@@ -34,7 +34,7 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     /** The options, declared once (keys included: {@code DIR_OPTION.key()}); {@link #parse} reads through them. */
     static final TransportOption<String> DIR_OPTION = TransportOption.text("aeron.dir", "embedded driver",
         "attach to the media driver running in this directory (left running) instead of an embedded one")
-        .localOnly();
+        .localOnly().withSystemProperty(); // never from a controller: a serve attaches with -Dlossprobe.aeron.dir
     static final TransportOption<Boolean> RELIABLE_OPTION = TransportOption.bool("aeron.reliable", true,
         "false: subscriptions take reliable=false, so the receiver fills gaps instead of NAKing and loss shows");
     static final TransportOption<Integer> TERM_LENGTH_OPTION = TransportOption.bytes("aeron.termLength",

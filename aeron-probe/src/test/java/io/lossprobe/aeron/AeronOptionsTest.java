@@ -36,6 +36,24 @@ class AeronOptionsTest {
     }
 
     @Test
+    void aServeAttachesToAnExternalDriverByItsOwnSystemPropertyNeverByTheControllers() {
+        assertThat(AeronOptions.DIR_OPTION.appliesOnServer()).isFalse();
+        assertThat(AeronOptions.DIR_OPTION.systemProperty()).isEqualTo("lossprobe.aeron.dir");
+        String before = System.getProperty("lossprobe.aeron.dir");
+        System.setProperty("lossprobe.aeron.dir", "/dev/shm/hr-driver");
+        try {
+            assertThat(AeronOptions.parse(Map.of()).aeronDir()).isEqualTo("/dev/shm/hr-driver");
+            assertThat(AeronOptions.parse(Map.of("aeron.dir", "/tmp/other")).aeronDir()).isEqualTo("/tmp/other");
+        } finally {
+            if (before == null) {
+                System.clearProperty("lossprobe.aeron.dir");
+            } else {
+                System.setProperty("lossprobe.aeron.dir", before);
+            }
+        }
+    }
+
+    @Test
     void threadingFollowsTheCoreCount() {
         assertThat(AeronOptions.threadingFor(2)).isEqualTo(ThreadingMode.SHARED);
         assertThat(AeronOptions.threadingFor(4)).isEqualTo(ThreadingMode.SHARED_NETWORK);

@@ -29,6 +29,8 @@ import java.util.Map;
  * @param probeRttMs       {@code run --probe echo}: the probe flow's round trip p50, p90, p99, p99.9 (ms) beside
  *                         the step, else NaNs (also when the probe got no reply)
  * @param probeLost        the probe's requests without a reply ({@code echo.roundTripLost}), NaN without a probe
+ * @param repair           what repairing the path's loss cost a reliable Aeron step (NAKs and retransmits per lost
+ *                         frame, the delay's tail share), null where nothing was repaired or it cannot be told
  */
 public record StepMetrics(String transport, String level, long targetRate, double offeredRate, double achievedRate,
                           double achievedSendRate, double lossPercent, long sent, long lost, long duplicates,
@@ -38,7 +40,7 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
                           double nicInPacketsPerSecond, double nicOutPacketsPerSecond, double retransmits,
                           double retransmitsPer1k, double naks, double naksPer1k, boolean saturated,
                           double socketDrops, double delayUncertaintyMs, double tps, double[] rttMs, int warnings,
-                          int messageSize, double[] probeRttMs, double probeLost) {
+                          int messageSize, double[] probeRttMs, double probeLost, RepairCost repair) {
 
     private static final String TCP_RETRANS = "Tcp.RetransSegs";
 
@@ -81,7 +83,7 @@ public record StepMetrics(String transport, String level, long targetRate, doubl
             s.delay() != null && s.delay().uncertaintyNs() != null ? s.delay().uncertaintyNs() / 1e6 : Double.NaN,
             s.echo() == null ? Double.NaN : s.echo().tps(), rtt(s.echo()), s.warnings().size(),
             s.messageSize() == null ? planSize : s.messageSize(), rtt(probeEcho(s)),
-            probeEcho(s) == null ? Double.NaN : probeEcho(s).roundTripLost());
+            probeEcho(s) == null ? Double.NaN : probeEcho(s).roundTripLost(), RepairCost.of(s));
     }
 
     /** The echo figures of the step's {@code --probe} flow, null when the step had none. */

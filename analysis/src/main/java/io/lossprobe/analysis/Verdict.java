@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * What a run answers, in a sentence per transport, before any chart: up to which level nothing was lost, where loss
- * began (the knee) and how bad it got, where the sender could not keep up, the rate searches' results, and in echo
- * mode the transactions per second reached. Plain text; the caller escapes it.
+ * began (the knee) and how bad it got, where the sender could not keep up, what repairs cost a reliable transport
+ * when they are most of its delay, the rate searches' results, and in echo mode the transactions per second
+ * reached. Plain text; the caller escapes it.
  */
 public final class Verdict {
     private Verdict() {
@@ -163,7 +164,10 @@ public final class Verdict {
             + "cores): there delay and loss include the host's own strain", String.join(", ", levels), most));
     }
 
-    /** The timing at the highest level ({@code byRate}'s last): echo's transactions and round trip, else delay. */
+    /**
+     * The timing at the highest level ({@code byRate}'s last): echo's transactions and round trip, else delay, and
+     * what repairing loss cost there when the delay's tail is most of it ({@link RepairCost#dominatesDelay()}).
+     */
     private static void timing(StringBuilder sb, List<StepMetrics> byRate) {
         StepMetrics top = byRate.get(byRate.size() - 1);
         if (top.echo()) {
@@ -177,6 +181,10 @@ public final class Verdict {
                 .append(ReportCharts.levelName(top));
             if (!Double.isNaN(top.delayUncertaintyMs())) {
                 sb.append(" (+-").append(ChartParts.ms(top.delayUncertaintyMs())).append(" clock bound)");
+            }
+            RepairCost repair = top.repair();
+            if (repair != null && repair.dominatesDelay()) {
+                sb.append(", most of it the tail where repairs wait: ").append(repair.words(top.p50DelayMs()));
             }
         }
     }
