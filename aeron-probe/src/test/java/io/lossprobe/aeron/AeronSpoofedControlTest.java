@@ -145,7 +145,7 @@ class AeronSpoofedControlTest {
             tx.beginStep(0);
             MessageWriter writer = tx.writer(0);
             for (int i = 0; i < 4; i++) {
-                writer.write(0, 0, i, 0, 0, 0);
+                writer.write(0, io.lossprobe.core.wire.MessageHeader.word1(0, 0, 64), i, 0, 0, 0);
             }
             writer.flush();
             int sent = 4 * 96; // four 64-byte messages, each a 96-byte frame

@@ -44,7 +44,7 @@ class UdpLoopFailureTest {
             TransportReport report = sender.endStep();
             while (report.notes().isEmpty() && System.nanoTime() < deadline) {
                 sender.onReplyThread(() -> {
-                    w.write(0, 0, 0, 0, 0, 0);
+                    w.write(0, io.lossprobe.core.wire.MessageHeader.word1(0, 0, 64), 0, 0, 0, 0);
                     w.flush();
                 });
                 report = sender.endStep();

@@ -54,7 +54,7 @@ class UdpSenderRecvErrTest {
             long[] seq = {0};
             while (sender.errorQueuePurges() == 0 && System.nanoTime() < deadline) {
                 sender.onReplyThread(() -> {
-                    w.write(0, 0, seq[0]++, 0, 0, 0);
+                    w.write(0, io.lossprobe.core.wire.MessageHeader.word1(0, 0, 64), seq[0]++, 0, 0, 0);
                     w.flush();
                 });
                 sender.loop().submit(() -> { }).get(5, TimeUnit.SECONDS); // the queued flush has run
@@ -85,7 +85,7 @@ class UdpSenderRecvErrTest {
             MessageWriter w = sender.writer(0);
             sender.onReplyThread(() -> {
                 for (int i = 0; i < 4; i++) {
-                    w.write(0, 0, i, 0, 0, 0);
+                    w.write(0, io.lossprobe.core.wire.MessageHeader.word1(0, 0, 64), i, 0, 0, 0);
                 }
                 w.flush();
             });

@@ -19,8 +19,9 @@ public interface MessageWriter {
 
     /**
      * Writes one message: the six 64-bit header words (see {@link io.lossprobe.core.wire.MessageHeader}),
-     * big-endian, then padding up to the message length. The tag is computed by the send loop; a transport only
-     * copies the words.
+     * big-endian, then padding up to the message length, which is the one in {@code word1} (the plan's size, or
+     * with a size mix this message's, never above the plan's). The tag is computed by the send loop; a transport
+     * only copies the words.
      *
      * @param intendedNs the schedule's send time
      * @param actualNs   when the send loop handed the message over
