@@ -36,7 +36,13 @@
 #   scripts/lab.sh clear               remove loss, duplication, shaping, cuts, class counting and re-marking (nftables and qdisc counters reset)
 #   scripts/lab.sh hosts [-6]          every host as "NAME ADDRESS", one a line (a host list for lossprobe mesh);
 #                                      -6: their IPv6 addresses
-#   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, ...
+#   scripts/lab.sh nat                 (after up) put a controller host lp-ctl behind a NAT: a router lp-nat on the
+#                                      switch at 198.18.0.250 masquerades lp-ctl's private subnet 198.18.1.0/24
+#                                      (lp-ctl 198.18.1.2, its default route via lp-nat's 198.18.1.1; IPv4 only).
+#                                      lp-nat passes only what conntrack maps back: a packet to 198.18.0.250 that no
+#                                      mapping claims is dropped and counted ("nat" in counters: "out" and "in" what
+#                                      it forwarded each way, "unmapped" what it dropped)
+#   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
 # LAB_PREFIX (default lp-) prefixes every namespace, so labs with different prefixes coexist (each namespace is its
@@ -55,6 +61,11 @@ PORT=${P%-}p   # the switch's end
 RX_ADDR=198.18.0.1
 RX_ADDR6=2001:2::1
 MAX_SENDERS=30
+NAT=${P}nat
+CTL=${P}ctl
+NAT_ADDR=198.18.0.250    # the router's leg on the switch: the address the NAT's hosts appear from
+NAT_INSIDE=198.18.1.1    # its leg on the private subnet
+CTL_ADDR=198.18.1.2
 PORTS="1024-7399, 7401-65535"
 CONTROL_PORT=7400
 
@@ -79,7 +90,7 @@ hosts_list() {
 }
 
 down() {
-  for ns in $(senders) $RX $SW; do
+  for ns in $(senders) $CTL $NAT $RX $SW; do
     ip netns del "$ns" 2>/dev/null || true
     rm -rf "/etc/netns/$ns"
   done
@@ -138,6 +149,7 @@ watch() { # SENDERS
   command -v nft >/dev/null || return 0
   local devs="\"${PORT}0\"" i cut=""
   for i in $(seq 1 "$1"); do devs+=", \"$PORT$i\""; done
+  if ip -n "$SW" link show "${PORT}n" >/dev/null 2>&1; then devs+=", \"${PORT}n\""; fi
   [ "${2:-}" = cut ] && cut="    tcp dport $CONTROL_PORT counter name \"cut\" drop
     tcp sport $CONTROL_PORT counter name \"cut\" drop"
   ip netns exec "$SW" nft -f - <<NFT
@@ -159,6 +171,72 @@ $cut
   }
 }
 NFT
+}
+
+# A controller behind a NAT, as at home or in an office: lp-ctl on a private subnet, reaching the lab through the
+# router lp-nat, which masquerades (rewrites the source to its own switch address 198.18.0.250 and a port of its
+# choosing, Linux keeping the source port where it is free) and lets back in only what conntrack maps to a
+# connection lp-ctl opened. Its nftables counters: "out" and "in" the packets it forwarded each way, "unmapped"
+# the UDP and TCP packets to 198.18.0.250 that no mapping claimed (dropped: a NAT's silent drop).
+nat() {
+  need_nft
+  ip -n "$SW" link show "$BR" >/dev/null 2>&1 || die "lab is not up (lab.sh up first)"
+  for ns in $CTL $NAT; do ip netns del "$ns" 2>/dev/null || true; rm -rf "/etc/netns/$ns"; done
+  ip -n "$SW" link del "${PORT}n" 2>/dev/null || true
+  ip netns add "$NAT"
+  ip netns add "$CTL"
+  ip -n "$NAT" link set lo up
+  ip -n "$CTL" link set lo up
+  ip netns exec "$NAT" sysctl -q -w net.ipv4.ip_forward=1 net.ipv6.conf.all.disable_ipv6=1 \
+    net.ipv6.conf.default.disable_ipv6=1
+  ip netns exec "$CTL" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+  ip link add "${VETH}n" netns "$NAT" type veth peer name "${PORT}n" netns "$SW"
+  ip -n "$NAT" link set "${VETH}n" name eth0
+  ip -n "$NAT" addr add "$NAT_ADDR/24" dev eth0
+  ip -n "$NAT" link set eth0 up
+  ip -n "$SW" link set "${PORT}n" master "$BR"
+  ip -n "$SW" link set "${PORT}n" up
+  ip link add "${VETH}c" netns "$CTL" type veth peer name "${VETH}i" netns "$NAT"
+  ip -n "$CTL" link set "${VETH}c" name eth0
+  ip -n "$NAT" link set "${VETH}i" name eth1
+  ip -n "$CTL" addr add "$CTL_ADDR/24" dev eth0
+  ip -n "$NAT" addr add "$NAT_INSIDE/24" dev eth1
+  ip -n "$CTL" link set eth0 up
+  ip -n "$NAT" link set eth1 up
+  ip -n "$CTL" route add default via "$NAT_INSIDE"
+  ip netns exec "$NAT" nft -f - <<NFT
+table ip lossprobe_nat
+delete table ip lossprobe_nat
+table ip lossprobe_nat {
+  counter fwd_out { }
+  counter fwd_in { }
+  counter unmapped { }
+  chain masq {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "eth0" ip saddr 198.18.1.0/24 masquerade
+  }
+  chain forwarding {
+    type filter hook forward priority filter; policy drop;
+    iifname "eth1" oifname "eth0" counter name "fwd_out" accept
+    iifname "eth0" oifname "eth1" ct state established,related counter name "fwd_in" accept
+  }
+  chain to_router {
+    type filter hook input priority filter; policy accept;
+    iifname "eth0" ip daddr $NAT_ADDR meta l4proto { tcp, udp } counter name "unmapped" drop
+  }
+}
+NFT
+  mkdir -p "/etc/netns/$CTL" 2>/dev/null \
+    && printf '127.0.0.1 localhost\n%s rx\n' "$RX_ADDR" > "/etc/netns/$CTL/hosts" 2>/dev/null || true
+  watch "$(lab_size)"
+  echo "nat up: $CTL $CTL_ADDR behind $NAT, which masquerades it as $NAT_ADDR"
+}
+
+nat_counters() {
+  ip netns exec "$NAT" nft list table ip lossprobe_nat >/dev/null 2>&1 || return 0
+  printf ',"nat":{"out":%d,"in":%d,"unmapped":{"packets":%d,"bytes":%d}}' \
+    "$(counter_of "$NAT" ip fwd_out packets nat)" "$(counter_of "$NAT" ip fwd_in packets nat)" \
+    "$(counter_of "$NAT" ip unmapped packets nat)" "$(counter_of "$NAT" ip unmapped bytes nat)"
 }
 
 lab_size() { senders | wc -l; }
@@ -533,6 +611,7 @@ counters() {
   fi
   link_counters
   dscp_counters
+  nat_counters
   local to from cut
   read -r to from < <(data)
   cut=$(counter_of "$SW" netdev cut packets watch)
@@ -553,6 +632,7 @@ clear_all() {
   for ns in $(hosts_list | awk '{print $1}') $SW; do
     ip netns exec "$ns" nft delete table netdev lossprobe_link 2>/dev/null || true
   done
+  ip netns exec "$NAT" nft reset counters table ip lossprobe_nat >/dev/null 2>&1 || true
   watch "$(lab_size)"
   echo "lab clear"
 }
@@ -572,6 +652,7 @@ case "$cmd" in
   count-dscp) [ $# -ge 1 ] || die "usage: lab.sh count-dscp CLASS..."; count_dscp "$@" ;;
   remark) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh remark FROM TO [HOST]"; remark "$@" ;;
   counters) counters ;;
+  nat) [ $# -eq 0 ] || die "usage: lab.sh nat"; nat ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   data) data ;;
   hosts) case "${1:-}" in

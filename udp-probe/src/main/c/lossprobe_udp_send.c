@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include "lossprobe_udp.h"
 
@@ -178,4 +179,74 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
         memcpy(d + DEST_DRAINED, &drained, 4);
     }
     return done;
+}
+
+/*
+ * Binds the socket to the wildcard address of its family on a port the kernel picks, so its port is known before it
+ * sends (a receiver behind a NAT punches to it): returns the port, or -errno.
+ */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_bindAny0(JNIEnv *env, jclass c, jint fd, jint family) {
+    struct sockaddr_in6 a;
+    socklen_t len;
+    memset(&a, 0, sizeof(a));
+    if (family == AF_INET) {
+        struct sockaddr_in *v4 = (struct sockaddr_in *) &a;
+        v4->sin_family = AF_INET;
+        len = sizeof(struct sockaddr_in);
+    } else {
+        a.sin6_family = AF_INET6;
+        len = sizeof(struct sockaddr_in6);
+    }
+    if (bind(fd, (struct sockaddr *) &a, len) != 0) {
+        return -errno;
+    }
+    len = sizeof(a);
+    if (getsockname(fd, (struct sockaddr *) &a, &len) != 0) {
+        return -errno;
+    }
+    return family == AF_INET ? ntohs(((struct sockaddr_in *) &a)->sin_port) : ntohs(a.sin6_port);
+}
+
+/*
+ * Waits up to timeoutMs for one datagram on the (non-blocking) socket and reads at most capacity bytes of it into
+ * buffer; its source goes into from: int family, int port (host order), then 4 or 16 address bytes (network
+ * order). Returns the datagram's whole length (more than capacity when it was cut), -EAGAIN when none came, or
+ * -errno.
+ */
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_receiveFrom0(JNIEnv *env, jclass c, jint fd, jobject buffer,
+                                                                     jint capacity, jobject from, jint timeoutMs) {
+    char *b = (char *) (*env)->GetDirectBufferAddress(env, buffer);
+    char *f = (char *) (*env)->GetDirectBufferAddress(env, from);
+    struct pollfd p;
+    struct sockaddr_in6 a;
+    socklen_t len = sizeof(a);
+    ssize_t n;
+    int family, port;
+    if (b == NULL || f == NULL || capacity < 0 || (*env)->GetDirectBufferCapacity(env, buffer) < capacity
+        || (*env)->GetDirectBufferCapacity(env, from) < 24) {
+        return -EINVAL;
+    }
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    if (poll(&p, 1, timeoutMs) < 0) {
+        return -errno;
+    }
+    n = recvfrom(fd, b, (size_t) capacity, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *) &a, &len);
+    if (n < 0) {
+        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    }
+    family = a.sin6_family;
+    memset(f, 0, 24);
+    memcpy(f, &family, 4);
+    if (family == AF_INET) {
+        struct sockaddr_in *v4 = (struct sockaddr_in *) &a;
+        port = ntohs(v4->sin_port);
+        memcpy(f + 8, &v4->sin_addr, 4);
+    } else {
+        port = ntohs(a.sin6_port);
+        memcpy(f + 8, &a.sin6_addr, 16);
+    }
+    memcpy(f + 4, &port, 4);
+    return (jint) n;
 }

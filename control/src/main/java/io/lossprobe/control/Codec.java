@@ -27,8 +27,10 @@ final class Codec {
      * 6: tests between two servers ({@code run --from}): the plan request's wrapped {@code dataKey}, open's
      * {@code source}, {@code send-to} and {@code host-sample}.
      * 7: the plan's size mix ({@code sizeMix}) and a flow summary's {@code receivedBySize}.
+     * 8: senders behind a NAT's back: sender-ready's {@code sourcePorts} and {@code observed}, {@code punched}
+     * and its {@code punches}.
      */
-    static final int VERSION = 7;
+    static final int VERSION = 8;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

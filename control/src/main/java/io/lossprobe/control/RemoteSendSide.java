@@ -22,6 +22,11 @@ final class RemoteSendSide implements SendSide {
     /** The plan's warm-up and window: the only ones the server's senders run. */
     private final io.lossprobe.core.plan.Plan plan;
     private final Map<String, Long> environment;
+    private final String transport;
+    /** Where each flow's receiver punches ({@link Reply.SenderReady#sourcePorts}); empty: no punches. */
+    private final int[] sourcePorts;
+    /** This controller's address as the server sees it. */
+    private final String observed;
     private FailedRanges[] failures;
     private long warmupNs;
     private long sent;
@@ -33,8 +38,80 @@ final class RemoteSendSide implements SendSide {
         this.flows = plan.ports();
         this.plan = plan;
         this.failures = FailedRanges.perFlow(flows);
-        this.environment = ControlClient.remote(client.request(new Request.OpenSender(transport),
-            Reply.SenderReady.class).environment());
+        this.transport = transport;
+        Reply.SenderReady ready = client.request(new Request.OpenSender(transport), Reply.SenderReady.class);
+        this.environment = ControlClient.remote(ready.environment());
+        if (ready.sourcePorts().length != 0 && ready.sourcePorts().length != flows) {
+            throw new ControlProtocolException("sender-ready with source ports for " + ready.sourcePorts().length
+                + " flows, not " + flows);
+        }
+        this.sourcePorts = ready.sourcePorts();
+        this.observed = ready.observed();
+    }
+
+    /** The longest this host's receivers keep punching before the run fails. */
+    static final long PUNCH_DEADLINE_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    /**
+     * This host's own receivers punch to the server's senders (each flow from its own socket to its sender's source
+     * port) until the server has every flow's, which opens a NAT on the way and tells the server where each flow's
+     * data goes; a punch lost on the way is sent again. Senders that take no punches (TCP, Aeron) cannot reach a
+     * host behind a NAT: refused here, in words, when the server sees this host at another address than its own.
+     */
+    @Override
+    public void reachFrom(io.lossprobe.core.engine.ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey,
+                          int runId) throws Exception {
+        io.lossprobe.core.transport.ReceiverEndpoint endpoint = receivers.localEndpoint();
+        if (endpoint == null) {
+            return; // run --from: the receivers are another serve's
+        }
+        if (sourcePorts.length == 0) {
+            if (behindNat()) {
+                throw new ControlProtocolException(transport + " cannot send to this host from the server: the"
+                    + " server sees it as " + observed + ", its own address is " + client.localAddress()
+                    + " (a NAT on the way), and only udp's receivers open a NAT's way back (docs/two-hosts.md,"
+                    + " \"Behind a NAT\")");
+            }
+            return;
+        }
+        io.lossprobe.core.wire.Punch punch = new io.lossprobe.core.wire.Punch(passKey, runId, flows);
+        java.net.InetAddress server = java.net.InetAddress.getByName(client.peerAddress());
+        long deadline = System.nanoTime() + PUNCH_DEADLINE_NS;
+        int[] missing = java.util.stream.IntStream.range(0, flows).toArray();
+        while (true) {
+            for (int f : missing) {
+                endpoint.punch(f, new java.net.InetSocketAddress(server, sourcePorts[f]), punch.encode(f));
+            }
+            missing = client.request(new Request.Punched(), Reply.Punches.class).missing();
+            for (int f : missing) {
+                if (f >= flows) {
+                    throw new ControlProtocolException("punches: flow " + f + " of " + flows);
+                }
+            }
+            if (missing.length == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new ControlProtocolException("no punch from this host's " + transport + " receivers reached"
+                    + " the server within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(PUNCH_DEADLINE_NS)
+                    + " s (" + missing.length + " of " + flows + " flows): is a NAT or firewall dropping UDP from"
+                    + " this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
+            }
+        }
+    }
+
+    private String portsText(int[] missing) {
+        java.util.TreeSet<Integer> ports = new java.util.TreeSet<>();
+        for (int f : missing) {
+            ports.add(sourcePorts[f]);
+        }
+        return ports.size() == 1 ? String.valueOf(ports.first())
+            : ports.size() <= 4 ? ports.toString() : ports.first() + "-" + ports.last();
+    }
+
+    /** Whether the server sees this host at another address than its own on the control connection. */
+    private boolean behindNat() throws java.net.UnknownHostException {
+        return !java.net.InetAddress.getByName(observed).equals(java.net.InetAddress.getByName(client.localAddress()));
     }
 
     @Override

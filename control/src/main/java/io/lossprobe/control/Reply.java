@@ -22,6 +22,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Reply.StepResult.class, name = "step-result"),
     @JsonSubTypes.Type(value = Reply.LateCounts.class, name = "late-counts"),
     @JsonSubTypes.Type(value = Reply.SenderReady.class, name = "sender-ready"),
+    @JsonSubTypes.Type(value = Reply.Punches.class, name = "punches"),
     @JsonSubTypes.Type(value = Reply.SendReady.class, name = "send-ready"),
     @JsonSubTypes.Type(value = Reply.Sent.class, name = "sent"),
     @JsonSubTypes.Type(value = Reply.SendOutcome.class, name = "send-outcome"),
@@ -177,9 +178,32 @@ sealed interface Reply {
     }
 
     /** Reverse runs: senders are open; what they report of their sockets. */
-    record SenderReady(Map<String, Long> environment) implements Reply {
+    /**
+     * The senders are open. {@code sourcePorts}: the port each flow's data leaves from, where the controller's
+     * receivers punch before the first step (their data then goes where each punch came from: through a NAT);
+     * empty when these senders send to the controller's address on the plan's ports. {@code observed}: the
+     * controller's address as this server sees it (another than the controller's own: a NAT on the way).
+     */
+    record SenderReady(Map<String, Long> environment, int[] sourcePorts, String observed) implements Reply {
         public SenderReady {
             Wire.counters(environment, "environment");
+            for (int p : Wire.present(sourcePorts, "sourcePorts")) {
+                if (p < 1 || p > 65535) {
+                    throw new IllegalArgumentException("sourcePorts must be ports 1-65535");
+                }
+            }
+            Wire.address(observed, "observed");
+        }
+    }
+
+    /** The flows whose receivers' punches have not reached the senders yet (none: every flow can send). */
+    record Punches(int[] missing) implements Reply {
+        public Punches {
+            for (int f : Wire.present(missing, "missing")) {
+                if (f < 0) {
+                    throw new IllegalArgumentException("missing must list flows");
+                }
+            }
         }
     }
 

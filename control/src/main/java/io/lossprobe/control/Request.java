@@ -24,6 +24,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = Request.Late.class, name = "late"),
     @JsonSubTypes.Type(value = Request.Close.class, name = "close"),
     @JsonSubTypes.Type(value = Request.OpenSender.class, name = "open-sender"),
+    @JsonSubTypes.Type(value = Request.Punched.class, name = "punched"),
     @JsonSubTypes.Type(value = Request.SendBegin.class, name = "send-begin"),
     @JsonSubTypes.Type(value = Request.SendStart.class, name = "send-start"),
     @JsonSubTypes.Type(value = Request.SendWindow.class, name = "send-window"),
@@ -141,6 +142,13 @@ sealed interface Request {
         public OpenSender {
             Wire.name(transport, "transport");
         }
+    }
+
+    /**
+     * This controller's receivers sent their punches to the senders' {@code sourcePorts}: the server waits briefly
+     * for those not yet arrived and answers with the flows still without one ({@link Reply.Punches}).
+     */
+    record Punched() implements Request {
     }
 
     /** Prepare a step's senders; the rates come from the checked plan, never from a message. */

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  *   PLAN --plan--> IDLE --open--> RECEIVING --begin-step--> RX_STEP --close-step--> RECEIVING
  *                   |  \                               (count-intervals, begin-window, progress, late, clock)
  *                   |   --open-sender--> SENDING --send-begin--> TX_STEP --send-result--> SENDING
+ *                   |                     (punched)
  *                   |                                              (send-start, send-window, send-progress, send-abort)
  *   close: any state after PLAN -> IDLE;  clock, host-sample: any state after PLAN;  bye: any state -> DONE
  *   send-to: IDLE, once, before open-sender (run --from: the senders then send to that serve, not the controller)
@@ -111,6 +112,7 @@ final class ServerSession {
         on(Request.CloseStep.class, EnumSet.of(State.RX_STEP), this::closeStep);
         on(Request.Late.class, EnumSet.of(State.RECEIVING, State.RX_STEP), r -> side.late(r));
         on(Request.OpenSender.class, EnumSet.of(State.IDLE, State.SENDING), this::openSender);
+        on(Request.Punched.class, EnumSet.of(State.SENDING), r -> sender.punched());
         on(Request.SendBegin.class, EnumSet.of(State.SENDING), this::sendBegin);
         on(Request.SendStart.class, EnumSet.of(State.TX_STEP), r -> sender.start());
         on(Request.SendWindow.class, EnumSet.of(State.TX_STEP), r -> sender.window());
@@ -316,10 +318,12 @@ final class ServerSession {
         }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
+        // To the controller's own receivers: they punch first (it may be behind a NAT), and the data goes where
+        // each punch came from, on the controller's address only.
         sender = SessionSender.open(transports.get(name), plan, sendTarget != null ? sendTarget : peer, runId,
-            dataKey(name, plan.messageSize()));
+            dataKey(name, plan.messageSize()), sendTarget == null);
         state = State.SENDING;
-        return sender.ready();
+        return sender.ready(peer);
     }
 
     private Reply sendBegin(Request.SendBegin r) throws IOException {

@@ -23,7 +23,13 @@ import java.util.Map;
  * this runs them.
  */
 final class SessionSender {
-    private final SendSide side;
+    /**
+     * How long one {@code punched} waits for the punches not yet arrived: short, so the controller sends its
+     * punches again soon when one was lost (its own deadline bounds the whole exchange).
+     */
+    static final long PUNCH_WAIT_NS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final LocalSendSide side;
     private final Plan plan;
     private int lastBegun = -1;
     private boolean started;
@@ -31,27 +37,52 @@ final class SessionSender {
     /** How much of each flow's failure ledger was shipped to the controller. */
     private int[] failuresShipped;
 
-    private SessionSender(SendSide side, Plan plan) {
+    /** The flows still without their receiver's punch (all of them until the first {@link #punched}). */
+    private int[] unpunched;
+
+    private SessionSender(LocalSendSide side, Plan plan) {
         this.side = side;
         this.plan = plan;
+        this.unpunched = side.sourcePorts().length == 0 ? new int[0]
+            : java.util.stream.IntStream.range(0, plan.ports()).toArray();
     }
 
-    /** @param peer the controller's address: the only one these senders send to */
-    static SessionSender open(Transport transport, Plan plan, String peer, int runId, MessageAuth key)
-        throws IOException {
-        return new SessionSender(call(() -> LocalSendSide.open(transport,
-            new SenderSpec(plan, peer, runId, plan.transportOptions(), key))), plan);
+    /**
+     * @param peer    the controller's address (or, {@code run --from}, the other serve's): the only one these senders
+     *                send to
+     * @param punched the receivers are the controller's own: senders that can wait for their punches do (a
+     *                controller behind a NAT), and send to the address and ports the punches came from
+     */
+    static SessionSender open(Transport transport, Plan plan, String peer, int runId, MessageAuth key,
+                              boolean punched) throws IOException {
+        SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key);
+        return new SessionSender(call(() -> LocalSendSide.open(transport, punched ? spec.punchedFirst() : spec)),
+            plan);
     }
 
     int lastBegun() {
         return lastBegun;
     }
 
-    Reply.SenderReady ready() {
-        return new Reply.SenderReady(side.environment());
+    /** @param observed the controller's address as this server sees it */
+    Reply.SenderReady ready(String observed) {
+        return new Reply.SenderReady(side.environment(), side.sourcePorts(), observed);
+    }
+
+    /** Waits up to {@link #PUNCH_WAIT_NS} for the punches not yet arrived; answers with the flows still without. */
+    Reply.Punches punched() throws IOException {
+        if (side.sourcePorts().length == 0) {
+            throw new ControlProtocolException("these senders take no punches");
+        }
+        unpunched = call(() -> side.awaitPunches(PUNCH_WAIT_NS));
+        return new Reply.Punches(unpunched);
     }
 
     Reply.SendReady begin(int step) throws IOException {
+        if (unpunched.length > 0) {
+            throw new ControlProtocolException(unpunched.length + " of " + plan.ports() + " flows have no punch from"
+                + " the controller's receivers yet: nothing to send them to");
+        }
         // The rates from the checked plan, never from the message; only the step's number travels.
         StepStart planned = StepStart.of(plan, step, plan.levels().get(step), StepTiming.of(plan), SendFilter.NONE,
             0);

@@ -169,11 +169,21 @@ final class DatagramWriter extends ChannelInboundHandlerAdapter implements Messa
         errorQueuePurges = errorQueuePurges + 1; // one writer: the event loop
     }
 
+    /** Waiting for the receiver's punch ({@code SenderSpec.punched}): where it goes; else null. */
+    volatile PunchedDestinations punches;
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         readsSinceWakeUp++;
         ByteBufHolder holder = (ByteBufHolder) msg;
         try {
+            PunchedDestinations p = punches;
+            if (p != null && msg instanceof io.netty.channel.socket.DatagramPacket d) {
+                ByteBuf content = d.content();
+                byte[] bytes = new byte[Math.min(content.readableBytes(), io.lossprobe.core.wire.Punch.BYTES + 1)];
+                content.getBytes(content.readerIndex(), bytes);
+                p.offer(flow, bytes, bytes.length, d.sender());
+            }
             if (replies != null) {
                 DatagramHandler.deliver(replies, holder.content(), System.nanoTime());
             }

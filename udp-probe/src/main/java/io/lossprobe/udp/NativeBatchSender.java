@@ -148,6 +148,51 @@ final class NativeBatchSender {
         return open(target, ports, none, size, segmentsPerSend, sndbuf, recvErr, failures, executor);
     }
 
+    /**
+     * Binds the socket to a port the kernel picks, before anything is sent on it, so its receivers can punch to it
+     * ({@code SenderSpec.punched}); returns the port.
+     */
+    int bindAny() throws IOException {
+        int port = NativeUdp.bindAny0(fd, dest.getInt(0));
+        if (port < 0) {
+            throw new IOException("cannot bind the native UDP sender: " + NativeUdp.describeErrno(-port));
+        }
+        return port;
+    }
+
+    /**
+     * Reads this socket's datagrams for up to {@code timeoutNs}, or until every flow has its destination, giving
+     * each to {@code punches}; a flow that gets one sends to its port from then on (the address is the target's,
+     * which {@code punches} demands). Before any step, on the engine's thread: the send thread reads {@link #ports}
+     * only in tasks queued after this returns. Returns the flows still without a destination.
+     */
+    int[] awaitPunches(PunchedDestinations punches, long timeoutNs) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(io.lossprobe.core.wire.Punch.BYTES + 1);
+        ByteBuffer from = ByteBuffer.allocateDirect(24).order(ByteOrder.nativeOrder());
+        byte[] bytes = new byte[io.lossprobe.core.wire.Punch.BYTES + 1];
+        long deadline = System.nanoTime() + timeoutNs;
+        while (punches.missing().length > 0) {
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (leftMs <= 0) {
+                break;
+            }
+            int n = NativeUdp.receiveFrom0(fd, buffer, bytes.length, from, (int) Math.min(leftMs, 100));
+            if (n == -11 || n == -111 || n == -113 || n == -101) {
+                continue; // EAGAIN: nothing within the wait; an ICMP error surfacing on the read is no punch
+            }
+            if (n < 0) {
+                throw new IOException("reading punches on the native UDP sender: " + NativeUdp.describeErrno(-n));
+            }
+            int length = Math.min(n, bytes.length); // a longer datagram is no punch: its length stays too long
+            buffer.get(0, bytes, 0, length);
+            int flow = punches.offer(-1, bytes, length, PunchedDestinations.sourceOf(from));
+            if (flow >= 0) {
+                ports[flow] = punches.of(flow).getPort();
+            }
+        }
+        return punches.missing();
+    }
+
     MessageWriter writer(int flow) {
         return writers[flow];
     }

@@ -163,6 +163,10 @@ final class NativeUdp {
 
     static native int intOption0(int fd, int level, int name);
 
+    static native int bindAny0(int fd, int family);
+
+    static native int receiveFrom0(int fd, ByteBuffer buffer, int capacity, ByteBuffer from, int timeoutMs);
+
     static native int sendBatch0(int fd, ByteBuffer data, ByteBuffer table, int entries, ByteBuffer dest);
 
     /** An errno in words, as Netty's exceptions would say it, for the few a datagram socket reports. */

@@ -289,6 +289,13 @@ final class UdpReceiver implements ReceiverEndpoint {
             .get(30, TimeUnit.SECONDS);
     }
 
+    /** From the flow's own bound socket, so the punch leaves from the port its data arrives at. */
+    @Override
+    public void punch(int flow, InetSocketAddress to, byte[] datagram) throws Exception {
+        channels.get(flow).writeAndFlush(new io.netty.channel.socket.DatagramPacket(
+            io.netty.buffer.Unpooled.wrappedBuffer(datagram), to)).sync();
+    }
+
     @Override
     public void setPaused(boolean paused) {
         if (!readers.isEmpty()) {

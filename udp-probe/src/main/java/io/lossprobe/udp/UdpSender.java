@@ -59,10 +59,19 @@ final class UdpSender implements SenderEndpoint {
     /** Echo mode with kernel stamps: the thread that reads the replies; else null (Netty reads them here). */
     private final StampedReader replyReader;
     private long purgesAtLastStep;
+    /** {@code SenderSpec.punched}: each flow's destination, from its receiver's punch; else null. */
+    private final PunchedDestinations punches;
+    /** With {@link #punches}: the port each flow's data leaves from. */
+    private final int[] sourcePorts;
+    /** With {@link #punches} on the Netty path: the flows whose socket is connected to its destination. */
+    private final boolean[] connected;
 
     private UdpSender(EventLoopGroup group, List<Channel> channels, MessageWriter[] writers,
                       NativeBatchSender nativeSender, LoopErrors errors, Map<String, Long> env, boolean precision,
-                      SendPacing pacing, StampedReader replyReader) {
+                      SendPacing pacing, StampedReader replyReader, PunchedDestinations punches, int[] sourcePorts) {
+        this.punches = punches;
+        this.sourcePorts = sourcePorts;
+        this.connected = new boolean[writers.length];
         this.group = group;
         this.nativeSender = nativeSender;
         this.replyReader = replyReader;
@@ -96,18 +105,29 @@ final class UdpSender implements SenderEndpoint {
         boolean stampedReplies = spec.replies() != null
             && UdpReceiveSettings.kernelTimestamps(io, UdpOptions.TIMESTAMPS.read(spec.options()));
         StampedReader replyReader = null;
+        PunchedDestinations punches = null;
+        int[] sourcePorts = new int[flows];
         try {
+            if (spec.punched()) {
+                punches = new PunchedDestinations(new io.lossprobe.core.wire.Punch(spec.auth(), spec.runId(), flows),
+                    java.net.InetAddress.getByName(spec.targetHost()), flows);
+            }
             if (nativeSend(io, spec, precision)) {
                 nativeSender = openNative(spec, messagesPerBuffer, sndbuf, recvErr, group.next());
                 for (int i = 0; i < flows; i++) {
                     writers[i] = nativeSender.writer(i);
+                }
+                if (punches != null) {
+                    java.util.Arrays.fill(sourcePorts, nativeSender.bindAny());
                 }
             }
             for (int i = 0; nativeSender == null && i < flows; i++) {
                 DatagramWriter writer = new DatagramWriter(i, spec.plan().messageSize(), messagesPerBuffer,
                     spec.failures(), recvErr, errors);
                 writer.replies = spec.replies() == null ? null : spec.replies()[i];
+                writer.punches = punches;
                 Channel ch = nettyFlow(spec, group, io, i, writer, sndbuf, recvErr, stampedReplies);
+                sourcePorts[i] = ((InetSocketAddress) ch.localAddress()).getPort();
                 writer.attach(ch);
                 channels.add(ch);
                 writers[i] = writer;
@@ -127,7 +147,7 @@ final class UdpSender implements SenderEndpoint {
             env.put(UdpEnvironment.REPLY_KERNEL_TIMESTAMPS.key, stampedReplies ? 1L : 0L);
         }
         return new UdpSender(group, channels, writers, nativeSender, errors, env, precision,
-                precision ? SendPacing.PRECISION : defaultPacing(minCycleNs), replyReader);
+                precision ? SendPacing.PRECISION : defaultPacing(minCycleNs), replyReader, punches, sourcePorts);
     }
 
     /**
@@ -165,6 +185,11 @@ final class UdpSender implements SenderEndpoint {
         }
         if (stampedReplies) {
             b.option(ChannelOption.AUTO_READ, false);
+        }
+        if (spec.punched()) {
+            // Bound, not connected, until the receiver's punch says where the flow's data goes (awaitPunches).
+            boolean v6 = java.net.InetAddress.getByName(spec.targetHost()) instanceof java.net.Inet6Address;
+            return b.bind(new InetSocketAddress(v6 ? "::" : "0.0.0.0", 0)).sync().channel();
         }
         return b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
     }
@@ -294,7 +319,39 @@ final class UdpSender implements SenderEndpoint {
     }
 
     @Override
+    public int[] sourcePorts() {
+        return punches == null ? new int[0] : sourcePorts.clone();
+    }
+
+    /**
+     * The native path reads its one socket here; the Netty path's sockets hand their punches over on the event loop
+     * as they come, and each flow's socket is connected to its destination once it has one.
+     */
+    @Override
+    public int[] awaitPunches(long timeoutNs) throws Exception {
+        if (punches == null) {
+            throw new UnsupportedOperationException("these senders were not opened to take punches");
+        }
+        if (nativeSender != null) {
+            return nativeSender.awaitPunches(punches, timeoutNs);
+        }
+        int[] missing = punches.await(timeoutNs);
+        for (int i = 0; i < channels.size(); i++) {
+            InetSocketAddress to = punches.of(i);
+            if (to != null && !connected[i]) {
+                channels.get(i).connect(to).sync();
+                connected[i] = true;
+            }
+        }
+        return missing;
+    }
+
+    @Override
     public void beginStep(int step) {
+        if (punches != null && punches.missing().length > 0) {
+            throw new IllegalStateException("flows " + java.util.Arrays.toString(punches.missing())
+                + " have no punch from their receivers: no step can send to them");
+        }
         errors.beginStep();
     }
 

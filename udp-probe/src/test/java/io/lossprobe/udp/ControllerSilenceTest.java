@@ -67,6 +67,7 @@ class ControllerSilenceTest {
             ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000);
             client.negotiate(plan, 99, Map.of());
             SendSide sender = client.sendSides().open(new UdpTransport(), plan, 99, client.dataKey(99), Map.of());
+            sender.reachFrom(PunchingSockets.of(receiver), client.dataKey(99).forPass("udp", 64), 99);
             sender.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
             sender.start();
             sender.beginWindow();
@@ -107,6 +108,7 @@ class ControllerSilenceTest {
              ControlClient client = ControlClient.connect("127.0.0.1", server.port(), AUTH, 5_000)) {
             client.negotiate(plan, 98, Map.of());
             SendSide sender = client.sendSides().open(new UdpTransport(), plan, 98, client.dataKey(98), Map.of());
+            sender.reachFrom(PunchingSockets.of(receiver), client.dataKey(98).forPass("udp", 64), 98);
             sender.beginStep(StepStart.of(plan, 0, plan.levels().get(0), StepTiming.of(plan), SendFilter.NONE, 0));
             sender.beginWindow();
             sender.start();

@@ -101,7 +101,7 @@ public final class LocalSendSide implements SendSide {
         }
         Ledger ledger = new Ledger(plan.ports());
         SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger,
-            spec.auth());
+            spec.auth(), spec.punched());
         SenderEndpoint endpoint = transport.openSender(full);
         return new LocalSendSide(endpoint, plan, spec.runId(), replies, clock, ledger, spec.targetHost(),
             spec.auth(), threads.apply(endpoint.sendExecutor()));
@@ -117,6 +117,16 @@ public final class LocalSendSide implements SendSide {
             Thread.currentThread().interrupt();
             return ThreadTimes.NONE;
         }
+    }
+
+    /** {@link SenderEndpoint#sourcePorts()}. */
+    public int[] sourcePorts() {
+        return endpoint.sourcePorts();
+    }
+
+    /** {@link SenderEndpoint#awaitPunches}: the flows still without a punch after {@code timeoutNs}. */
+    public int[] awaitPunches(long timeoutNs) throws Exception {
+        return endpoint.awaitPunches(timeoutNs);
     }
 
     /** Where the senders send to. */

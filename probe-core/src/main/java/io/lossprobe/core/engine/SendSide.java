@@ -34,6 +34,16 @@ public interface SendSide extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Once, after both sides opened and before the first step: senders that send only where their receivers
+     * reached them from (a receiver behind a NAT, docs/two-hosts.md "Behind a NAT") wait here until every flow's
+     * receiver did, the receivers sending their punches ({@link io.lossprobe.core.wire.Punch}) under
+     * {@code passKey}. Nothing to do by default.
+     */
+    default void reachFrom(ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey, int runId)
+        throws Exception {
+    }
+
     /** Starts sending; returns when the measured window begins, on the engine's clock. */
     long start() throws Exception;
 

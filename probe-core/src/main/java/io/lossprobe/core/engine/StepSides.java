@@ -40,6 +40,9 @@ final class StepSides implements AutoCloseable {
         try {
             receivers.add(receiveSides.open(transport, pass, runId, auth, options));
             senders.add(sendSides.open(transport, pass, runId, auth, options));
+            for (SendSide s : senders) {
+                s.reachFrom(receivers.get(0), auth, runId);
+            }
             return new StepSides(senders, receivers);
         } catch (Exception | Error e) {
             closeAll(senders, receivers, e);

@@ -19,6 +19,14 @@ public interface ReceiverEndpoint extends StepEndpoint {
     void onFlowThreads(java.util.function.IntConsumer action) throws Exception;
 
     /**
+     * Sends {@code datagram} from flow {@code flow}'s own socket to {@code to}: a receiver's punch towards its
+     * sender ({@link io.lossprobe.core.wire.Punch}), opening a NAT's way back in. Never during a step.
+     */
+    default void punch(int flow, java.net.InetSocketAddress to, byte[] datagram) throws Exception {
+        throw new UnsupportedOperationException("these receivers send no punches");
+    }
+
+    /**
      * Stops (true) or resumes (false) reading from the network, leaving data to queue in the kernel or the
      * transport. For tests that stall a receiver.
      */

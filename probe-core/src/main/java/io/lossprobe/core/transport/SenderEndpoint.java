@@ -18,6 +18,25 @@ public interface SenderEndpoint extends StepEndpoint {
      */
     String MESSAGES_PER_PACKET_MAX = "messagesPerPacketMax";
 
+    /**
+     * With {@link SenderSpec#punched}: the local port each flow's data leaves from, where its receiver's punch must
+     * arrive (one for every flow when one socket sends them all); empty when this transport cannot wait for punches
+     * (it then sends to the target on the plan's ports, as without {@code punched}).
+     */
+    default int[] sourcePorts() {
+        return new int[0];
+    }
+
+    /**
+     * With {@link SenderSpec#punched}: waits up to {@code timeoutNs} for the punches of the flows that have none yet
+     * ({@link io.lossprobe.core.wire.Punch} under the spec's key), each on its flow's socket and from the target's
+     * address; a flow's first punch that verifies sets where its data goes. Returns the flows still without one.
+     * Called on the engine's thread before any step, never while sending.
+     */
+    default int[] awaitPunches(long timeoutNs) throws Exception {
+        throw new UnsupportedOperationException("these senders take no punches");
+    }
+
     /** The writer for flow {@code flow}; called once per step before the step's sending starts. */
     MessageWriter writer(int flow);
 
