@@ -39,7 +39,8 @@ final class RemoteSendSide implements SendSide {
         this.plan = plan;
         this.failures = FailedRanges.perFlow(flows);
         this.transport = transport;
-        Reply.SenderReady ready = client.request(new Request.OpenSender(transport), Reply.SenderReady.class);
+        Reply.SenderReady ready = client.request(new Request.OpenSender(transport, client.localAddress()),
+            Reply.SenderReady.class);
         this.environment = ControlClient.remote(ready.environment());
         if (ready.sourcePorts().length != 0 && ready.sourcePorts().length != flows) {
             throw new ControlProtocolException("sender-ready with source ports for " + ready.sourcePorts().length
@@ -55,8 +56,8 @@ final class RemoteSendSide implements SendSide {
     /**
      * This host's own receivers punch to the server's senders (each flow from its own socket to its sender's source
      * port) until the server has every flow's, which opens a NAT on the way and tells the server where each flow's
-     * data goes; a punch lost on the way is sent again. Senders that take no punches (TCP, Aeron) cannot reach a
-     * host behind a NAT: refused here, in words, when the server sees this host at another address than its own.
+     * data goes; a punch lost on the way is sent again. Senders that ask for none send as without (the server
+     * refuses those behind a NAT when it opens them).
      */
     @Override
     public void reachFrom(io.lossprobe.core.engine.ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey,
@@ -66,12 +67,6 @@ final class RemoteSendSide implements SendSide {
             return; // run --from: the receivers are another serve's
         }
         if (sourcePorts.length == 0) {
-            if (behindNat()) {
-                throw new ControlProtocolException(transport + " cannot send to this host from the server: the"
-                    + " server sees it as " + observed + ", its own address is " + client.localAddress()
-                    + " (a NAT on the way), and only udp's receivers open a NAT's way back (docs/two-hosts.md,"
-                    + " \"Behind a NAT\")");
-            }
             return;
         }
         io.lossprobe.core.wire.Punch punch = new io.lossprobe.core.wire.Punch(passKey, runId, flows);
@@ -109,10 +104,6 @@ final class RemoteSendSide implements SendSide {
             : ports.size() <= 4 ? ports.toString() : ports.first() + "-" + ports.last();
     }
 
-    /** Whether the server sees this host at another address than its own on the control connection. */
-    private boolean behindNat() throws java.net.UnknownHostException {
-        return !java.net.InetAddress.getByName(observed).equals(java.net.InetAddress.getByName(client.localAddress()));
-    }
 
     @Override
     public Map<String, Long> environment() {

@@ -138,9 +138,15 @@ sealed interface Request {
     }
 
     /** Reverse runs: open the senders of one of the plan's transports, towards the controller's address. */
-    record OpenSender(String transport) implements Request {
+    /**
+     * Open this session's senders towards the controller. {@code address}: the controller's own address on the
+     * control connection; another than the one the server sees it at means a NAT on the way, whose hosts only the
+     * ways their punches opened reach ({@code SenderSpec.Reach.BEHIND_NAT}).
+     */
+    record OpenSender(String transport, String address) implements Request {
         public OpenSender {
             Wire.name(transport, "transport");
+            Wire.address(address, "address");
         }
     }
 

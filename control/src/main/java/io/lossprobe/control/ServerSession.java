@@ -2,6 +2,7 @@ package io.lossprobe.control;
 
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.transport.TransportOptions;
 import io.lossprobe.core.wire.MessageAuth;
@@ -318,12 +319,23 @@ final class ServerSession {
         }
         String name = planTransport(r.transport(), openedSenders, "senders");
         closeSender();
-        // To the controller's own receivers: they punch first (it may be behind a NAT), and the data goes where
-        // each punch came from, on the controller's address only.
+        // To the controller's own receivers: they punch when asked (and must, behind a NAT: the controller's own
+        // address is not the one it is seen at), and the data goes where each punch came from, on the controller's
+        // address only.
+        SenderSpec.Reach reach = sendTarget != null ? SenderSpec.Reach.DIRECT
+            : sameHost(peer, r.address()) ? SenderSpec.Reach.PUNCHES : SenderSpec.Reach.BEHIND_NAT;
         sender = SessionSender.open(transports.get(name), plan, sendTarget != null ? sendTarget : peer, runId,
-            dataKey(name, plan.messageSize()), sendTarget == null);
+            dataKey(name, plan.messageSize()), reach);
         state = State.SENDING;
         return sender.ready(peer);
+    }
+
+    private static boolean sameHost(String a, String b) {
+        try {
+            return java.net.InetAddress.getByName(a).equals(java.net.InetAddress.getByName(b));
+        } catch (java.net.UnknownHostException e) {
+            return false; // Wire.address admits only literals and names; a name that does not resolve is no match
+        }
     }
 
     private Reply sendBegin(Request.SendBegin r) throws IOException {

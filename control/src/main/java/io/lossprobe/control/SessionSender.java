@@ -50,14 +50,13 @@ final class SessionSender {
     /**
      * @param peer    the controller's address (or, {@code run --from}, the other serve's): the only one these senders
      *                send to
-     * @param punched the receivers are the controller's own: senders that can wait for their punches do (a
-     *                controller behind a NAT), and send to the address and ports the punches came from
+     * @param reach   the controller's own receivers punch ({@code PUNCHES}, or {@code BEHIND_NAT} when the
+     *                controller is behind a NAT); the other serve's ({@code run --from}) do not ({@code DIRECT})
      */
     static SessionSender open(Transport transport, Plan plan, String peer, int runId, MessageAuth key,
-                              boolean punched) throws IOException {
-        SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key);
-        return new SessionSender(call(() -> LocalSendSide.open(transport, punched ? spec.punchedFirst() : spec)),
-            plan);
+                              SenderSpec.Reach reach) throws IOException {
+        SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key).reaching(reach);
+        return new SessionSender(call(() -> LocalSendSide.open(transport, spec)), plan);
     }
 
     int lastBegun() {

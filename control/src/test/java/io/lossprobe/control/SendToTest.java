@@ -90,7 +90,7 @@ class SendToTest {
                 .hasMessageContaining("send target was set once already");
         }
         try (ControlClient c = planned(PLAN)) {
-            c.request(new Request.OpenSender("udp"), Reply.SenderReady.class);
+            c.request(new Request.OpenSender("udp", "127.0.0.1"), Reply.SenderReady.class);
             assertThatThrownBy(() -> c.sendTo("127.0.0.1", 9)).hasMessageContaining("'send-to' is not allowed");
         }
     }

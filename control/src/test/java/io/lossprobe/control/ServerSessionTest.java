@@ -78,7 +78,7 @@ class ServerSessionTest {
         Plan plan = new Plan(List.of("udp"), 2, 24050, List.of(Level.parse("1k")), 200_000_000L, 0, 100_000_000L, 64,
             "127.0.0.1");
         try (ControlClient c = planned(plan)) {
-            c.request(new Request.OpenSender("udp"), Reply.SenderReady.class);
+            c.request(new Request.OpenSender("udp", "127.0.0.1"), Reply.SenderReady.class);
             assertThat(c.request(new Request.SendBegin(0), Reply.SendReady.class).warmupNs()).isZero();
             c.request(new Request.SendStart(), Reply.Ok.class);
             c.request(new Request.SendWindow(), Reply.Ok.class);

@@ -101,8 +101,13 @@ public final class LocalSendSide implements SendSide {
         }
         Ledger ledger = new Ledger(plan.ports());
         SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger,
-            spec.auth(), spec.punched());
+            spec.auth(), spec.reach());
         SenderEndpoint endpoint = transport.openSender(full);
+        if (spec.behindNat() && endpoint.sourcePorts().length == 0) {
+            endpoint.close();
+            throw new IllegalArgumentException(transport.name() + " senders cannot reach receivers behind a NAT:"
+                + " they take no punches (docs/two-hosts.md, \"Behind a NAT\")");
+        }
         return new LocalSendSide(endpoint, plan, spec.runId(), replies, clock, ledger, spec.targetHost(),
             spec.auth(), threads.apply(endpoint.sendExecutor()));
     }

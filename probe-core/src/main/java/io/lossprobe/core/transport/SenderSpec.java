@@ -13,23 +13,51 @@ import java.util.Map;
  *                   stream mode
  * @param failures   where the writers report accepted messages that failed to leave
  * @param auth       the run's message key (the send loop tags every message with it; echo replies are checked)
- * @param punched    the receivers open the way first (they may be behind a NAT): each flow's sender sends only to
- *                   the address and port its receiver's punch came from ({@link SenderEndpoint#awaitPunches}), which
- *                   must be {@code targetHost}; false: to {@code targetHost} on the plan's ports
+ * @param reach      how the senders reach the receivers ({@link Reach})
  */
 public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
                          io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures,
-                         io.lossprobe.core.wire.MessageAuth auth, boolean punched) {
+                         io.lossprobe.core.wire.MessageAuth auth, Reach reach) {
     public SenderSpec {
         options = Map.copyOf(options);
         failures = failures == null ? SendFailureListener.NONE : failures;
         java.util.Objects.requireNonNull(auth, "a run's messages are always authenticated");
+        java.util.Objects.requireNonNull(reach, "reach");
+    }
+
+    /** How senders reach their receivers. */
+    public enum Reach {
+        /** To {@code targetHost} on the plan's ports. */
+        DIRECT,
+        /**
+         * The receivers open the way first when asked: a sender whose {@link SenderEndpoint#sourcePorts} are not empty
+         * sends each flow only to the address and port its receiver's punch came from
+         * ({@link SenderEndpoint#awaitPunches}), which must be {@code targetHost}; one whose are sends as
+         * {@link #DIRECT}.
+         */
+        PUNCHES,
+        /**
+         * As {@link #PUNCHES}, and the receivers are behind a NAT ({@code targetHost} is the NAT's address): only the
+         * way a punch opened reaches them, so every sender must ask for punches ({@code LocalSendSide} refuses one
+         * whose {@code sourcePorts} are empty).
+         */
+        BEHIND_NAT
+    }
+
+    /** Whether the receivers punch when asked ({@link Reach#PUNCHES} or {@link Reach#BEHIND_NAT}). */
+    public boolean punched() {
+        return reach != Reach.DIRECT;
+    }
+
+    /** Whether the receivers are behind a NAT ({@link Reach#BEHIND_NAT}). */
+    public boolean behindNat() {
+        return reach == Reach.BEHIND_NAT;
     }
 
     public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
                       io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures,
                       io.lossprobe.core.wire.MessageAuth auth) {
-        this(plan, targetHost, runId, options, replies, failures, auth, false);
+        this(plan, targetHost, runId, options, replies, failures, auth, Reach.DIRECT);
     }
 
     public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
@@ -37,9 +65,9 @@ public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, St
         this(plan, targetHost, runId, options, null, null, auth);
     }
 
-    /** This spec with its senders waiting for their receivers' punches ({@link #punched}). */
-    public SenderSpec punchedFirst() {
-        return new SenderSpec(plan, targetHost, runId, options, replies, failures, auth, true);
+    /** This spec with another {@link Reach}. */
+    public SenderSpec reaching(Reach how) {
+        return new SenderSpec(plan, targetHost, runId, options, replies, failures, auth, how);
     }
 
     public String option(String key, String fallback) {
