@@ -38,7 +38,7 @@ class StepSidesTest {
         assertThat(sides.receivers()).containsExactly(receiver);
         assertThat(sides.senders()).containsExactly(sender);
         assertThatThrownBy(sides::close).hasMessage("sender close");
-        assertThat(closed).containsExactly("sender", "receiver");
+        assertThat(closed).containsExactly("sender reached", "sender", "receiver");
     }
 
     @Test
@@ -52,7 +52,9 @@ class StepSidesTest {
         assertThat(closed).containsExactly("receiver");
     }
 
-    /** A side whose close is recorded (and throws {@code onClose} when given); nothing else is called. */
+    /**
+     * A side whose close and reachFrom are recorded (close throws {@code onClose} when given); nothing else is called.
+     */
     private static <S> S side(Class<S> type, String name, List<String> closed, RuntimeException onClose) {
         return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
             switch (m.getName()) {
@@ -65,6 +67,10 @@ class StepSidesTest {
                 }
                 case "toString" -> {
                     return name;
+                }
+                case "reachFrom" -> {
+                    closed.add(name + " reached");
+                    return null;
                 }
                 case "hashCode" -> {
                     return System.identityHashCode(proxy);
