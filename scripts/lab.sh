@@ -42,6 +42,8 @@
 #                                      lp-nat passes only what conntrack maps back: a packet to 198.18.0.250 that no
 #                                      mapping claims is dropped and counted ("nat" in counters: "out" and "in" what
 #                                      it forwarded each way, "unmapped" what it dropped)
+#   scripts/lab.sh nat-loss PCT        (after nat) drop PCT % of the UDP packets lp-nat forwards in to lp-ctl (the
+#                                      way back a punch opened): "dropped" under "nat" in counters
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
@@ -232,11 +234,35 @@ NFT
   echo "nat up: $CTL $CTL_ADDR behind $NAT, which masquerades it as $NAT_ADDR"
 }
 
+# Drops PCT % of the UDP packets the router forwards in to lp-ctl, before its forwarding rules: the ground truth of
+# the loss a controller behind the NAT sees on what the server sends it. Counted as packets and bytes (an IPv4
+# packet's bytes from its IP header: a GSO packet of N datagrams counts once, with one 28-byte header).
+nat_loss() {
+  need_nft
+  ip netns exec "$NAT" nft list table ip lossprobe_nat >/dev/null 2>&1 || die "no NAT (lab.sh nat first)"
+  local t; t=$(per_10k "$1")
+  local pick="numgen random mod 10000 < $t"
+  [ "$t" -lt 10000 ] || pick=""
+  ip netns exec "$NAT" nft -f - <<NFT
+table ip lossprobe_natloss
+delete table ip lossprobe_natloss
+table ip lossprobe_natloss {
+  counter dropped { }
+  chain forwarding {
+    type filter hook forward priority filter - 10; policy accept;
+    iifname "eth0" oifname "eth1" meta l4proto udp $pick counter name "dropped" drop
+  }
+}
+NFT
+  echo "dropping $1 % of the UDP packets $NAT forwards in to $CTL"
+}
+
 nat_counters() {
   ip netns exec "$NAT" nft list table ip lossprobe_nat >/dev/null 2>&1 || return 0
-  printf ',"nat":{"out":%d,"in":%d,"unmapped":{"packets":%d,"bytes":%d}}' \
+  printf ',"nat":{"out":%d,"in":%d,"unmapped":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}}' \
     "$(counter_of "$NAT" ip fwd_out packets nat)" "$(counter_of "$NAT" ip fwd_in packets nat)" \
-    "$(counter_of "$NAT" ip unmapped packets nat)" "$(counter_of "$NAT" ip unmapped bytes nat)"
+    "$(counter_of "$NAT" ip unmapped packets nat)" "$(counter_of "$NAT" ip unmapped bytes nat)" \
+    "$(counter_of "$NAT" ip dropped packets natloss)" "$(counter_of "$NAT" ip dropped bytes natloss)"
 }
 
 lab_size() { senders | wc -l; }
@@ -633,6 +659,7 @@ clear_all() {
     ip netns exec "$ns" nft delete table netdev lossprobe_link 2>/dev/null || true
   done
   ip netns exec "$NAT" nft reset counters table ip lossprobe_nat >/dev/null 2>&1 || true
+  ip netns exec "$NAT" nft delete table ip lossprobe_natloss 2>/dev/null || true
   watch "$(lab_size)"
   echo "lab clear"
 }
@@ -653,6 +680,7 @@ case "$cmd" in
   remark) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh remark FROM TO [HOST]"; remark "$@" ;;
   counters) counters ;;
   nat) [ $# -eq 0 ] || die "usage: lab.sh nat"; nat ;;
+  nat-loss) [ $# -eq 1 ] || die "usage: lab.sh nat-loss PCT"; nat_loss "$1" ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   data) data ;;
   hosts) case "${1:-}" in
