@@ -54,7 +54,7 @@ class UdpPunchTest {
             try {
                 Punch punch = new Punch(passKey, RUN, 2);
                 int[] ports = sender.sourcePorts();
-                assertThat(ports).hasSize(2).doesNotContain(0, base, base + 1);
+                assertThat(ports).hasSize(2).doesNotContain(0, base);
                 InetSocketAddress to0 = new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[0]);
                 InetSocketAddress to1 = new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[1]);
 
