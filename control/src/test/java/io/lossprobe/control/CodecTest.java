@@ -53,6 +53,39 @@ class CodecTest {
     }
 
     @Test
+    void theNatExchangeComesBackTheSameAndChecksItsRanges() throws Exception {
+        Request.OpenSender open = (Request.OpenSender) Codec.request(Codec.encode(
+            new Request.OpenSender("udp", "192.168.1.20")));
+        assertThat(open.address()).isEqualTo("192.168.1.20");
+        assertThat(Codec.request(Codec.encode(new Request.Punched()))).isInstanceOf(Request.Punched.class);
+        Reply.SenderReady ready = (Reply.SenderReady) Codec.reply(Codec.encode(
+            new Reply.SenderReady(Map.of("udp.x", 1L), new int[] {40001, 40002}, "198.18.0.250")));
+        assertThat(ready.sourcePorts()).containsExactly(40001, 40002);
+        assertThat(ready.observed()).isEqualTo("198.18.0.250");
+        assertThat(((Reply.Punches) Codec.reply(Codec.encode(new Reply.Punches(new int[] {3})))).missing())
+            .containsExactly(3);
+        String[][] bad = {
+            {"{\"type\":\"open-sender\",\"transport\":\"udp\"}", "missing field 'address'"},
+            {"{\"type\":\"open-sender\",\"transport\":\"udp\",\"address\":\"a b\"}", "must be an address"},
+            {"{\"type\":\"punched\",\"flows\":[1]}", "unknown field 'flows'"},
+        };
+        for (String[] b : bad) {
+            assertThatThrownBy(() -> request(b[0])).as(b[0]).isInstanceOf(ControlProtocolException.class)
+                .hasMessageContaining(b[1]);
+        }
+        String[] badReplies = {
+            "{\"type\":\"sender-ready\",\"environment\":{},\"sourcePorts\":[0],\"observed\":\"1.2.3.4\"}",
+            "{\"type\":\"sender-ready\",\"environment\":{},\"sourcePorts\":[65536],\"observed\":\"1.2.3.4\"}",
+            "{\"type\":\"sender-ready\",\"environment\":{},\"sourcePorts\":[1],\"observed\":\"\"}",
+            "{\"type\":\"punches\",\"missing\":[-1]}",
+        };
+        for (String b : badReplies) {
+            assertThatThrownBy(() -> Codec.reply(b.getBytes(StandardCharsets.UTF_8))).as(b)
+                .isInstanceOf(ControlProtocolException.class);
+        }
+    }
+
+    @Test
     void looseJsonIsRefused() {
         String[][] bad = {
             {"{\"type\":\"clock\",\"seq\":\"1\"}", "bad message"},

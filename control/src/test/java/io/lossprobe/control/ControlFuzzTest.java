@@ -162,7 +162,7 @@ class ControlFuzzTest {
             new Request.BeginWindow(),
             new Request.Progress(Map.of(1, new long[] {2, 4})), new Request.CloseStep(0, new long[] {5, 5, 5, 5}, null),
             new Request.Late(0), new Request.BeginStep(1, 0, 1000, 1_000_000_000L), new Request.Close(),
-            new Request.OpenSender("udp", "127.0.0.1"),
+            new Request.OpenSender("udp", "127.0.0.1"), new Request.Punched(),
             new Request.SendBegin(0), new Request.SendStart(), new Request.SendProgress(), new Request.SendResult(),
             new Request.Bye()}) {
             out.add(new String(Codec.encode(m), StandardCharsets.UTF_8));
