@@ -141,6 +141,41 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     }
 
     /**
+     * Behind a NAT (docs/aeron.md, "Behind a NAT"): a dynamic multi-destination-cast publication whose control
+     * socket is bound to {@code localHost} on an ephemeral port. It sends to no one until a status message arrives
+     * there, then to the address and port each came from (the NAT's mapping of the subscriber's socket), frames of
+     * {@code sessionId}. Flow control: Aeron gives MDC its multicast default, {@code max} with a retransmit window of
+     * 4 receiver windows, where a unicast publication has {@code UnicastFlowControl} with 16; {@code max} computes
+     * the sender's limit exactly as unicast does (the highest status message's position plus its window), so
+     * {@code fc=max,rrwm:<unicast's>} makes the one destination's flow control and retransmits those of unicast.
+     */
+    String natPublicationChannel(String localHost, int sessionId) {
+        return new ChannelUriStringBuilder().media("udp").controlEndpoint(endpoint(localHost, 0))
+            .controlMode(io.aeron.CommonContext.MDC_CONTROL_MODE_DYNAMIC)
+            .flowControl(NAT_FLOW_CONTROL).termLength(termLengthBytes).mtu(mtuBytes).sessionId(sessionId).build();
+    }
+
+    /** {@link #natPublicationChannel}'s flow control: unicast's, on a multi-destination publication. */
+    static final String NAT_FLOW_CONTROL = "max,rrwm:"
+        + io.aeron.driver.Configuration.unicastFlowControlRetransmitReceiverWindowMultiple();
+
+    /**
+     * The subscription of a flow whose publication is {@link #natPublicationChannel}: as
+     * {@link #subscriptionChannel}, and with {@code control}, the publication's control address, where the
+     * driver sends its status messages and NAKs from the subscription's own socket (which opens the NAT's way
+     * back). {@code group=false}: an MDC publication's SETUP says it has group semantics, which would give the
+     * image multicast's randomised NAK delays; a flow has one receiver, so it NAKs as unicast does.
+     */
+    String natSubscriptionChannel(String host, int port, int sessionId, String control) {
+        ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port))
+            .controlEndpoint(control).group(Boolean.FALSE).sessionId(sessionId);
+        if (!reliable) {
+            b.reliable(Boolean.FALSE);
+        }
+        return b.build();
+    }
+
+    /**
      * A subscription on {@code host:port} to the one session {@code sessionId}: the driver makes no image for a
      * SETUP or data frame of any other session of the stream (an external driver too, without lossprobe's filter).
      */
@@ -153,7 +188,7 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
         return b.build();
     }
 
-    private static String endpoint(String host, int port) {
+    static String endpoint(String host, int port) {
         return io.lossprobe.core.plan.Addresses.hostPort(host, port);
     }
 }

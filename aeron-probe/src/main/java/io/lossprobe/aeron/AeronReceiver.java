@@ -36,6 +36,10 @@ import org.agrona.concurrent.AgentRunner;
  * <p>Echo mode: one exclusive publication per flow back to the requester, {@code echoHost:basePort+ports+i}
  * (the plan's bind address when the spec has no echo host: requester and responder in one process) on stream
  * {@link AeronOptions#replyStreamId}; the receive thread answers through an {@link EchoReplier} per flow.
+ *
+ * <p>Behind a NAT the flow's sender is a dynamic multi-destination-cast publication, and {@link #punch} subscribes the
+ * flow anew with the publication's control address, so that the driver's status messages leave from the flow's
+ * own socket towards it (Aeron's punch); the flow's accounting stays as it was.
  */
 final class AeronReceiver implements ReceiverEndpoint {
 
@@ -66,11 +70,20 @@ final class AeronReceiver implements ReceiverEndpoint {
     private long[] lossObservationsAtStart;
     private long datagramsAtStart;
     private boolean closed;
+    /** Where each flow's subscription sends its status messages after {@link #punch}; null before. */
+    private final String[] punchedTo;
+    private final String bindAddress;
+    /** The only address data may come from (the peer), or null for any. */
+    private final java.net.InetAddress onlyFrom;
 
     private AeronReceiver(AeronDriver driver, Consumer<AeronDriver> release, Subscription[] subscriptions,
                           ReceivePoller poller, int messageSize, EchoReplier[] repliers, EchoReplies replies,
-                          ExclusivePublication[] replyPublications, int[] ports, int[] sessions) {
+                          ExclusivePublication[] replyPublications, int[] ports, int[] sessions, String bindAddress,
+                          java.net.InetAddress onlyFrom) {
         this.ports = ports;
+        this.bindAddress = bindAddress;
+        this.onlyFrom = onlyFrom;
+        this.punchedTo = new String[ports.length];
         this.sessions = sessions;
         this.refusedAtStart = new long[ports.length];
         this.foreignSessionAtStart = new long[ports.length];
@@ -136,7 +149,8 @@ final class AeronReceiver implements ReceiverEndpoint {
             }
             return new AeronReceiver(driver, release, subscriptions,
                 new ReceivePoller(ReceivePoller.ROLE_NAME, subscriptions, spec.flows(), repliers),
-                spec.plan().messageSize(), repliers, replies, replyPublications, ports(spec), sessions);
+                spec.plan().messageSize(), repliers, replies, replyPublications, ports(spec), sessions,
+                spec.bindAddress(), onlyFrom);
         } catch (java.net.UnknownHostException e) {
             CloseHelper.quietCloseAll(subscriptions);
             throw new IllegalArgumentException("unknown peer address " + spec.peer(), e);
@@ -182,6 +196,78 @@ final class AeronReceiver implements ReceiverEndpoint {
                 action.accept(i);
             }
         });
+    }
+
+    /** How long {@link #punch} waits for the flow's old subscription's endpoint to close and the new one to open. */
+    static final long RESUBSCRIBE_TIMEOUT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    /**
+     * Aeron's punch: the flow's sender behind a NAT is a dynamic MDC publication whose control socket is {@code to},
+     * which sends nothing until a status message arrives there. Subscribes the flow anew on its port with
+     * {@code control=to} ({@link AeronOptions#natSubscriptionChannel}), so the driver sends status messages (and
+     * its periodic requests for a SETUP) from the flow's own socket to {@code to}; the publication then sends to the
+     * address and port they arrived from, the NAT's mapping of that socket. {@code datagram} (lossprobe's punch
+     * token) is not sent: nothing can send from the driver's socket but the driver. Idempotent: a flow already
+     * subscribed towards {@code to} is left as it is (Aeron repeats its requests itself). The old subscription is
+     * closed on the receive thread, the new one takes its place there; the flow's handler, and so its accounting,
+     * the session and source filters and its per-port counts stay. Never during a step.
+     */
+    @Override
+    public void punch(int flow, java.net.InetSocketAddress to, byte[] datagram) throws Exception {
+        if (flow < 0 || flow >= subscriptions.length) {
+            throw new IllegalArgumentException("flow " + flow + " of " + subscriptions.length);
+        }
+        if (onlyFrom != null && !onlyFrom.equals(to.getAddress())) {
+            throw new IllegalArgumentException("flow " + flow + ": a punch to " + to + ", not to the peer "
+                + onlyFrom.getHostAddress());
+        }
+        String control = AeronOptions.endpoint(to.getAddress().getHostAddress(), to.getPort());
+        if (control.equals(punchedTo[flow])) {
+            return;
+        }
+        Subscription old = subscriptions[flow];
+        poller.runOnAgent(old::close);
+        long deadline = System.nanoTime() + RESUBSCRIBE_TIMEOUT_NS;
+        awaitEndpointClosed(old, flow, deadline);
+        String channel = driver.options().natSubscriptionChannel(bindAddress, ports[flow], sessions[flow], control);
+        Subscription fresh = subscribe(channel, AeronOptions.streamId(flow), deadline);
+        poller.runOnAgent(() -> subscriptions[flow] = fresh);
+        punchedTo[flow] = control;
+    }
+
+    /**
+     * Waits until the driver closed {@code old}'s channel endpoint, which frees the port: the endpoint's status
+     * counter is freed after its socket is closed (ReceiveChannelEndpoint.close), and removing a subscription is
+     * asynchronous in Aeron's client.
+     */
+    private void awaitEndpointClosed(Subscription old, int flow, long deadline) {
+        org.agrona.concurrent.status.CountersReader counters = driver.aeron().countersReader();
+        int id = old.channelStatusId();
+        org.agrona.concurrent.IdleStrategy idle = AeronDriver.networkIdle();
+        while (counters.getCounterState(id) == org.agrona.concurrent.status.CountersReader.RECORD_ALLOCATED
+            && counters.getCounterRegistrationId(id) == old.registrationId()) {
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("flow " + flow + " (port " + ports[flow] + "): the Aeron driver did"
+                    + " not close its subscription's endpoint within "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(RESUBSCRIBE_TIMEOUT_NS) + " s");
+            }
+            idle.idle();
+        }
+    }
+
+    /** Adds the subscription, again while the driver refuses it (the port not yet free) until {@code deadline}. */
+    private Subscription subscribe(String channel, int streamId, long deadline) {
+        org.agrona.concurrent.IdleStrategy idle = AeronDriver.networkIdle();
+        while (true) {
+            try {
+                return driver.aeron().addSubscription(channel, streamId);
+            } catch (io.aeron.exceptions.RegistrationException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                idle.idle();
+            }
+        }
     }
 
     @Override
@@ -344,6 +430,11 @@ final class AeronReceiver implements ReceiverEndpoint {
             REPLIES_DROPPED_NOT_CONNECTED.key, REPLY_BACK_PRESSURE_EPISODES.key)) {
             totals.merge(key, f.get(key), Long::sum);
         }
+    }
+
+    /** Flow {@code flow}'s subscription now (for tests). */
+    Subscription subscription(int flow) {
+        return subscriptions[flow];
     }
 
     /** The receiving agent (for tests). */

@@ -38,6 +38,11 @@ import org.agrona.concurrent.AgentRunner;
  * {@link AeronOptions#replyStreamId}, where {@code local} is this host's address on the route to the target; a
  * {@link ReceivePoller} thread of its own ({@value ReceivePoller#REPLY_ROLE_NAME}) feeds them to the spec's
  * reply accounting, and {@link #onReplyThread} runs commands on it.
+ *
+ * <p>Behind a NAT ({@link SenderSpec#behindNat}): each flow's publication is instead a dynamic multi-destination-cast
+ * one on a control port of its own ({@link AeronOptions#natPublicationChannel}), which the receiver reaches with its
+ * status messages ({@code AeronReceiver.punch}); the data goes where they came from. Its control frames are taken
+ * from the target's address only ({@link DatagramCounts#guardControl}), so the embedded driver is required.
  */
 final class AeronSender implements SenderEndpoint {
     static final String THREAD_NAME = "lossprobe-aeron-tx";
@@ -66,11 +71,22 @@ final class AeronSender implements SenderEndpoint {
     private boolean closed;
     /** Echo mode: each flow's reply session; null in stream mode. */
     private final int[] replySessions;
+    /** Behind a NAT: each flow's control port, guard and MDC destinations counter; null otherwise. */
+    private final Nat nat;
+    private long[] controlRefusedAtStart;
+
+    /**
+     * A sender behind a NAT's per-flow state: where each flow's status messages must arrive, the guard that drops
+     * control frames from elsewhere, and the driver's counter of the publication's destinations.
+     */
+    record Nat(int[] controlPorts, DatagramCounts.ControlGuard[] guards, int[] destinationCounters, String target) {
+    }
 
     private AeronSender(AeronDriver driver, Consumer<AeronDriver> release, ExclusivePublication[] publications,
                         AeronWriter[] writers, Subscription[] replySubscriptions, int[] replySessions,
-                        ReceivePoller replyPoller, AgentRunner replyRunner) {
+                        ReceivePoller replyPoller, AgentRunner replyRunner, Nat nat) {
         this.replySessions = replySessions;
+        this.nat = nat;
         this.driver = driver;
         this.release = release;
         this.publications = publications;
@@ -101,6 +117,12 @@ final class AeronSender implements SenderEndpoint {
             }
             AeronOptions.checkReplyPorts(spec.plan());
         }
+        boolean behindNat = spec.behindNat();
+        if (behindNat) {
+            refuseBehindNat(echo, driver);
+        }
+        Nat nat = behindNat ? new Nat(new int[flows], new DatagramCounts.ControlGuard[flows], new int[flows],
+            spec.targetHost()) : null;
         ExclusivePublication[] publications = new ExclusivePublication[flows];
         Subscription[] replySubscriptions = echo ? new Subscription[flows] : null;
         int[] replySessions = echo ? new int[flows] : null;
@@ -122,14 +144,31 @@ final class AeronSender implements SenderEndpoint {
                 }
             }
             AeronWriter[] writers = new AeronWriter[flows];
+            String local = behindNat ? localAddressTowards(spec.targetHost()) : null;
+            java.net.InetAddress target = behindNat ? java.net.InetAddress.getByName(spec.targetHost()) : null;
             for (int i = 0; i < flows; i++) {
-                publications[i] = driver.aeron().addExclusivePublication(
-                    driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i),
-                        AeronSessions.request(spec.auth(), i)),
-                    AeronOptions.streamId(i));
+                int session = AeronSessions.request(spec.auth(), i);
+                if (behindNat) {
+                    nat.guards()[i] = driver.datagrams().guardControl(session, target);
+                    publications[i] = driver.aeron().addExclusivePublication(
+                        driver.options().natPublicationChannel(local, session), AeronOptions.streamId(i));
+                    if (!nat.guards()[i].installed()) {
+                        throw new IllegalStateException("the Aeron driver's send endpoint for flow " + i
+                            + " is not lossprobe's: nothing would restrict who joins its publication");
+                    }
+                    nat.controlPorts()[i] = controlPort(publications[i]);
+                    nat.destinationCounters()[i] = destinationsCounter(driver, publications[i]);
+                } else {
+                    publications[i] = driver.aeron().addExclusivePublication(
+                        driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session),
+                        AeronOptions.streamId(i));
+                }
                 writers[i] = new AeronWriter(publications[i], spec.plan().messageSize());
             }
-            awaitConnected(publications, spec, driver.options().connectTimeoutMs());
+            if (!behindNat) {
+                // Behind a NAT the receivers reach the publications after this opens: awaitPunches waits.
+                awaitConnected(publications, spec, driver.options().connectTimeoutMs());
+            }
             ReceivePoller replyPoller = null;
             if (echo) {
                 awaitReplyStreams(replySubscriptions, spec, driver.options().connectTimeoutMs());
@@ -139,14 +178,136 @@ final class AeronSender implements SenderEndpoint {
                 ReceivePoller.start(replyRunner);
             }
             return new AeronSender(driver, release, publications, writers, replySubscriptions, replySessions,
-                replyPoller, replyRunner);
+                replyPoller, replyRunner, nat);
         } catch (Exception | Error e) {
             CloseHelper.quietCloseAll(replyRunner);
             CloseHelper.quietCloseAll(publications);
+            forgetGuards(nat, driver);
             if (replySubscriptions != null) {
                 CloseHelper.quietCloseAll(replySubscriptions);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Behind a NAT: no echo requests (a server sends none), and only the embedded driver, whose send endpoints are
+     * lossprobe's: a dynamic MDC publication adds a destination for every status message its control port takes,
+     * and only lossprobe's endpoint restricts those to the target's address. Refused before any traffic.
+     */
+    private static void refuseBehindNat(boolean echo, AeronDriver driver) {
+        if (echo) {
+            throw new IllegalArgumentException("aeron senders behind a NAT send no echo requests");
+        }
+        if (driver.datagrams() == null) {
+            throw new IllegalArgumentException("aeron senders cannot reach receivers behind a NAT through an "
+                + "external media driver (aeron.dir): only lossprobe's embedded driver restricts who may join their "
+                + "publications (docs/aeron.md, \"Behind a NAT\")");
+        }
+    }
+
+    private static void forgetGuards(Nat nat, AeronDriver driver) {
+        if (nat == null) {
+            return;
+        }
+        for (DatagramCounts.ControlGuard guard : nat.guards()) {
+            if (guard != null) {
+                driver.datagrams().forgetControl(guard);
+            }
+        }
+    }
+
+    /** The ephemeral port the publication's control socket was bound to, from the driver's own counter. */
+    private static int controlPort(ExclusivePublication publication) {
+        List<String> addresses = publication.localSocketAddresses();
+        for (String a : addresses) {
+            int port = Integer.parseInt(a.substring(a.lastIndexOf(':') + 1));
+            if (port > 0) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("the Aeron driver gave no control port for " + publication.channel() + ": "
+            + addresses);
+    }
+
+    /** The id of the driver's counter of the MDC publication's destinations ({@code mdc-num-dest}). */
+    private static int destinationsCounter(AeronDriver driver, ExclusivePublication publication) {
+        org.agrona.concurrent.status.CountersReader counters = driver.aeron().countersReader();
+        int[] found = {-1};
+        counters.forEach((id, type, key, label) -> {
+            if (type == AeronCounters.MDC_DESTINATIONS_COUNTER_TYPE_ID
+                && counters.getCounterRegistrationId(id) == publication.registrationId()) {
+                found[0] = id;
+            }
+        });
+        if (found[0] < 0) {
+            throw new IllegalStateException("the Aeron driver has no destinations counter for "
+                + publication.channel());
+        }
+        return found[0];
+    }
+
+    /** Behind a NAT: the flows whose publication no status message has reached (not connected). */
+    private int[] unreached() {
+        int n = 0;
+        int[] out = new int[publications.length];
+        for (int i = 0; i < publications.length; i++) {
+            if (!publications[i].isConnected()) {
+                out[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    private long destinations(int flow) {
+        return driver.aeron().countersReader().getCounterValue(nat.destinationCounters()[flow]);
+    }
+
+    /** Behind a NAT: each flow's control port, where its receiver's status messages must arrive; else none. */
+    @Override
+    public int[] sourcePorts() {
+        return nat == null ? new int[0] : nat.controlPorts().clone();
+    }
+
+    /**
+     * Behind a NAT: waits up to {@code timeoutNs} for every flow's publication to connect (a status message of its
+     * receiver reached its control port), polling with Aeron's back-off idle strategy on the caller's (the
+     * engine's) thread; returns the flows still not connected.
+     */
+    @Override
+    public int[] awaitPunches(long timeoutNs) {
+        if (nat == null) {
+            throw new UnsupportedOperationException("these senders take no punches");
+        }
+        long deadline = System.nanoTime() + timeoutNs;
+        org.agrona.concurrent.IdleStrategy idle = AeronDriver.networkIdle();
+        while (true) {
+            int[] missing = unreached();
+            if (missing.length == 0 || System.nanoTime() - deadline >= 0) {
+                return missing;
+            }
+            idle.idle();
+        }
+    }
+
+    /**
+     * Behind a NAT, before a step's first message: every flow's publication connected, to one destination. More
+     * than one means someone at the controller's address besides the flow's receiver sent status messages to its
+     * control port (lossprobe's receiver subscribes once per pass): its data would go there too.
+     */
+    private void checkReached() {
+        for (int i = 0; i < publications.length; i++) {
+            String flow = "flow " + i + " (control port " + nat.controlPorts()[i] + ")";
+            if (!publications[i].isConnected()) {
+                throw new IllegalStateException(flow + ": no status message of its receiver at " + nat.target()
+                    + " reached the publication (not connected): nothing to send the step to");
+            }
+            long destinations = destinations(i);
+            if (destinations != 1) {
+                throw new IllegalStateException(flow + ": the publication has " + destinations + " destinations, not"
+                    + " its receiver's alone: something else at " + nat.target() + " sent it status messages;"
+                    + " refusing to send the step's data there");
+            }
         }
     }
 
@@ -213,6 +374,21 @@ final class AeronSender implements SenderEndpoint {
         }
     }
 
+    /** Flow {@code flow}'s publication (for tests). */
+    ExclusivePublication publication(int flow) {
+        return publications[flow];
+    }
+
+    /** Behind a NAT: control frames flow {@code flow}'s guard dropped so far (for tests). */
+    long controlRefused(int flow) {
+        return nat.guards()[flow].refused();
+    }
+
+    /** Behind a NAT: the destinations of flow {@code flow}'s publication, by the driver's counter (for tests). */
+    long destinationCount(int flow) {
+        return destinations(flow);
+    }
+
     @Override
     public MessageWriter writer(int flow) {
         return writers[flow];
@@ -233,6 +409,13 @@ final class AeronSender implements SenderEndpoint {
      */
     @Override
     public void beginStep(int step) {
+        if (nat != null) {
+            checkReached();
+            controlRefusedAtStart = new long[writers.length];
+            for (int i = 0; i < writers.length; i++) {
+                controlRefusedAtStart[i] = nat.guards()[i].refused();
+            }
+        }
         markCounters();
         episodesAtStart = new long[writers.length];
         adminAtStart = new long[writers.length];
@@ -350,7 +533,29 @@ final class AeronSender implements SenderEndpoint {
         if (driver.datagrams() != null && driver.datagrams().countingSends()) {
             totals.put(DATAGRAMS_SENT.key, driver.datagrams().sent() - datagramsAtStart);
         }
-        return new TransportReport(totals, flows, replyPoller == null ? List.of() : replyPoller.errors().notes());
+        List<String> notes = new java.util.ArrayList<>(replyPoller == null ? List.of() : replyPoller.errors().notes());
+        if (nat != null) {
+            natNotes(notes);
+        }
+        return new TransportReport(totals, flows, notes);
+    }
+
+    /** Behind a NAT: control frames dropped in the step, and destinations other than the receiver's, per flow. */
+    private void natNotes(List<String> notes) {
+        for (int i = 0; i < writers.length; i++) {
+            long refused = nat.guards()[i].refused() - controlRefusedAtStart[i];
+            if (refused > 0) {
+                notes.add("flow " + i + " (control port " + nat.controlPorts()[i] + "): " + refused + " Aeron control"
+                    + " frame(s) from another address than " + nat.target() + " dropped (status messages or NAKs:"
+                    + " someone else tried to join or steer its publication)");
+            }
+            long destinations = destinations(i);
+            if (destinations > 1) {
+                notes.add("flow " + i + " (control port " + nat.controlPorts()[i] + "): " + destinations
+                    + " destinations at the step's end: something else at " + nat.target() + " joined its"
+                    + " publication and got a copy of its data");
+            }
+        }
     }
 
     @Override
@@ -375,6 +580,7 @@ final class AeronSender implements SenderEndpoint {
         }
         ReceivePoller.close(replyRunner, deadline);
         CloseHelper.quietCloseAll(publications);
+        forgetGuards(nat, driver);
         if (replySubscriptions != null) {
             CloseHelper.quietCloseAll(replySubscriptions);
         }

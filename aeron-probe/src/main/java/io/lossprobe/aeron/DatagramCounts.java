@@ -51,6 +51,61 @@ final class DatagramCounts {
     private final java.util.concurrent.ConcurrentHashMap<Integer, AtomicLong> foreignSetups =
         new java.util.concurrent.ConcurrentHashMap<>();
 
+    /**
+     * Behind a NAT: per publication session, the only address whose control frames (status messages, NAKs, RTT,
+     * error and response-setup frames) its dynamic multi-destination-cast send endpoint takes. Such an endpoint's
+     * socket is not connected, and Aeron adds a destination for every status message it takes, sending the data to
+     * the address and port it came from; everything from another address is dropped before the driver sees it.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, ControlGuard> controlGuards =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The dynamic MDC publication of session {@code sessionId} takes control frames only from {@code source}; call
+     * before adding the publication. The guard says whether its endpoint took it ({@link ControlGuard#installed}).
+     */
+    ControlGuard guardControl(int sessionId, java.net.InetAddress source) {
+        ControlGuard guard = new ControlGuard(sessionId, source);
+        controlGuards.put(sessionId, guard);
+        return guard;
+    }
+
+    /** Forgets {@code guard} (its publication closed). */
+    void forgetControl(ControlGuard guard) {
+        controlGuards.remove(guard.sessionId, guard);
+    }
+
+    /** One dynamic MDC publication's control filter and what it dropped. */
+    static final class ControlGuard {
+        private final int sessionId;
+        private final java.net.InetAddress allowed;
+        private final AtomicLong refused = new AtomicLong();
+        private volatile boolean installed;
+
+        ControlGuard(int sessionId, java.net.InetAddress allowed) {
+            this.sessionId = sessionId;
+            this.allowed = allowed;
+        }
+
+        /** Whether a send endpoint filters by this guard (false: the driver's endpoints are not lossprobe's). */
+        boolean installed() {
+            return installed;
+        }
+
+        /** Control frames dropped for coming from another address; written by the driver's sender agent only. */
+        long refused() {
+            return refused.get();
+        }
+
+        boolean refuse(InetSocketAddress src) {
+            if (allowed.equals(src.getAddress())) {
+                return false;
+            }
+            refused.lazySet(refused.get() + 1);
+            return true;
+        }
+    }
+
     /** Frames to local {@code port} are taken only of session {@code sessionId}; call before subscribing. */
     void expectSession(int port, int sessionId) {
         sessions.put(port, sessionId);
@@ -107,8 +162,25 @@ final class DatagramCounts {
         return countingReceives;
     }
 
+    /**
+     * A dynamic MDC channel (only lossprobe's senders behind a NAT open one) gets the control guard its session
+     * registered, and without one takes no control frame at all: no status message, so no destination.
+     */
     SendChannelEndpoint newSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx) {
         countingSends = true;
+        if (channel.isDynamicControlMode()) {
+            String session = channel.channelUri().get(io.aeron.CommonContext.SESSION_ID_PARAM_NAME);
+            ControlGuard guard = null;
+            try {
+                guard = session == null ? null : controlGuards.get(Integer.parseInt(session));
+            } catch (NumberFormatException e) {
+                // no guard: nothing is taken
+            }
+            if (guard != null) {
+                guard.installed = true;
+            }
+            return new GuardedSendEndpoint(channel, status, ctx, sent, guard);
+        }
         return new CountingSendEndpoint(channel, status, ctx, sent);
     }
 
@@ -122,7 +194,7 @@ final class DatagramCounts {
             foreignSetups.computeIfAbsent(port, p -> new AtomicLong()));
     }
 
-    private static final class CountingSendEndpoint extends SendChannelEndpoint {
+    private static class CountingSendEndpoint extends SendChannelEndpoint {
         private final AtomicLong sent;
 
         CountingSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx, AtomicLong sent) {
@@ -137,6 +209,65 @@ final class DatagramCounts {
                 sent.lazySet(sent.get() + 1);
             }
             return bytes;
+        }
+    }
+
+    /**
+     * A dynamic MDC send endpoint that takes control frames from its guard's address only (none without a guard).
+     * Aeron's own checks follow for what passes: a status message adds or refreshes a destination (keyed by its
+     * receiver id and source port), a NAK is answered to every destination.
+     */
+    private static final class GuardedSendEndpoint extends CountingSendEndpoint {
+        private final ControlGuard guard;
+
+        GuardedSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx, AtomicLong sent,
+                            ControlGuard guard) {
+            super(channel, status, ctx, sent);
+            this.guard = guard;
+        }
+
+        private boolean refuse(InetSocketAddress src) {
+            return guard == null || guard.refuse(src);
+        }
+
+        @Override
+        public void onStatusMessage(io.aeron.protocol.StatusMessageFlyweight msg, UnsafeBuffer buffer, int length,
+                                    InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
+            if (!refuse(srcAddress)) {
+                super.onStatusMessage(msg, buffer, length, srcAddress, conductor);
+            }
+        }
+
+        @Override
+        public void onNakMessage(io.aeron.protocol.NakFlyweight msg, UnsafeBuffer buffer, int length,
+                                 InetSocketAddress srcAddress) {
+            if (!refuse(srcAddress)) {
+                super.onNakMessage(msg, buffer, length, srcAddress);
+            }
+        }
+
+        @Override
+        public void onRttMeasurement(io.aeron.protocol.RttMeasurementFlyweight msg, UnsafeBuffer buffer, int length,
+                                     InetSocketAddress srcAddress) {
+            if (!refuse(srcAddress)) {
+                super.onRttMeasurement(msg, buffer, length, srcAddress);
+            }
+        }
+
+        @Override
+        public void onError(io.aeron.protocol.ErrorFlyweight msg, UnsafeBuffer buffer, int length,
+                            InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
+            if (!refuse(srcAddress)) {
+                super.onError(msg, buffer, length, srcAddress, conductor);
+            }
+        }
+
+        @Override
+        public void onResponseSetup(io.aeron.protocol.ResponseSetupFlyweight msg, UnsafeBuffer buffer, int length,
+                                    InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
+            if (!refuse(srcAddress)) {
+                super.onResponseSetup(msg, buffer, length, srcAddress, conductor);
+            }
         }
     }
 

@@ -59,7 +59,7 @@ class AeronSpoofedControlTest {
     }
 
     /** A status message asking for a SETUP, with a window of a whole term. */
-    private static ByteBuffer setupRequest(int sessionId, int streamId, int termId) {
+    static ByteBuffer setupRequest(int sessionId, int streamId, int termId) {
         UnsafeBuffer b = new UnsafeBuffer(new byte[StatusMessageFlyweight.HEADER_LENGTH]);
         StatusMessageFlyweight sm = new StatusMessageFlyweight(b);
         sm.version(HeaderFlyweight.CURRENT_VERSION).flags(StatusMessageFlyweight.SEND_SETUP_FLAG)

@@ -56,8 +56,9 @@ final class RemoteSendSide implements SendSide {
     /**
      * This host's own receivers punch to the server's senders (each flow from its own socket to its sender's source
      * port) until the server has every flow's, which opens a NAT on the way and tells the server where each flow's
-     * data goes; a punch lost on the way is sent again. Senders that ask for none send as without (the server
-     * refuses those behind a NAT when it opens them).
+     * data goes; a punch lost on the way is sent again. Aeron's receivers punch with their status messages
+     * instead (each flow subscribed with its publication's control port, once; Aeron repeats them itself). Senders
+     * that ask for none send as without (the server refuses those behind a NAT when it opens them).
      */
     @Override
     public void reachFrom(io.lossprobe.core.engine.ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey,
@@ -87,12 +88,19 @@ final class RemoteSendSide implements SendSide {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new ControlProtocolException("no punch from this host's " + transport + " receivers reached"
-                    + " the server within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(PUNCH_DEADLINE_NS)
-                    + " s (" + missing.length + " of " + flows + " flows): is a NAT or firewall dropping UDP from"
-                    + " this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
+                throw new ControlProtocolException("this host's " + transport + " receivers did not reach the"
+                    + " server's senders within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
+                        PUNCH_DEADLINE_NS) + " s (" + missing.length + " of " + flows + " flows; " + reachedBy()
+                    + "): is a NAT or firewall dropping UDP from this host to " + client.peerAddress() + " ports "
+                    + portsText(missing) + "?");
             }
         }
+    }
+
+    /** What a receiver sends to reach its sender, in the failure's words. */
+    private String reachedBy() {
+        return transport.equals("aeron") ? "no Aeron status message reached the publications' control ports"
+            : "no punch arrived";
     }
 
     private String portsText(int[] missing) {
