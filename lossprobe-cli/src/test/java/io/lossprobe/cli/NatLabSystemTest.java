@@ -164,6 +164,25 @@ class NatLabSystemTest {
         }
     }
 
+    /**
+     * Reliable Aeron through the NAT with the router dropping 1 % of what it forwards in: every drop is repaired
+     * (NAKs go out through the NAT on the way the status messages opened), nothing is lost.
+     */
+    @org.junit.jupiter.api.Test
+    void reliableAeronRepairsWhatTheRouterDropsOnTheWayIn() throws Exception {
+        assertThat(lab("nat-loss", "1").exit).isZero();
+        RunResult r = run("aeron-loss", "--reverse", "--transport", "aeron", "--base-port", "45080");
+        JsonNode nat = nat();
+        assertThat(nat.get("unmapped").get("packets").asLong()).isZero();
+        assertThat(nat.get("dropped").get("packets").asLong()).as("packets the router dropped").isPositive();
+        StepResult s = steps(r, "reverse").get(0);
+        assertThat(s.counts().sent()).isEqualTo(20_000);
+        assertThat(s.counts().lost()).isZero();
+        assertThat(s.counts().received()).isEqualTo(20_000);
+        long naks = s.flows().stream().mapToLong(f -> f.transport().getOrDefault("aeron.rcvNaksSent", 0L)).sum();
+        assertThat(naks).as("NAKs the receivers sent out through the NAT").isPositive();
+    }
+
     /** TCP and Aeron through the NAT: every message arrives both ways, and the router had a way in for all. */
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
