@@ -182,19 +182,34 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_sendBatch0(JNIEnv *env, j
 }
 
 /*
- * Binds the socket to the wildcard address of its family on a port the kernel picks, so its port is known before it
- * sends (a receiver behind a NAT punches to it): returns the port, or -errno.
+ * Binds the socket to address (4 or 16 bytes, network order; NULL: the wildcard address of its family) on a port the
+ * kernel picks, so its port is known before it sends (a receiver behind a NAT punches to it) and, given an address,
+ * its datagrams leave from that address whatever the route's preferred source: returns the port, or -errno.
  */
-JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_bindAny0(JNIEnv *env, jclass c, jint fd, jint family) {
+JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_bind0(JNIEnv *env, jclass c, jint fd, jint family,
+                                                              jbyteArray address) {
     struct sockaddr_in6 a;
     socklen_t len;
+    jsize n = address == NULL ? 0 : (*env)->GetArrayLength(env, address);
     memset(&a, 0, sizeof(a));
     if (family == AF_INET) {
         struct sockaddr_in *v4 = (struct sockaddr_in *) &a;
+        if (n != 0 && n != 4) {
+            return -EINVAL;
+        }
         v4->sin_family = AF_INET;
+        if (n == 4) {
+            (*env)->GetByteArrayRegion(env, address, 0, 4, (jbyte *) &v4->sin_addr);
+        }
         len = sizeof(struct sockaddr_in);
     } else {
+        if (n != 0 && n != 16) {
+            return -EINVAL;
+        }
         a.sin6_family = AF_INET6;
+        if (n == 16) {
+            (*env)->GetByteArrayRegion(env, address, 0, 16, (jbyte *) &a.sin6_addr);
+        }
         len = sizeof(struct sockaddr_in6);
     }
     if (bind(fd, (struct sockaddr *) &a, len) != 0) {

@@ -144,7 +144,10 @@ final class AeronSender implements SenderEndpoint {
                 }
             }
             AeronWriter[] writers = new AeronWriter[flows];
-            String local = behindNat ? localAddressTowards(spec.targetHost()) : null;
+            // Behind a NAT the control sockets take the status messages at the address the controller reached this
+            // server at (where its receivers send them), when the spec names it.
+            String local = !behindNat ? null : spec.sourceHost() != null ? spec.sourceHost()
+                : localAddressTowards(spec.targetHost());
             java.net.InetAddress target = behindNat ? java.net.InetAddress.getByName(spec.targetHost()) : null;
             for (int i = 0; i < flows; i++) {
                 int session = AeronSessions.request(spec.auth(), i);

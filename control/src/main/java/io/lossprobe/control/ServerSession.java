@@ -324,8 +324,10 @@ final class ServerSession {
         // address only.
         SenderSpec.Reach reach = sendTarget != null ? SenderSpec.Reach.DIRECT
             : sameHost(peer, r.address()) ? SenderSpec.Reach.PUNCHES : SenderSpec.Reach.BEHIND_NAT;
+        // From the address the controller reached this server at: its receivers take data from that one only, and
+        // the route's preferred source may be another (a server with several addresses, a loopback alias).
         sender = SessionSender.open(transports.get(name), plan, sendTarget != null ? sendTarget : peer, runId,
-            dataKey(name, plan.messageSize()), reach);
+            dataKey(name, plan.messageSize()), reach, sendTarget != null ? null : channel.localAddress());
         state = State.SENDING;
         return sender.ready(peer);
     }

@@ -50,12 +50,14 @@ final class SessionSender {
     /**
      * @param peer    the controller's address (or, {@code run --from}, the other serve's): the only one these senders
      *                send to
+     * @param source  where the data leaves from (this server's address on the controller's connection), or null
      * @param reach   the controller's own receivers punch ({@code PUNCHES}, or {@code BEHIND_NAT} when the
      *                controller is behind a NAT); the other serve's ({@code run --from}) do not ({@code DIRECT})
      */
     static SessionSender open(Transport transport, Plan plan, String peer, int runId, MessageAuth key,
-                              SenderSpec.Reach reach) throws IOException {
-        SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key).reaching(reach);
+                              SenderSpec.Reach reach, String source) throws IOException {
+        SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key).reaching(reach)
+            .from(source);
         return new SessionSender(call(() -> LocalSendSide.open(transport, spec)), plan);
     }
 

@@ -149,11 +149,17 @@ final class NativeBatchSender {
     }
 
     /**
-     * Binds the socket to a port the kernel picks, before anything is sent on it, so its receivers can punch to it
-     * ({@code SenderSpec.punched}); returns the port.
+     * Binds the socket to {@code source} (null: any address) on a port the kernel picks, before anything is sent on
+     * it, so its receivers can punch to it ({@code SenderSpec.punched}) and its data leaves from {@code source};
+     * returns the port.
      */
-    int bindAny() throws IOException {
-        int port = NativeUdp.bindAny0(fd, dest.getInt(0));
+    int bind(InetAddress source) throws IOException {
+        int family = dest.getInt(0);
+        byte[] address = source == null ? null : source.getAddress();
+        if (address != null && address.length != (family == 2 ? 4 : 16)) {
+            throw new IOException("cannot send from " + source.getHostAddress() + " to an address of another family");
+        }
+        int port = NativeUdp.bind0(fd, family, address);
         if (port < 0) {
             throw new IOException("cannot bind the native UDP sender: " + NativeUdp.describeErrno(-port));
         }

@@ -163,7 +163,7 @@ final class NativeUdp {
 
     static native int intOption0(int fd, int level, int name);
 
-    static native int bindAny0(int fd, int family);
+    static native int bind0(int fd, int family, byte[] address);
 
     static native int receiveFrom0(int fd, ByteBuffer buffer, int capacity, ByteBuffer from, int timeoutMs);
 

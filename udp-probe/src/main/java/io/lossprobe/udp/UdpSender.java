@@ -118,7 +118,8 @@ final class UdpSender implements SenderEndpoint {
                     writers[i] = nativeSender.writer(i);
                 }
                 if (punches != null) {
-                    java.util.Arrays.fill(sourcePorts, nativeSender.bindAny());
+                    java.util.Arrays.fill(sourcePorts, nativeSender.bind(spec.sourceHost() == null ? null
+                        : java.net.InetAddress.getByName(spec.sourceHost())));
                 }
             }
             for (int i = 0; nativeSender == null && i < flows; i++) {
@@ -189,7 +190,8 @@ final class UdpSender implements SenderEndpoint {
         if (spec.punched()) {
             // Bound, not connected, until the receiver's punch says where the flow's data goes (awaitPunches).
             boolean v6 = java.net.InetAddress.getByName(spec.targetHost()) instanceof java.net.Inet6Address;
-            return b.bind(new InetSocketAddress(v6 ? "::" : "0.0.0.0", 0)).sync().channel();
+            String from = spec.sourceHost() != null ? spec.sourceHost() : v6 ? "::" : "0.0.0.0";
+            return b.bind(new InetSocketAddress(from, 0)).sync().channel();
         }
         return b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
     }

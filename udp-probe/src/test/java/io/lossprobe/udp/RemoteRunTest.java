@@ -117,6 +117,38 @@ class RemoteRunTest {
     }
 
     /**
+     * A server with several addresses, reached at one that is not its route's preferred source (127.0.0.5, whose
+     * replies to 127.0.0.1 would leave from 127.0.0.1): its senders send from the address the controller reached it
+     * at, the only one the controller's receivers take data from. Before, every datagram was foreign.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "udp.send={0}")
+    @org.junit.jupiter.params.provider.CsvSource({"native, 42110", "netty, 42120"})
+    @Timeout(120)
+    void reverseFromAServerReachedAtAnotherOfItsAddresses(String send, int basePort) throws Exception {
+        try (ControlServer server = new ControlServer("127.0.0.5", 0, AUTH, ServerLimits.DEFAULTS,
+            () -> Map.of("udp", new UdpTransport()), null)) {
+            Map<String, String> options = Map.of("udp.send", send);
+            Plan plan = new Plan(List.of("udp"), 2, basePort, List.of(Level.parse("2k")),
+                TimeUnit.MILLISECONDS.toNanos(500), TimeUnit.MILLISECONDS.toNanos(100),
+                TimeUnit.MILLISECONDS.toNanos(300), 64, "127.0.0.1").withTransportOptions(options);
+            RunResult r;
+            try (ControlClient client = ControlClient.connect("127.0.0.5", server.port(), AUTH, 5_000)) {
+                client.negotiate(plan, 79, options);
+                r = new RunEngine(plan, Map.of("udp", new UdpTransport()), options, new RunListener() {
+                }, StepHooks.NONE, io.lossprobe.core.engine.ReceiveSideFactory.local(client.peerAddress()),
+                    client.sendSides(), 79)
+                    .run();
+            }
+            assertThat(r.status()).hasToString("complete");
+            StepResult s = r.steps().get(0);
+            assertThat(s.counts().sent()).isEqualTo(1000);
+            assertThat(s.counts().foreign()).as("data from another address than the one reached").isZero();
+            assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
+            assertThat(s.counts().lost()).isEqualTo(s.socketDrops());
+        }
+    }
+
+    /**
      * With no warm-up the controller's engine samples the window's counters before the first message, on both sides:
      * the server takes that sample before the step's start (it refused it as 'step 0 has not started', every time).
      */

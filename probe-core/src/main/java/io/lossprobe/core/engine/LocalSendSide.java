@@ -101,7 +101,7 @@ public final class LocalSendSide implements SendSide {
         }
         Ledger ledger = new Ledger(plan.ports());
         SenderSpec full = new SenderSpec(plan, spec.targetHost(), spec.runId(), spec.options(), replies, ledger,
-            spec.auth(), spec.reach());
+            spec.auth(), spec.reach(), spec.sourceHost());
         SenderEndpoint endpoint = transport.openSender(full);
         if (spec.behindNat() && endpoint.sourcePorts().length == 0) {
             endpoint.close();

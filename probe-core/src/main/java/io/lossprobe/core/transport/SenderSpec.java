@@ -14,10 +14,13 @@ import java.util.Map;
  * @param failures   where the writers report accepted messages that failed to leave
  * @param auth       the run's message key (the send loop tags every message with it; echo replies are checked)
  * @param reach      how the senders reach the receivers ({@link Reach})
+ * @param sourceHost the address the data must leave from (a server's address on its controller's connection, which
+ *                   the controller's receivers take data from), or null: wherever the route's preferred source is
  */
 public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
                          io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures,
-                         io.lossprobe.core.wire.MessageAuth auth, Reach reach) {
+                         io.lossprobe.core.wire.MessageAuth auth, Reach reach,
+                         String sourceHost) {
     public SenderSpec {
         options = Map.copyOf(options);
         failures = failures == null ? SendFailureListener.NONE : failures;
@@ -57,7 +60,7 @@ public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, St
     public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
                       io.lossprobe.core.accounting.FlowReceiver[] replies, SendFailureListener failures,
                       io.lossprobe.core.wire.MessageAuth auth) {
-        this(plan, targetHost, runId, options, replies, failures, auth, Reach.DIRECT);
+        this(plan, targetHost, runId, options, replies, failures, auth, Reach.DIRECT, null);
     }
 
     public SenderSpec(Plan plan, String targetHost, int runId, Map<String, String> options,
@@ -67,7 +70,12 @@ public record SenderSpec(Plan plan, String targetHost, int runId, Map<String, St
 
     /** This spec with another {@link Reach}. */
     public SenderSpec reaching(Reach how) {
-        return new SenderSpec(plan, targetHost, runId, options, replies, failures, auth, how);
+        return new SenderSpec(plan, targetHost, runId, options, replies, failures, auth, how, sourceHost);
+    }
+
+    /** This spec with its data leaving from {@code host} ({@link #sourceHost}). */
+    public SenderSpec from(String host) {
+        return new SenderSpec(plan, targetHost, runId, options, replies, failures, auth, reach, host);
     }
 
     public String option(String key, String fallback) {
