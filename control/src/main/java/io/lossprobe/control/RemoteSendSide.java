@@ -54,10 +54,12 @@ final class RemoteSendSide implements SendSide {
     static final long PUNCH_DEADLINE_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     /**
-     * This host's own receivers punch to the server's senders (each flow from its own socket to its sender's source
-     * port) until the server has every flow's, which opens a NAT on the way and tells the server where each flow's
-     * data goes; a punch lost on the way is sent again. Senders that ask for none send as without (the server
-     * refuses those behind a NAT when it opens them).
+     * This host's own receivers punch to the server's senders (each flow to its sender's source port: UDP a datagram
+     * from the flow's own socket, TCP a connection that opens with the punch and then carries the flow's data) until
+     * the server has every flow's, which opens a NAT on the way and tells the server where each flow's data goes; a
+     * punch lost on the way is sent again (a receiver's punch does nothing for a flow whose TCP connection is being
+     * made or is up). Senders that ask for none send as without (the server refuses those behind a NAT when it
+     * opens them).
      */
     @Override
     public void reachFrom(io.lossprobe.core.engine.ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey,
@@ -89,8 +91,9 @@ final class RemoteSendSide implements SendSide {
             if (System.nanoTime() - deadline > 0) {
                 throw new ControlProtocolException("no punch from this host's " + transport + " receivers reached"
                     + " the server within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(PUNCH_DEADLINE_NS)
-                    + " s (" + missing.length + " of " + flows + " flows): is a NAT or firewall dropping UDP from"
-                    + " this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
+                    + " s (" + missing.length + " of " + flows + " flows): is a NAT or firewall dropping "
+                    + (transport.equals("tcp") ? "TCP connections" : "UDP")
+                    + " from this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
             }
         }
     }
