@@ -54,11 +54,13 @@ final class RemoteSendSide implements SendSide {
     static final long PUNCH_DEADLINE_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     /**
-     * This host's own receivers punch to the server's senders (each flow from its own socket to its sender's source
-     * port) until the server has every flow's, which opens a NAT on the way and tells the server where each flow's
-     * data goes; a punch lost on the way is sent again. Aeron's receivers punch with their status messages
-     * instead (each flow subscribed with its publication's control port, once; Aeron repeats them itself). Senders
-     * that ask for none send as without (the server refuses those behind a NAT when it opens them).
+     * This host's own receivers punch to the server's senders (each flow to its sender's source port: UDP a datagram
+     * from the flow's own socket, TCP a connection that opens with the punch and then carries the flow's data) until
+     * the server has every flow's, which opens a NAT on the way and tells the server where each flow's data goes; a
+     * punch lost on the way is sent again (a receiver's punch does nothing for a flow whose TCP connection is being
+     * made or is up). Aeron's receivers punch with their status messages instead (each flow subscribed with its
+     * publication's control port, once; Aeron repeats them itself). Senders that ask for none send as without (the
+     * server refuses those behind a NAT when it opens them).
      */
     @Override
     public void reachFrom(io.lossprobe.core.engine.ReceiveSide receivers, io.lossprobe.core.wire.MessageAuth passKey,
@@ -91,8 +93,8 @@ final class RemoteSendSide implements SendSide {
                 throw new ControlProtocolException("this host's " + transport + " receivers did not reach the"
                     + " server's senders within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
                         PUNCH_DEADLINE_NS) + " s (" + missing.length + " of " + flows + " flows; " + reachedBy()
-                    + "): is a NAT or firewall dropping UDP from this host to " + client.peerAddress() + " ports "
-                    + portsText(missing) + "?");
+                    + "): is a NAT or firewall dropping " + (transport.equals("tcp") ? "TCP connections" : "UDP")
+                    + " from this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
             }
         }
     }
@@ -100,7 +102,7 @@ final class RemoteSendSide implements SendSide {
     /** What a receiver sends to reach its sender, in the failure's words. */
     private String reachedBy() {
         return transport.equals("aeron") ? "no Aeron status message reached the publications' control ports"
-            : "no punch arrived";
+            : transport.equals("tcp") ? "no punched connection arrived" : "no punch arrived";
     }
 
     private String portsText(int[] missing) {

@@ -41,6 +41,15 @@ final class TcpReceiver implements ReceiverEndpoint {
     /** Echo mode: the replies sent and dropped, per flow; null otherwise. */
     private final EchoReplies replies;
     private volatile boolean paused;
+    /** Per flow, how its connections are set up: the same for an accepted one and one this side opened. */
+    private final java.util.function.Consumer<SocketChannel>[] dataPipelines;
+    /** Per flow, the connection {@link #punch} opened (connecting, or up), else null. Event loop only. */
+    private final Channel[] punches;
+    /** {@link #punch}'s connections: the bind address, the flows' options and classes. */
+    private io.netty.bootstrap.Bootstrap punchBootstrap;
+    /** {@link #punch}: the only address it connects to (null: any), and each flow's class. */
+    private String punchPeer;
+    private java.util.function.IntUnaryOperator punchTos;
 
     private TcpReceiver(EventLoopGroup group, FlowReceiver[] flowAccounting, int basePort, boolean echo) {
         int flows = flowAccounting.length;
@@ -51,6 +60,10 @@ final class TcpReceiver implements ReceiverEndpoint {
         this.listeners = new ArrayList<>(flows);
         this.connections = new ArrayList<>(flows);
         this.stats = new ConnectionStats[flows];
+        @SuppressWarnings("unchecked")
+        java.util.function.Consumer<SocketChannel>[] pipelines = new java.util.function.Consumer[flows];
+        this.dataPipelines = pipelines;
+        this.punches = new Channel[flows];
         for (int i = 0; i < flows; i++) {
             connections.add(new ArrayList<>(1));
             stats[i] = new ConnectionStats();
@@ -67,6 +80,7 @@ final class TcpReceiver implements ReceiverEndpoint {
             for (int i = 0; i < flows; i++) {
                 receiver.listen(spec, settings, i);
             }
+            receiver.punchBootstrap = receiver.punchBootstrap(spec, settings);
         } catch (Exception e) {
             receiver.close();
             throw BindFailure.of("listen for TCP", spec.bindAddress(),
@@ -101,6 +115,35 @@ final class TcpReceiver implements ReceiverEndpoint {
         ConnectionStats flowStats = stats[flow];
         java.net.InetAddress onlyFrom = spec.peer() == null ? null : java.net.InetAddress.getByName(spec.peer());
         long idleNs = idleTimeoutNs(spec.plan());
+        // A connection this flow takes (accepted, or opened by punch): read into the flow's accounting, closed when
+        // it hears nothing for the idle timeout.
+        dataPipelines[flow] = ch -> {
+            flowStats.accepted++;
+            live.add(ch);
+            ch.closeFuture().addListener(f -> live.remove(ch));
+            ch.config().setAutoRead(!paused);
+            ch.pipeline().addLast(
+                new io.netty.handler.timeout.IdleStateHandler(idleNs, 0, 0, TimeUnit.NANOSECONDS) {
+                    @Override
+                    protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
+                                               io.netty.handler.timeout.IdleStateEvent evt) {
+                        flowStats.idleCloses++;
+                        ctx.close();
+                    }
+                });
+            if (echo) {
+                EchoReplier replier = new EchoReplier(replies.flow(flow));
+                MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
+                    if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
+                        replier.reply(w0, w1, seq, sendNs, actualNs);
+                    }
+                };
+                ch.pipeline().addLast(new MessageFramer(answering, messageLength, flowStats), replier);
+            } else {
+                ch.pipeline().addLast(new MessageFramer(accounting::onMessage,
+                    spec.plan().messageLengths(), flowStats));
+            }
+        };
         ServerBootstrap b = new ServerBootstrap().group(group, group).channel(settings.io().serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 16)
@@ -115,31 +158,7 @@ final class TcpReceiver implements ReceiverEndpoint {
                         ch.close();
                         return;
                     }
-                    flowStats.accepted++;
-                    live.add(ch);
-                    ch.closeFuture().addListener(f -> live.remove(ch));
-                    ch.config().setAutoRead(!paused);
-                    ch.pipeline().addLast(
-                        new io.netty.handler.timeout.IdleStateHandler(idleNs, 0, 0, TimeUnit.NANOSECONDS) {
-                            @Override
-                            protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx,
-                                                       io.netty.handler.timeout.IdleStateEvent evt) {
-                                flowStats.idleCloses++;
-                                ctx.close();
-                            }
-                        });
-                    if (echo) {
-                        EchoReplier replier = new EchoReplier(replies.flow(flow));
-                        MessageSink answering = (w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs) -> {
-                            if (accounting.onMessage(w0, w1, seq, sendNs, actualNs, tag, length, arrivalNs)) {
-                                replier.reply(w0, w1, seq, sendNs, actualNs);
-                            }
-                        };
-                        ch.pipeline().addLast(new MessageFramer(answering, messageLength, flowStats), replier);
-                    } else {
-                        ch.pipeline().addLast(new MessageFramer(accounting::onMessage,
-                            spec.plan().messageLengths(), flowStats));
-                    }
+                    dataPipelines[flow].accept(ch);
                 }
             });
         int tos = spec.plan().tosOf(flow);
@@ -161,6 +180,74 @@ final class TcpReceiver implements ReceiverEndpoint {
         }
         Channel listener = b.bind(new InetSocketAddress(spec.bindAddress(), spec.plan().port(flow))).sync().channel();
         listeners.add(listener);
+    }
+
+    /** How long one of {@link #punch}'s connects may take before the next punch for the flow tries again. */
+    static final int PUNCH_CONNECT_TIMEOUT_MS = 3_000;
+
+    /**
+     * The connections {@link #punch} opens: from the bind address (an ephemeral port), with the receive buffer set
+     * before the SYN as the listeners set it for what they accept; each flow's class is added per connect.
+     */
+    private io.netty.bootstrap.Bootstrap punchBootstrap(ReceiverSpec spec, TcpSettings settings) {
+        io.netty.bootstrap.Bootstrap b = new io.netty.bootstrap.Bootstrap().group(group)
+            .channel(settings.io().socketChannel())
+            .localAddress(new InetSocketAddress(spec.bindAddress(), 0))
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, PUNCH_CONNECT_TIMEOUT_MS);
+        if (settings.receiveBufferBytes() > 0) {
+            b.option(ChannelOption.SO_RCVBUF, settings.receiveBufferBytes());
+        }
+        punchPeer = spec.peer();
+        punchTos = spec.plan()::tosOf;
+        return b;
+    }
+
+    /**
+     * A sender whose receivers are behind a NAT listens instead of connecting: this connects to {@code to} (the
+     * sender's port for the flow), writes {@code datagram} (the flow's punch) as its first bytes and from then on
+     * takes the connection as the flow's, exactly as an accepted one. Returns once the connect is under way; again
+     * for a flow whose connection is being made or is up it does nothing, and it connects anew only when the last
+     * attempt failed or ended. Between hosts only to the peer's address.
+     */
+    @Override
+    public void punch(int flow, InetSocketAddress to, byte[] datagram) throws Exception {
+        if (punchPeer != null && !io.lossprobe.core.plan.Addresses.sameHost(to.getAddress(),
+            java.net.InetAddress.getByName(punchPeer))) {
+            throw new IllegalArgumentException("tcp flow " + flow + ": a punch goes to the peer " + punchPeer
+                + " only, not to " + to);
+        }
+        byte[] punch = datagram.clone();
+        onLoop(() -> {
+            Channel previous = punches[flow];
+            if (previous != null && previous.isOpen()) {
+                return; // connecting, or up: one connection per flow
+            }
+            // Its handlers come once it is up (the flow's, as an accepted connection's): none until then.
+            io.netty.bootstrap.Bootstrap b = punchBootstrap.clone()
+                .handler(new io.netty.channel.ChannelInboundHandlerAdapter());
+            int tos = punchTos.applyAsInt(flow);
+            if (tos >= 0) {
+                b.option(ChannelOption.IP_TOS, tos); // before the connect: the SYN is marked too
+            }
+            io.netty.channel.ChannelFuture connecting = b.connect(to);
+            punches[flow] = connecting.channel();
+            connecting.addListener((io.netty.channel.ChannelFutureListener) f -> {
+                if (!f.isSuccess()) {
+                    f.channel().close(); // a lost punch: the next punch for the flow connects again
+                    return;
+                }
+                dataPipelines[flow].accept((SocketChannel) f.channel());
+                f.channel().writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(punch))
+                    .addListener(io.netty.channel.ChannelFutureListener.CLOSE_ON_FAILURE);
+            });
+        });
+    }
+
+    /** Whether flow {@code flow}'s connection from {@link #punch} is being made or is up (for tests). */
+    boolean punching(int flow) throws Exception {
+        boolean[] open = {false};
+        onLoop(() -> open[0] = punches[flow] != null && punches[flow].isOpen());
+        return open[0];
     }
 
     /**

@@ -7,8 +7,10 @@ import io.lossprobe.core.transport.MessageWriter;
 import io.lossprobe.core.transport.SenderEndpoint;
 import io.lossprobe.core.transport.SenderSpec;
 import io.lossprobe.core.transport.TransportReport;
+import io.lossprobe.core.wire.Punch;
 import io.lossprobe.netty.HeldMemoryEstimator;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -29,6 +31,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * One connection per flow, all on one event loop that also runs the send loop, so a flow's writes and flush are
  * plain calls on the connection's own thread: each flush is one write (or writev) syscall per flow per cycle.
+ *
+ * <p>The sender connects to each flow's receiver on the plan's port; with receivers behind a NAT
+ * ({@code SenderSpec.behindNat}) it cannot, and listens instead: each receiver connects out to its flow's
+ * {@link #sourcePorts} with its punch first ({@link PunchedListeners}), and that connection, once verified, carries
+ * the flow's data exactly as a connected one does. Such a flow cannot be reconnected: one whose connection ended
+ * stays down, its messages refused (sendFailed), with a note in every later step.
  */
 final class TcpSender implements SenderEndpoint {
     private static final Map<String, CounterDescriptor> DECLARED = CounterDescriptor.byKey(TcpCounter.ALL);
@@ -44,6 +52,8 @@ final class TcpSender implements SenderEndpoint {
     private final FlowWriter[] writers;
     private final Map<String, Long> environment = new HashMap<>();
     private final ConnectionStats[] replyStats;
+    /** {@code SenderSpec.behindNat}: the flows' listeners and their punched connections; else null. */
+    private PunchedListeners punched;
 
     private TcpSender(EventLoopGroup group, Bootstrap bootstrap, SenderSpec spec, FlowWriter[] writers) {
         this.replyStats = new ConnectionStats[writers.length];
@@ -65,39 +75,120 @@ final class TcpSender implements SenderEndpoint {
         }
         EventLoopGroup group = settings.io().newGroup("lossprobe-tcp-tx");
         Bootstrap b = new Bootstrap().group(group).channel(settings.io().socketChannel())
-            .option(ChannelOption.TCP_NODELAY, settings.noDelay())
-            // Our connections close first and wait in TIME_WAIT on their ephemeral local ports; a listener (the
-            // next run's receiver: the default ports lie in Linux's ephemeral range) can take such a port only
-            // when both sockets set SO_REUSEADDR.
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
-            // Bounded memory: past the high mark of buffer memory held by writes queued in Netty the flow reports
-            // BLOCKED and falls behind (memory held, not bytes unsent: a batch's buffer can be twice its content).
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(settings.lowWaterMarkBytes(), settings.highWaterMarkBytes()))
-            .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE);
-        if (settings.sendBufferBytes() > 0) {
-            b.option(ChannelOption.SO_SNDBUF, settings.sendBufferBytes());
-        }
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS);
+        Map<ChannelOption<?>, Object> options = dataOptions(settings);
+        options.forEach((o, v) -> b.option(unchecked(o), v));
         TcpSender sender = new TcpSender(group, b, spec, writers);
-        try {
-            for (int i = 0; i < flows; i++) {
-                sender.connect(i, false);
+        if (spec.behindNat()) {
+            sender.listen(settings, options);
+        } else {
+            try {
+                for (int i = 0; i < flows; i++) {
+                    sender.connect(i, false);
+                }
+            } catch (Exception e) {
+                sender.close();
+                throw new java.io.IOException("cannot connect TCP senders to " + spec.targetHost() + " ports "
+                    + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
             }
-        } catch (Exception e) {
-            sender.close();
-            throw new java.io.IOException("cannot connect TCP senders to " + spec.targetHost() + " ports "
-                + spec.plan().basePort() + "-" + spec.plan().port(flows - 1) + ": " + e.getMessage(), e);
         }
-        SocketChannelConfig config = (SocketChannelConfig) writers[0].channel().config();
         sender.environment.put(settings.io().environmentKey(), 1L);
         sender.environment.put(TcpEnvironment.NO_DELAY.key, settings.noDelay() ? 1L : 0L);
         sender.environment.put(TcpEnvironment.WRITE_BUFFER_HIGH_WATER_MARK.key, (long) settings.highWaterMarkBytes());
         if (settings.sendBufferBytes() > 0) {
             sender.environment.put(TcpEnvironment.SEND_BUFFER_REQUESTED.key, (long) settings.sendBufferBytes());
         }
-        sender.environment.put(TcpEnvironment.SEND_BUFFER_GRANTED.key, (long) config.getSendBufferSize());
+        if (sender.punched == null) {
+            SocketChannelConfig config = (SocketChannelConfig) writers[0].channel().config();
+            sender.environment.put(TcpEnvironment.SEND_BUFFER_GRANTED.key, (long) config.getSendBufferSize());
+        } else if (settings.sendBufferBytes() > 0) {
+            // No connection yet (they come with the punches, after this is reported): a fixed buffer is what the
+            // kernel grants any socket; an autotuned one is unknown until a connection runs, so it is not said.
+            try (java.net.Socket probe = new java.net.Socket()) {
+                probe.setSendBufferSize(settings.sendBufferBytes());
+                sender.environment.put(TcpEnvironment.SEND_BUFFER_GRANTED.key, (long) probe.getSendBufferSize());
+            }
+        }
         return sender;
+    }
+
+    /** The data connections' socket options, the same whether the sender connects or accepts them. */
+    private static Map<ChannelOption<?>, Object> dataOptions(TcpSettings settings) {
+        Map<ChannelOption<?>, Object> o = new java.util.LinkedHashMap<>();
+        o.put(ChannelOption.TCP_NODELAY, settings.noDelay());
+        // Our connections close first and wait in TIME_WAIT on their local ports; a listener (the next run's
+        // receiver: the default ports lie in Linux's ephemeral range) can take such a port only when both sockets
+        // set SO_REUSEADDR.
+        o.put(ChannelOption.SO_REUSEADDR, true);
+        // Bounded memory: past the high mark of buffer memory held by writes queued in Netty the flow reports
+        // BLOCKED and falls behind (memory held, not bytes unsent: a batch's buffer can be twice its content).
+        o.put(ChannelOption.WRITE_BUFFER_WATER_MARK,
+            new WriteBufferWaterMark(settings.lowWaterMarkBytes(), settings.highWaterMarkBytes()));
+        o.put(ChannelOption.MESSAGE_SIZE_ESTIMATOR, HeldMemoryEstimator.INSTANCE);
+        if (settings.sendBufferBytes() > 0) {
+            o.put(ChannelOption.SO_SNDBUF, settings.sendBufferBytes());
+        }
+        return o;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ChannelOption<Object> unchecked(ChannelOption<?> option) {
+        return (ChannelOption<Object>) option;
+    }
+
+    /**
+     * Behind a NAT: a listener per flow on the event loop, each accepted connection's options those a connected
+     * one has; a verified connection gets the connected path's pipeline and becomes its flow's writer's.
+     */
+    private void listen(TcpSettings settings, Map<ChannelOption<?>, Object> options) throws Exception {
+        int flows = writers.length;
+        ServerBootstrap b = new ServerBootstrap().group(loop, loop).channel(settings.io().serverChannel())
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .option(ChannelOption.SO_BACKLOG, PunchedListeners.PENDING_PER_FLOW);
+        options.forEach((o, v) -> b.childOption(unchecked(o), v));
+        try {
+            punched = PunchedListeners.open(b, loop, new Punch(spec.auth(), spec.runId(), flows),
+                java.net.InetAddress.getByName(spec.targetHost()), flows, spec.plan()::tosOf,
+                settings.io() == io.lossprobe.netty.NettyIo.EPOLL, (flow, ch) -> {
+                    dataPipeline(ch, flow);
+                    writers[flow].attach(ch, false);
+                });
+        } catch (Exception e) {
+            close();
+            throw new java.io.IOException("cannot listen for TCP receivers behind a NAT (" + spec.targetHost()
+                + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** Behind a NAT: the port each flow's receiver connects to; else none (this sender connects). */
+    @Override
+    public int[] sourcePorts() {
+        return punched == null ? new int[0] : punched.ports();
+    }
+
+    /** Behind a NAT: waits for the flows' verified connections; returns the flows without one. */
+    @Override
+    public int[] awaitPunches(long timeoutNs) throws Exception {
+        if (punched == null) {
+            throw new UnsupportedOperationException("these senders connect: they take no punches");
+        }
+        return punched.await(timeoutNs);
+    }
+
+    /** Test seam: connections reset at the listeners without becoming a flow's. */
+    long punchesRefused() throws Exception {
+        return punched.refused();
+    }
+
+    /** The connection's handlers: how it ends, for the writer; in echo mode the replies' framer. */
+    private void dataPipeline(Channel ch, int flow) {
+        FlowReceiver[] replies = spec.replies();
+        ch.pipeline().addLast(writers[flow].events(replies != null));
+        if (replies != null) {
+            // Echo mode: replies come back on this connection, framed like any lossprobe stream.
+            ch.pipeline().addLast(new MessageFramer(replies[flow]::onMessage, spec.plan().messageSize(),
+                replyStats[flow]));
+        }
     }
 
     /**
@@ -116,13 +207,7 @@ final class TcpSender implements SenderEndpoint {
         ChannelFuture connecting = flowBootstrap.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                FlowReceiver[] replies = spec.replies();
-                ch.pipeline().addLast(writer.events(replies != null));
-                if (replies != null) {
-                    // Echo mode: replies come back on this connection, framed like any lossprobe stream.
-                    ch.pipeline().addLast(new MessageFramer(replies[flow]::onMessage, spec.plan().messageSize(),
-                        replyStats[flow]));
-                }
+                dataPipeline(ch, flow);
             }
         }).connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(flow)));
         connecting.addListener((ChannelFutureListener) f -> {
@@ -150,11 +235,32 @@ final class TcpSender implements SenderEndpoint {
         return writers[flow];
     }
 
-    /** Reconnects the flows whose connection died in an earlier step, so one failure costs one step at most. */
+    /**
+     * Reconnects the flows whose connection died in an earlier step, so one failure costs one step at most. Behind
+     * a NAT: refuses while a flow has no connection from its receiver yet; one whose connection ended cannot be
+     * reconnected and fails again (a note, a connection failure) in every step.
+     */
     @Override
     public void beginStep(int step) throws Exception {
+        if (punched != null) {
+            int[] missing = punched.missing();
+            if (missing.length > 0) {
+                throw new IllegalStateException("tcp flows " + java.util.Arrays.toString(missing) + " have no"
+                    + " connection from their receivers behind the NAT: no step can send to them");
+            }
+        }
         for (int i = 0; i < writers.length; i++) {
             FlowWriter writer = writers[i];
+            if (punched != null) {
+                if (onLoop(writer::isDown)) {
+                    onLoop(() -> {
+                        writer.connectFailed(new java.io.IOException("connection ended; a receiver behind a NAT"
+                            + " is reached only on the connection it opened"));
+                        return null;
+                    });
+                }
+                continue;
+            }
             if (onLoop(writer::isDown)) {
                 try {
                     connect(i, true);
@@ -251,6 +357,9 @@ final class TcpSender implements SenderEndpoint {
     @Override
     public void close() {
         Closing.closeAll(java.util.List.of(loop), l -> l.submit(() -> {
+            if (punched != null) {
+                punched.close();
+            }
             for (FlowWriter w : writers) {
                 w.closing();
                 if (w.channel() != null) {

@@ -1,9 +1,9 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.transport.FlowsReached;
 import io.lossprobe.core.wire.Punch;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -18,13 +18,14 @@ final class PunchedDestinations {
     private final InetAddress from;
     private final InetSocketAddress[] learned;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    private final FlowsReached reached;
     private long ignored;
 
     PunchedDestinations(Punch punch, InetAddress from, int flows) {
         this.punch = punch;
         this.from = from;
         this.learned = new InetSocketAddress[flows];
+        this.reached = new FlowsReached(flows);
     }
 
     /**
@@ -40,28 +41,15 @@ final class PunchedDestinations {
                 return -1;
             }
             learned[flow] = source;
-            changed.signalAll();
-            return flow;
         } finally {
             lock.unlock();
         }
+        reached.mark(flow); // after the destination is set: whoever awaits it finds it
+        return flow;
     }
 
     private boolean sameHost(InetSocketAddress source) {
-        InetAddress a = source.getAddress();
-        if (a == null) {
-            return false;
-        }
-        if (a instanceof java.net.Inet6Address && from instanceof java.net.Inet4Address) {
-            byte[] b = a.getAddress(); // an IPv4 host seen on a dual-stack socket: ::ffff:a.b.c.d
-            boolean mapped = true;
-            for (int i = 0; i < 10; i++) {
-                mapped &= b[i] == 0;
-            }
-            mapped &= b[10] == (byte) 0xFF && b[11] == (byte) 0xFF;
-            return mapped && java.util.Arrays.equals(java.util.Arrays.copyOfRange(b, 12, 16), from.getAddress());
-        }
-        return a.equals(from);
+        return io.lossprobe.core.plan.Addresses.sameHost(source.getAddress(), from);
     }
 
     /** Flow {@code flow}'s destination, null while it has none. */
@@ -86,30 +74,12 @@ final class PunchedDestinations {
 
     /** The flows still without a destination. */
     int[] missing() {
-        lock.lock();
-        try {
-            return java.util.stream.IntStream.range(0, learned.length).filter(i -> learned[i] == null).toArray();
-        } finally {
-            lock.unlock();
-        }
+        return reached.missing();
     }
 
     /** Waits until every flow has a destination or {@code timeoutNs} passed; returns the flows without one. */
     int[] await(long timeoutNs) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNs;
-        lock.lock();
-        try {
-            while (missing().length > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                changed.awaitNanos(left);
-            }
-            return missing();
-        } finally {
-            lock.unlock();
-        }
+        return reached.await(timeoutNs);
     }
 
     /** The source address a native read wrote into {@code from} (family, port, address bytes). */

@@ -13,6 +13,26 @@ public final class Addresses {
     private Addresses() {
     }
 
+    /**
+     * Whether {@code seen} (a peer's address on a socket) is the host {@code expected}: the same address, or, on a
+     * dual-stack socket, the IPv4-mapped form ({@code ::ffff:a.b.c.d}) of an expected IPv4 address.
+     */
+    public static boolean sameHost(InetAddress seen, InetAddress expected) {
+        if (seen == null || expected == null) {
+            return false;
+        }
+        if (seen instanceof Inet6Address && expected instanceof java.net.Inet4Address) {
+            byte[] b = seen.getAddress();
+            boolean mapped = true;
+            for (int i = 0; i < 10; i++) {
+                mapped &= b[i] == 0;
+            }
+            mapped &= b[10] == (byte) 0xFF && b[11] == (byte) 0xFF;
+            return mapped && java.util.Arrays.equals(java.util.Arrays.copyOfRange(b, 12, 16), expected.getAddress());
+        }
+        return seen.equals(expected);
+    }
+
     /** {@code host:port}: {@code 127.0.0.1:7400}, {@code [::1]:7400}, {@code rx.example:7400}. */
     public static String hostPort(String host, int port) {
         String h = text(host);
