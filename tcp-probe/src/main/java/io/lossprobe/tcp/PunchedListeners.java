@@ -73,7 +73,8 @@ final class PunchedListeners {
     }
 
     /**
-     * Binds one listener per flow on an ephemeral port of the target's family.
+     * Binds one listener per flow on an ephemeral port of {@code local} (null: every address of the target's
+     * family).
      *
      * @param bootstrap  the data connections' options ({@code childOption}s) and the listeners' own, group and
      *                   channel class set; a flow's class ({@code tos}) is added here
@@ -81,7 +82,7 @@ final class PunchedListeners {
      * @param onVerified runs on {@code loop} with each flow's verified connection
      */
     static PunchedListeners open(ServerBootstrap bootstrap, EventLoop loop, Punch punch, InetAddress from,
-                                 int flows, java.util.function.IntUnaryOperator tosOf, boolean epoll,
+                                 String local, int flows, java.util.function.IntUnaryOperator tosOf, boolean epoll,
                                  BiConsumer<Integer, Channel> onVerified) throws Exception {
         PunchedListeners p = new PunchedListeners(punch, from, loop, flows, onVerified);
         boolean v6 = from instanceof java.net.Inet6Address;
@@ -99,7 +100,8 @@ final class PunchedListeners {
                         }
                     }
                 }
-                Channel listener = b.bind(new InetSocketAddress(v6 ? "::" : "0.0.0.0", 0)).sync().channel();
+                String at = local != null ? local : v6 ? "::" : "0.0.0.0";
+                Channel listener = b.bind(new InetSocketAddress(at, 0)).sync().channel();
                 p.listeners.add(listener);
                 p.ports[i] = ((InetSocketAddress) listener.localAddress()).getPort();
             }

@@ -148,7 +148,7 @@ final class TcpSender implements SenderEndpoint {
         options.forEach((o, v) -> b.childOption(unchecked(o), v));
         try {
             punched = PunchedListeners.open(b, loop, new Punch(spec.auth(), spec.runId(), flows),
-                java.net.InetAddress.getByName(spec.targetHost()), flows, spec.plan()::tosOf,
+                java.net.InetAddress.getByName(spec.targetHost()), spec.sourceHost(), flows, spec.plan()::tosOf,
                 settings.io() == io.lossprobe.netty.NettyIo.EPOLL, (flow, ch) -> {
                     dataPipeline(ch, flow);
                     writers[flow].attach(ch, false);
@@ -209,7 +209,8 @@ final class TcpSender implements SenderEndpoint {
             protected void initChannel(SocketChannel ch) {
                 dataPipeline(ch, flow);
             }
-        }).connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(flow)));
+        }).connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(flow)), spec.sourceHost() == null ? null
+            : new InetSocketAddress(spec.sourceHost(), 0)); // null: the route's preferred source
         connecting.addListener((ChannelFutureListener) f -> {
             if (f.isSuccess()) {
                 writer.attach(f.channel(), reconnect);
