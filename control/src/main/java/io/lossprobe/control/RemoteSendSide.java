@@ -25,8 +25,6 @@ final class RemoteSendSide implements SendSide {
     private final String transport;
     /** Where each flow's receiver punches ({@link Reply.SenderReady#sourcePorts}); empty: no punches. */
     private final int[] sourcePorts;
-    /** This controller's address as the server sees it. */
-    private final String observed;
     private FailedRanges[] failures;
     private long warmupNs;
     private long sent;
@@ -47,7 +45,6 @@ final class RemoteSendSide implements SendSide {
                 + " flows, not " + flows);
         }
         this.sourcePorts = ready.sourcePorts();
-        this.observed = ready.observed();
     }
 
     /** The longest this host's receivers keep punching before the run fails. */
