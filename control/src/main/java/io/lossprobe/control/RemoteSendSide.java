@@ -25,6 +25,8 @@ final class RemoteSendSide implements SendSide {
     private final String transport;
     /** Where each flow's receiver punches ({@link Reply.SenderReady#sourcePorts}); empty: no punches. */
     private final int[] sourcePorts;
+    /** This host's address as the server sees it ({@link Reply.SenderReady#observed}): another one is a NAT. */
+    private final String observed;
     private FailedRanges[] failures;
     private long warmupNs;
     private long sent;
@@ -45,6 +47,7 @@ final class RemoteSendSide implements SendSide {
                 + " flows, not " + flows);
         }
         this.sourcePorts = ready.sourcePorts();
+        this.observed = ready.observed();
     }
 
     /** The longest this host's receivers keep punching before the run fails. */
@@ -75,7 +78,14 @@ final class RemoteSendSide implements SendSide {
         int[] missing = java.util.stream.IntStream.range(0, flows).toArray();
         while (true) {
             for (int f : missing) {
-                endpoint.punch(f, new java.net.InetSocketAddress(server, sourcePorts[f]), punch.encode(f));
+                try {
+                    endpoint.punch(f, new java.net.InetSocketAddress(server, sourcePorts[f]), punch.encode(f));
+                } catch (IOException e) {
+                    throw new IOException("this host's " + transport + " receivers cannot send to the server's "
+                        + "senders at " + client.peerAddress() + " port " + sourcePorts[f] + ": " + reason(e)
+                        + " (is this host's firewall refusing " + (transport.equals("tcp") ? "TCP" : "UDP")
+                        + " to it?)", e);
+                }
             }
             missing = client.request(new Request.Punched(), Reply.Punches.class).missing();
             for (int f : missing) {
@@ -91,9 +101,27 @@ final class RemoteSendSide implements SendSide {
                     + " server's senders within " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
                         PUNCH_DEADLINE_NS) + " s (" + missing.length + " of " + flows + " flows; " + reachedBy()
                     + "): is a NAT or firewall dropping " + (transport.equals("tcp") ? "TCP connections" : "UDP")
-                    + " from this host to " + client.peerAddress() + " ports " + portsText(missing) + "?");
+                    + " from this host to " + client.peerAddress() + " ports " + portsText(missing) + "?"
+                    + natText());
             }
         }
+    }
+
+    private static final java.util.regex.Pattern NATIVE_CALL =
+        java.util.regex.Pattern.compile("^\\S+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ");
+
+    /** An I/O error's reason: Netty's native ones ("sendToAddress(..) failed with error(-1): ...") without the call. */
+    static String reason(IOException e) {
+        String m = String.valueOf(e.getMessage());
+        java.util.regex.Matcher call = NATIVE_CALL.matcher(m);
+        return call.find() ? m.substring(call.end()) : m;
+    }
+
+    /** Where the server saw this host come from, when that is not this host's own address: a NAT's. */
+    private String natText() {
+        String own = client.localAddress();
+        return observed == null || own == null || observed.equals(own) ? ""
+            : " (the server sees this host as " + observed + ", not " + own + ": a NAT on the way)";
     }
 
     /** What a receiver sends to reach its sender, in the failure's words. */

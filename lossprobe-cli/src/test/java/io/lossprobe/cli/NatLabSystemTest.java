@@ -207,4 +207,44 @@ class NatLabSystemTest {
             assertThat(s.counts().foreign()).as("%s foreign", d).isZero();
         }
     }
+
+    /**
+     * Punches that never reach the server end the run with one line, instead of senders sending blind: a NAT that
+     * lets no UDP out names the ports and the address the server saw (the NAT's); this host's own firewall refusing
+     * UDP (sendto's EPERM) names the refusal.
+     */
+    @ParameterizedTest(name = "udp dropped in {0}")
+    @CsvSource({
+        "nat, forward, 45090, did not reach the server's senders within 5 s (4 of 4 flows; no punch arrived)",
+        "ctl, output, 45095, cannot send to the server's senders at " + RX + " port ",
+    })
+    void punchesThatNeverArriveEndTheRunWithOneLine(String host, String hook, String basePort, String says)
+        throws Exception {
+        String table = "lossprobe_nat_test";
+        assertThat(exec(List.of("ip", "netns", "exec", LAB + host, "nft", "add table inet " + table
+            + "; add chain inet " + table + " c { type filter hook " + hook + " priority 0; }; add rule inet "
+            + table + " c ip daddr " + RX + " meta l4proto udp counter drop")).exit).isZero();
+        try {
+            Path out = work.resolve("blocked-" + host + ".json");
+            List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "ctl"));
+            cmd.addAll(LabSystemTest.java());
+            cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
+                out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0", "--ports", "4",
+                "--reverse", "--transport", "udp", "--base-port", basePort));
+            Exec e = exec(cmd);
+            assertThat(e.exit).as(e.output).isNotZero();
+            List<String> said = e.output.lines().filter(l -> l.contains(says)).toList();
+            assertThat(said).as(e.output).hasSize(1);
+            if (host.equals("nat")) {
+                assertThat(said.get(0)).contains("to " + RX + " ports ")
+                    .endsWith("(the server sees this host as " + NAT_ADDRESS + ", not 198.18.1.2: a NAT on the way)");
+            } else {
+                assertThat(said.get(0)).endsWith(": Operation not permitted (is this host's firewall refusing UDP"
+                    + " to it?)");
+            }
+            assertThat(e.output).doesNotContain("\tat ");
+        } finally {
+            exec(List.of("ip", "netns", "exec", LAB + host, "nft", "delete table inet " + table));
+        }
+    }
 }
