@@ -136,8 +136,24 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
 
     /** A publication to {@code host:port} whose frames carry {@code sessionId} ({@link AeronSessions}). */
     String publicationChannel(String host, int port, int sessionId) {
-        return new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port))
-            .termLength(termLengthBytes).mtu(mtuBytes).sessionId(sessionId).build();
+        return publicationChannel(host, port, sessionId, null);
+    }
+
+    /**
+     * {@link #publicationChannel(String, int, int)} sending from {@code sourceHost} (an ephemeral port), or from the
+     * route's preferred source when null. Aeron (1.51, {@code UdpChannel.parse}) binds a unicast publication's socket
+     * to its {@code control} address as given, resolved by name only; {@code interface} instead looks for a network
+     * interface carrying the address, so a loopback alias (127.0.0.5, which Linux's lo answers for without listing
+     * it) is refused: "Unable to find multicast or loopback interface matching criteria". With {@code endpoint} and no
+     * {@code control-mode} the publication stays plain unicast (the driver's validateControlForPublication allows
+     * the pair; flow control and SETUP are unicast's): the one thing {@code control} changes is the bind.
+     */
+    String publicationChannel(String host, int port, int sessionId, String sourceHost) {
+        ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port));
+        if (sourceHost != null) {
+            b.controlEndpoint(endpoint(sourceHost, 0));
+        }
+        return b.termLength(termLengthBytes).mtu(mtuBytes).sessionId(sessionId).build();
     }
 
     /**

@@ -163,7 +163,8 @@ final class AeronSender implements SenderEndpoint {
                     nat.destinationCounters()[i] = destinationsCounter(driver, publications[i]);
                 } else {
                     publications[i] = driver.aeron().addExclusivePublication(
-                        driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session),
+                        driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session,
+                            spec.sourceHost()),
                         AeronOptions.streamId(i));
                 }
                 writers[i] = new AeronWriter(publications[i], spec.plan().messageSize());

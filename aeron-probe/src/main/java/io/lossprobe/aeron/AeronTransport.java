@@ -59,6 +59,15 @@ public final class AeronTransport extends DeclaredTransport {
         return perStream * plan.ports() * (plan.echo() ? 2 : 1);
     }
 
+    /**
+     * Its senders wait up to {@code aeron.connectTimeoutMs} for their subscribers to connect, and in echo mode as
+     * long again for the reply streams ({@link AeronSender#open}).
+     */
+    @Override
+    public long senderOpenTimeoutMs(io.lossprobe.core.plan.Plan plan, java.util.Map<String, String> options) {
+        return AeronOptions.CONNECT_TIMEOUT_OPTION.read(options) * (plan.echo() ? 2 : 1);
+    }
+
     @Override
     public ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception {
         refuseTrafficClasses(spec.plan());

@@ -26,6 +26,31 @@ class AeronOptionsTest {
             .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|session-id=12");
     }
 
+    /**
+     * A publication sending from a given address binds it through {@code control} (taken as given), not
+     * {@code interface} (which must match an address a network interface lists: a loopback alias is refused).
+     */
+    @Test
+    void aPublicationFromAGivenAddressBindsItAsItsControlAddress() {
+        AeronOptions o = AeronOptions.parse(Map.of());
+        assertThat(o.publicationChannel("127.0.0.1", 43000, -7, "127.0.0.5"))
+            .isEqualTo("aeron:udp?endpoint=127.0.0.1:43000|control=127.0.0.5:0|mtu=1408|term-length=1m|session-id=-7");
+        assertThat(o.publicationChannel("::1", 43000, 3, "::1"))
+            .isEqualTo("aeron:udp?endpoint=[::1]:43000|control=[::1]:0|mtu=1408|term-length=1m|session-id=3");
+        assertThat(o.publicationChannel("127.0.0.1", 43000, -7, null)).isEqualTo(o.publicationChannel("127.0.0.1",
+            43000, -7));
+    }
+
+    /** What a controller waits beyond its control timeout for a server's senders: their connect waits. */
+    @Test
+    void theSendersOpeningTakesTheirConnectWaitsAtMost() {
+        AeronTransport aeron = new AeronTransport();
+        Map<String, String> options = Map.of("aeron.connectTimeoutMs", "3000");
+        assertThat(aeron.senderOpenTimeoutMs(echoPlan(1, 43000, "127.0.0.1"), Map.of()))
+            .as("echo: the requests' publications, then the replies' streams").isEqualTo(20_000);
+        assertThat(aeron.senderOpenTimeoutMs(AeronRuns.plan(1, 43000, List.of("1k"), 100), options)).isEqualTo(3000);
+    }
+
     @Test
     void unreliableModePutsReliableFalseOnTheSubscription() {
         AeronOptions o = AeronOptions.parse(Map.of("aeron.reliable", "false", "aeron.termLength", "64k"));

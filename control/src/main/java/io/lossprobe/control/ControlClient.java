@@ -263,6 +263,11 @@ public final class ControlClient implements AutoCloseable {
         return new ClockSync.Stamps(t1, c.t2(), c.t3(), t4);
     }
 
+    /** The longest a request waits for the server's reply, unless it says otherwise. */
+    int timeoutMs() {
+        return timeoutMs;
+    }
+
     /** One request and its reply, which must be of type {@code expected}; the server's error is an exception. */
     <R extends Reply> R request(Request msg, Class<R> expected) throws IOException {
         return request(msg, expected, timeoutMs);
@@ -335,7 +340,8 @@ public final class ControlClient implements AutoCloseable {
             @Override
             public SendSide open(Transport transport, Plan plan, int runId, MessageAuth auth,
                                  Map<String, String> options) throws IOException {
-                return new RemoteSendSide(ControlClient.this, transport.name(), plan);
+                return new RemoteSendSide(ControlClient.this, transport.name(), plan,
+                    transport.senderOpenTimeoutMs(plan, options));
             }
 
             @Override

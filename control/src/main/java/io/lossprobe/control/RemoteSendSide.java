@@ -33,14 +33,20 @@ final class RemoteSendSide implements SendSide {
     private long[] sentPerFlow;
     private boolean closed;
 
-    RemoteSendSide(ControlClient client, String transport, io.lossprobe.core.plan.Plan plan) throws IOException {
+    /**
+     * @param openTimeoutMs the longest the server's transport may wait while opening its senders
+     *                      ({@link io.lossprobe.core.transport.Transport#senderOpenTimeoutMs}): the request waits that
+     *                      long beyond the control timeout, so a server that fails to open them says why
+     */
+    RemoteSendSide(ControlClient client, String transport, io.lossprobe.core.plan.Plan plan, long openTimeoutMs)
+        throws IOException {
         this.client = client;
         this.flows = plan.ports();
         this.plan = plan;
         this.failures = FailedRanges.perFlow(flows);
         this.transport = transport;
         Reply.SenderReady ready = client.request(new Request.OpenSender(transport, client.localAddress()),
-            Reply.SenderReady.class);
+            Reply.SenderReady.class, (int) Math.min(Integer.MAX_VALUE, client.timeoutMs() + openTimeoutMs));
         this.environment = ControlClient.remote(ready.environment());
         if (ready.sourcePorts().length != 0 && ready.sourcePorts().length != flows) {
             throw new ControlProtocolException("sender-ready with source ports for " + ready.sourcePorts().length

@@ -58,7 +58,13 @@ final class SessionSender {
                               SenderSpec.Reach reach, String source) throws IOException {
         SenderSpec spec = new SenderSpec(plan, peer, runId, plan.transportOptions(), key).reaching(reach)
             .from(source);
-        return new SessionSender(call(() -> LocalSendSide.open(transport, spec)), plan);
+        try {
+            return new SessionSender(call(() -> LocalSendSide.open(transport, spec)), plan);
+        } catch (IOException e) {
+            // One line for the controller's user: which senders, between which addresses, and the transport's reason.
+            throw new IOException(transport.name() + ": cannot send from " + (source == null ? "this server" : source)
+                + " to " + peer + ": " + e.getMessage(), e);
+        }
     }
 
     int lastBegun() {

@@ -98,6 +98,55 @@ class ServerSessionTest {
         ControlTesting.await("senders closed", 5_000, () -> transport.senders.get() == 0);
     }
 
+    /**
+     * A server whose senders take longer to fail than the controller's control timeout (Aeron waits 10 s by default
+     * for its subscribers, as long as the command line's control timeout): the controller waits what the transport
+     * declares beyond its own timeout, so the server's reason arrives, one line naming the transport and the
+     * addresses, instead of "the server did not answer 'open-sender'".
+     */
+    @Test
+    void aSenderThatCannotOpenSaysWhyBeforeTheControllerGivesUp() throws Exception {
+        // The controller's timeout is 2 s, the senders' wait 3 s: the controller gives up 5 s after asking.
+        SlowRefusal slow = new SlowRefusal(3_000);
+        try (ControlServer s = new ControlServer("127.0.0.1", 0, AUTH, LIMITS, ControlTesting.only(slow), null);
+             ControlClient c = ControlClient.connect("127.0.0.1", s.port(), AUTH, 2_000)) {
+            Plan plan = plan(42190);
+            c.negotiate(plan, 5, Map.of(), List.of(slow));
+            long startNs = System.nanoTime();
+            assertThatThrownBy(() -> c.sendSides().open(slow, plan, 5, c.dataKey(5), Map.of()))
+                .isInstanceOf(ControlProtocolException.class)
+                .hasMessage("server: udp: cannot send from 127.0.0.1 to 127.0.0.1: no receiver answered within "
+                    + "3000 ms");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)).as("the server's answer")
+                .isBetween(3_000L, 5_000L);
+            assertThat(s.internalErrors()).isZero();
+        }
+    }
+
+    /** Senders that wait {@code waitMs} for receivers that never answer (as Aeron's connect wait), then fail. */
+    private static final class SlowRefusal extends ControlTesting.NoTransport {
+        private final long waitMs;
+        private final java.util.concurrent.CountDownLatch neverAnswered = new java.util.concurrent.CountDownLatch(1);
+
+        SlowRefusal(long waitMs) {
+            this.waitMs = waitMs;
+        }
+
+        @Override
+        public long senderOpenTimeoutMs(Plan plan, Map<String, String> options) {
+            return waitMs;
+        }
+
+        @Override
+        public io.lossprobe.core.transport.SenderEndpoint openSender(io.lossprobe.core.transport.SenderSpec spec)
+            throws Exception {
+            if (!neverAnswered.await(waitMs, TimeUnit.MILLISECONDS)) {
+                throw new IOException("no receiver answered within " + waitMs + " ms");
+            }
+            throw new AssertionError("no one answers in this test");
+        }
+    }
+
     /** A step of the plan's one level, 1k over its 1 s window. */
     private static Request.BeginStep begin(int step) {
         return new Request.BeginStep(step, 0, 1000, 1_000_000_000L);

@@ -41,6 +41,8 @@ import java.util.concurrent.TimeUnit;
 final class TcpSender implements SenderEndpoint {
     private static final Map<String, CounterDescriptor> DECLARED = CounterDescriptor.byKey(TcpCounter.ALL);
     private static final int CONNECT_TIMEOUT_MS = 5_000;
+    /** The longest one flow's connect is waited for: the connect's own timeout, and a second for its listener. */
+    static final long CONNECT_WAIT_MS = CONNECT_TIMEOUT_MS + 1_000L;
     /** Longest wait for the last repairs before reporting a step (a connection that stays stuck reports anyway). */
     static final long SETTLE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long SETTLE_POLL_NS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -219,7 +221,7 @@ final class TcpSender implements SenderEndpoint {
                 attached.completeExceptionally(f.cause());
             }
         });
-        attached.get(CONNECT_TIMEOUT_MS + 1_000L, TimeUnit.MILLISECONDS);
+        attached.get(CONNECT_WAIT_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Every sender channel shares the group's single event loop: replies are accounted there. */

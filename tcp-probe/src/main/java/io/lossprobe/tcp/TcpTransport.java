@@ -26,6 +26,12 @@ public final class TcpTransport extends DeclaredTransport {
         return TcpReceiver.open(spec, TcpSettings.from(spec.options()));
     }
 
+    /** A sender that cannot connect a flow fails after that flow's connect wait ({@link TcpSender#open}). */
+    @Override
+    public long senderOpenTimeoutMs(io.lossprobe.core.plan.Plan plan, java.util.Map<String, String> options) {
+        return TcpSender.CONNECT_WAIT_MS;
+    }
+
     @Override
     public SenderEndpoint openSender(SenderSpec spec) throws Exception {
         return TcpSender.open(spec, TcpSettings.from(spec.options()));

@@ -66,6 +66,16 @@ public interface Transport {
      */
     ReceiverEndpoint openReceiver(ReceiverSpec spec) throws Exception;
 
+    /**
+     * The longest {@link #openSender} may wait under {@code options} for something outside this process before it
+     * returns or fails (Aeron: its subscribers to connect; TCP: a connect), 0 when it waits for nothing. A controller
+     * waits that long beyond its own control timeout for a server to open its senders, so the server's reason for a
+     * failure reaches it, not a timeout of its own.
+     */
+    default long senderOpenTimeoutMs(io.lossprobe.core.plan.Plan plan, java.util.Map<String, String> options) {
+        return 0;
+    }
+
     /** Opens one sender per flow towards {@code spec.targetHost()}, port {@code basePort + i}. */
     SenderEndpoint openSender(SenderSpec spec) throws Exception;
 }
