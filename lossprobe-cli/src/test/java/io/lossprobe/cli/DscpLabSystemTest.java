@@ -1,17 +1,16 @@
 package io.lossprobe.cli;
 
+import static io.lossprobe.cli.Lab.RX;
+import static io.lossprobe.cli.Lab.RX6;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,65 +37,34 @@ import org.junit.jupiter.params.provider.CsvSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DscpLabSystemTest {
-    private static final String RX = "198.18.0.1";
-    private static final String LAB = System.getenv().getOrDefault("DSCP_LAB_PREFIX", "ld-");
     private static final int SIZE = 64;
     private static final long EF = 46;
     private static final long CS1 = 8;
-    private Path repo;
+    /** The lab under DSCP_LAB_PREFIX (default ld-). */
+    private Lab lab;
     private Path work;
     private Path secret;
-    private Process server;
-    private Process server6;
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        Path lab = repo.resolve("scripts/lab.sh");
-        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit == 0,
-            "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "1").exit).isZero();
+        lab = Lab.assumed("DSCP_LAB_PREFIX", "ld-");
+        assertThat(lab.run("up", "1").exit()).isZero();
         work = Files.createTempDirectory("lossprobe-dscp-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
-        server = LabSystemTest.startServe(LAB + "rx", RX, secret);
-        server6 = LabSystemTest.startServe(LAB + "rx", LabSystemTest.RX6, secret);
-        LabSystemTest.awaitListening(server);
-        LabSystemTest.awaitListening(server6);
+        lab.serve(secret, RX, RX6);
     }
 
     @AfterAll
     void downLab() throws Exception {
-        LabSystemTest.stop(server);
-        LabSystemTest.stop(server6);
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
     @BeforeEach
     void clearRules() throws Exception {
-        assertThat(lab("clear").exit).isZero();
-    }
-
-    record Exec(int exit, String output) {
-    }
-
-    private static Exec exec(List<String> cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LAB_PREFIX", LAB);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd);
+        assertThat(lab.run("clear").exit()).isZero();
     }
 
     record LabRun(RunResult result, String output) {
@@ -113,24 +81,20 @@ class DscpLabSystemTest {
     /** {@link #run(String, String...)} against the server at {@code target}: RX, or RX6 over IPv6. */
     private LabRun runTo(String target, String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
-        cmd.addAll(LabSystemTest.java());
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("tx1")));
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of("run", "--target", target, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0"));
         cmd.addAll(List.of(args));
-        Exec e = exec(cmd);
-        assertThat(e.exit).as(e.output).isZero();
+        Lab.Exec e = Lab.exec(cmd);
+        assertThat(e.exit()).as(e.output()).isZero();
         RunResult r = ResultFiles.read(out);
         for (StepResult s : r.steps()) {
             for (FlowResult f : s.flows()) {
                 assertThat(f.counts().received() + f.counts().lost()).isEqualTo(f.counts().sent());
             }
         }
-        return new LabRun(r, e.output);
-    }
-
-    private JsonNode counters() throws Exception {
-        return ResultFiles.mapper().readTree(lab("counters").output.strip());
+        return new LabRun(r, e.output());
     }
 
     /** UDP datagrams of {@link #SIZE} bytes in a packets-and-bytes counter (a GSO packet carries several). */
@@ -142,7 +106,7 @@ class DscpLabSystemTest {
     private static long datagrams(JsonNode counter, String target) {
         long packets = counter.get("packets").asLong();
         long bytes = counter.get("bytes").asLong();
-        long headers = LabSystemTest.udpHeaderBytes(target);
+        long headers = Lab.udpHeaderBytes(target);
         assertThat((bytes - headers * packets) % SIZE).as("whole datagrams in %s", counter).isZero();
         return (bytes - headers * packets) / SIZE;
     }
@@ -157,17 +121,17 @@ class DscpLabSystemTest {
     @CsvSource({
         "native send path with GSO, " + RX + ", 49200, udp.send=native, udp.gso=on",
         "Netty send path without GSO, " + RX + ", 49220, udp.send=netty, udp.gso=off",
-        "native send path with GSO, " + LabSystemTest.RX6 + ", 52760, udp.send=native, udp.gso=on",
-        "Netty send path without GSO, " + LabSystemTest.RX6 + ", 52780, udp.send=netty, udp.gso=off",
+        "native send path with GSO, " + RX6 + ", 52760, udp.send=native, udp.gso=on",
+        "Netty send path without GSO, " + RX6 + ", 52780, udp.send=netty, udp.gso=off",
     })
     void eachClassArrivesWithExactlyTheDatagramsSentInIt(String path, String target, String basePort, String send,
                                                          String gso) throws Exception {
-        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
+        assertThat(lab.run("count-dscp", "ef", "cs1", "cs0").exit()).isZero();
         LabRun run = runTo(target, "classes-" + send + "-" + basePort, "--transport", "udp", "--ports", "4",
             "--base-port", basePort, "--dscp", "EF,CS1", "-X", send, "-X", gso);
         StepResult s = run.step("udp");
         assertThat(run.result().plan().bindAddress()).isEqualTo(target);
-        JsonNode dscp = counters().get("dscp");
+        JsonNode dscp = lab.counters().get("dscp");
         assertThat(sentIn(s, EF)).as("flows 0 and 2 sent EF").isPositive();
         assertThat(datagrams(dscp.get("ef"), target)).as("EF datagrams nftables counted at the receiving host")
             .isEqualTo(sentIn(s, EF));
@@ -189,11 +153,11 @@ class DscpLabSystemTest {
 
     @Test
     void everyTcpSegmentBothWaysCarriesItsFlowsClass() throws Exception {
-        assertThat(lab("count-dscp", "af41", "cs0").exit).isZero();
+        assertThat(lab.run("count-dscp", "af41", "cs0").exit()).isZero();
         LabRun run = run("tcp", "--transport", "tcp", "--ports", "2", "--base-port", "49240", "--dscp", "AF41",
             "--mode", "echo");
         assertThat(run.step("tcp").counts().received()).isPositive();
-        JsonNode c = counters();
+        JsonNode c = lab.counters();
         for (String direction : List.of("dscp", "dscpFromRx")) {
             JsonNode dscp = c.get(direction);
             assertThat(dscp.get("af41").get("packets").asLong()).as("%s: segments in AF41", direction).isPositive();
@@ -204,11 +168,11 @@ class DscpLabSystemTest {
 
     @Test
     void theServerMarksWhatItSendsInAReverseRun() throws Exception {
-        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
+        assertThat(lab.run("count-dscp", "ef", "cs1", "cs0").exit()).isZero();
         LabRun run = run("reverse", "--transport", "udp", "--ports", "4", "--base-port", "49260", "--dscp",
             "CS1,EF", "--reverse");
         StepResult s = run.step("udp");
-        JsonNode fromRx = counters().get("dscpFromRx");
+        JsonNode fromRx = lab.counters().get("dscpFromRx");
         assertThat(datagrams(fromRx.get("ef"))).as("EF datagrams the server sent").isEqualTo(sentIn(s, EF))
             .isPositive();
         assertThat(datagrams(fromRx.get("cs1"))).as("CS1 datagrams the server sent").isEqualTo(sentIn(s, CS1));
@@ -224,12 +188,12 @@ class DscpLabSystemTest {
 
     @Test
     void aSwitchThatReMarksIsFlaggedOnExactlyTheFlowsItReMarked() throws Exception {
-        assertThat(lab("count-dscp", "ef", "cs1", "cs0").exit).isZero();
-        assertThat(lab("remark", "ef", "cs0").exit).isZero();
+        assertThat(lab.run("count-dscp", "ef", "cs1", "cs0").exit()).isZero();
+        assertThat(lab.run("remark", "ef", "cs0").exit()).isZero();
         LabRun run = run("remarked", "--transport", "udp", "--ports", "4", "--base-port", "49280", "--dscp",
             "EF,CS1");
         StepResult s = run.step("udp");
-        JsonNode c = counters();
+        JsonNode c = lab.counters();
         long remarked = 0;
         for (FlowResult f : s.flows()) {
             if (f.flow() % 2 == 0) {
@@ -258,13 +222,13 @@ class DscpLabSystemTest {
      * off: each datagram is one packet at the qdisc, so its drop count is in datagrams.
      */
     @ParameterizedTest(name = "to {0}")
-    @CsvSource({RX + ", 49300", LabSystemTest.RX6 + ", 49320"})
+    @CsvSource({RX + ", 49300", RX6 + ", 49320"})
     void aQueueThatShapesOneClassLosesOnThatClasssFlowsOnly(String target, String basePort) throws Exception {
-        assertThat(lab("shape-class", "cs1", "4mbit", "5ms", "4kb").exit).isZero();
+        assertThat(lab.run("shape-class", "cs1", "4mbit", "5ms", "4kb").exit()).isZero();
         LabRun run = runTo(target, "prio-" + basePort, "--transport", "udp", "--ports", "4", "--base-port", basePort,
             "--dscp", "EF,CS1", "-X", "udp.gso=off");
         StepResult s = run.step("udp");
-        long qdiscDrops = counters().get("shaped").get("drops").asLong();
+        long qdiscDrops = lab.counters().get("shaped").get("drops").asLong();
         long cs1Lost = 0;
         for (FlowResult f : s.flows()) {
             long kernel = f.socketDrops() == null ? 0 : f.socketDrops();

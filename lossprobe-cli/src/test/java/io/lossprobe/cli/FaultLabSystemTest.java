@@ -1,7 +1,7 @@
 package io.lossprobe.cli;
 
+import static io.lossprobe.cli.Lab.RX;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
@@ -12,7 +12,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,15 +51,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FaultLabSystemTest {
-    private static final String RX = "198.18.0.1";
-    private static final String LAB = System.getenv().getOrDefault("LAB_FAULT_PREFIX", "lf-");
     /** A peer that died: its kernel closed the control connection, and the other side stops at once. */
     static final long CLOSED_BOUND_MS = 2_000;
     /** A peer that fell silent: 5 s without an answer (the watchdogs' limit), plus a poll and the sampling. */
     static final long SILENT_BOUND_MS = 6_000;
     /** How long both counters must stand still before a side is taken to have stopped. */
     private static final long QUIET_MS = 2_000;
-    private Path repo;
+    /** The lab under LAB_FAULT_PREFIX (default lf-). */
+    private Lab lab;
     private Path work;
     private Path secret;
     private final List<Process> started = new ArrayList<>();
@@ -71,16 +69,12 @@ class FaultLabSystemTest {
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        assumeTrue(Files.isExecutable(repo.resolve("scripts/lab.sh")), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft").exit() == 0,
-            "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "1").exit()).isZero();
+        lab = Lab.assumed("LAB_FAULT_PREFIX", "lf-");
+        assertThat(lab.run("up", "1").exit()).isZero();
         work = Files.createTempDirectory("lossprobe-faults");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
-        server = start(LAB + "rx", "serve", "--bind", RX, "--secret-file", secret.toString());
+        server = start(lab.ns("rx"), "serve", "--bind", RX, "--secret-file", secret.toString());
         await("serve listening", () -> server.printed("listening on"), 60_000);
         started.clear(); // the server outlives each test
     }
@@ -90,14 +84,14 @@ class FaultLabSystemTest {
         if (server != null) {
             server.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
     @BeforeEach
     void clear() throws Exception {
-        assertThat(lab("clear").exit()).isZero();
+        assertThat(lab.run("clear").exit()).isZero();
     }
 
     @AfterEach
@@ -120,10 +114,8 @@ class FaultLabSystemTest {
     }
 
     private Running start(String ns, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
-            Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            Main.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start(); // ip netns exec execs: p is the JVM
         started.add(p);
@@ -155,7 +147,7 @@ class FaultLabSystemTest {
             "--transport", "udp", "--ports", "4", "--base-port", Integer.toString(basePort), "--warmup", "0",
             "-o", work.resolve(name + ".json").toString()));
         args.addAll(List.of(extra));
-        return start(LAB + "tx1", args.toArray(String[]::new));
+        return start(lab.ns("tx1"), args.toArray(String[]::new));
     }
 
     private void await(String what, BooleanSupplier condition, long timeoutMs) {
@@ -168,7 +160,7 @@ class FaultLabSystemTest {
 
     private Data data() {
         try {
-            String[] f = lab("data").output().strip().split("\\s+");
+            String[] f = lab.run("data").output().strip().split("\\s+");
             return new Data(Long.parseLong(f[0]), Long.parseLong(f[1]));
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -243,7 +235,7 @@ class FaultLabSystemTest {
         assertThat(r.steps().get(0).counts().sent()).isEqualTo(6_000);
         assertThat(r.error()).startsWith("udp step 1 at 2k/s (64 B) failed: ");
         // A serve restarted at once takes the next run at once, on the same control port and the same data ports.
-        server = start(LAB + "rx", "serve", "--bind", RX, "--secret-file", secret.toString());
+        server = start(lab.ns("rx"), "serve", "--bind", RX, "--secret-file", secret.toString());
         await("the restarted serve listening", () -> server.printed("listening on"), 60_000);
         Running next = controllerOn(basePortOf(r), "after-restart", "--levels", "1k", "--duration", "500ms");
         assertThat(next.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -301,7 +293,7 @@ class FaultLabSystemTest {
         java.util.concurrent.atomic.AtomicLong exitNs = new java.util.concurrent.atomic.AtomicLong();
         run.process().onExit().thenRun(() -> exitNs.set(System.nanoTime()));
         long fault = System.nanoTime();
-        assertThat(lab("cut-control").exit()).isZero();
+        assertThat(lab.run("cut-control").exit()).isZero();
         Stopped s = lastMoves(fault);
         assertThat(s.latestMs()).as("ms from the cut to either side's last data packet")
             .isLessThanOrEqualTo(SILENT_BOUND_MS);
@@ -318,9 +310,9 @@ class FaultLabSystemTest {
         assertThat(r.error()).startsWith("udp step 0 at 2k/s (64 B) failed: ").contains("did not answer");
         await("the server says why it ended the session", () -> server.lines().stream()
             .filter(l -> l.contains("the controller was silent")).count() > silentBefore, 10_000);
-        assertThat(counters().get("cut").asLong()).as("the switch dropped control segments").isPositive();
+        assertThat(lab.counters().get("cut").asLong()).as("the switch dropped control segments").isPositive();
         // The path is back: the next run on the same ports runs at once (the silent session's receivers are gone).
-        assertThat(lab("clear").exit()).isZero();
+        assertThat(lab.run("clear").exit()).isZero();
         Running next = controllerOn(basePort, "after-cut", modeArgs(mode, "--levels", "1k", "--duration", "500ms"));
         assertThat(next.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(next.process().exitValue()).as(next.output()).isZero();
@@ -339,26 +331,5 @@ class FaultLabSystemTest {
             all.addAll(List.of("--mode", "echo"));
         }
         return all.toArray(String[]::new);
-    }
-
-    private com.fasterxml.jackson.databind.JsonNode counters() throws Exception {
-        return ResultFiles.mapper().readTree(lab("counters").output().strip());
-    }
-
-    record Exec(int exit, String output) {
-    }
-
-    private static Exec exec(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("env", "LAB_PREFIX=" + LAB, repo.resolve("scripts/lab.sh")
-            .toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd.toArray(String[]::new));
     }
 }

@@ -1,5 +1,7 @@
 package io.lossprobe.cli;
 
+import static io.lossprobe.cli.Lab.RX;
+import static io.lossprobe.cli.Lab.RX6;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -14,12 +16,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,107 +42,31 @@ import org.junit.jupiter.params.provider.CsvSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LabSystemTest {
-    private static final String RX = "198.18.0.1";
-    /** The receiver's IPv6 address (scripts/lab.sh: the RFC 5180 benchmarking prefix), with a serve of its own. */
-    static final String RX6 = "2001:2::1";
-    /** The lab's namespace prefix (scripts/lab.sh's LAB_PREFIX), so a lab of one's own can run beside others. */
-    private static final String LAB = System.getenv().getOrDefault("LAB_PREFIX", "lp-");
-    private Path repo;
+    /** The lab under LAB_PREFIX (default lp-), so a lab of one's own can run beside others; RX6 has a serve too. */
+    private Lab lab;
     private Path work;
     private Path secret;
-    private Process server;
-    private Process server6;
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        Path lab = repo.resolve("scripts/lab.sh");
-        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft").exit == 0,
-                "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "2").exit).isZero();
+        lab = Lab.assumed("LAB_PREFIX", "lp-");
+        assertThat(lab.run("up", "2").exit()).isZero();
         work = Files.createTempDirectory("lossprobe-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret); // as 'lossprobe keygen' makes it: no warning in the output
-        server = startServe(LAB + "rx", RX, secret);
-        server6 = startServe(LAB + "rx", RX6, secret);
-        awaitListening(server);
-        awaitListening(server6);
-    }
-
-    /** {@code lossprobe serve --bind BIND} in namespace {@code ns}; {@link #awaitListening} waits for it. */
-    static Process startServe(String ns, String bind, Path secret) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-        cmd.addAll(java());
-        cmd.addAll(List.of("serve", "--bind", bind, "--secret-file", secret.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    }
-
-    /** Reads the server's output to its end (on a thread of its own); returns once it says it is listening. */
-    static void awaitListening(Process server) throws InterruptedException {
-        CountDownLatch listening = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
-                StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.contains("listening on")) {
-                        listening.countDown();
-                    }
-                }
-            } catch (IOException e) {
-                // The server ended.
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        assertThat(listening.await(60, TimeUnit.SECONDS)).as("serve started").isTrue();
-    }
-
-    /** Stops a server started by {@link #startServe}, if it was. */
-    static void stop(Process server) throws InterruptedException {
-        if (server != null) {
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
-            server.destroyForcibly();
-        }
+        lab.serve(secret, RX, RX6);
     }
 
     @AfterAll
     void downLab() throws Exception {
-        stop(server);
-        stop(server6);
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
     @BeforeEach
     void clearRules() throws Exception {
-        assertThat(lab("clear").exit).isZero();
-    }
-
-    static List<String> java() {
-        return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            Main.class.getName());
-    }
-
-    record Exec(int exit, String output) {
-    }
-
-    static Exec exec(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd.toArray(String[]::new));
+        assertThat(lab.run("clear").exit()).isZero();
     }
 
     /** Runs lossprobe in a sender namespace against the server; returns the result. */
@@ -154,12 +78,12 @@ class LabSystemTest {
     private RunResult runTo(String target, String senderNs, String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", senderNs));
-        cmd.addAll(java());
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of("run", "--target", target, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString()));
         cmd.addAll(List.of(args));
-        Exec e = exec(cmd.toArray(String[]::new));
-        assertThat(e.exit).as(e.output).isZero();
+        Lab.Exec e = Lab.exec(cmd);
+        assertThat(e.exit()).as(e.output()).isZero();
         RunResult r = ResultFiles.read(out);
         for (StepResult s : r.steps()) {
             for (FlowResult f : s.flows()) {
@@ -169,10 +93,6 @@ class LabSystemTest {
             }
         }
         return r;
-    }
-
-    private JsonNode counters() throws Exception {
-        return ResultFiles.mapper().readTree(lab("counters").output.strip());
     }
 
     /**
@@ -187,26 +107,21 @@ class LabSystemTest {
     static long datagrams(JsonNode counters, String name, int payload, String target) {
         long packets = counters.get(name).asLong();
         long bytes = counters.get(name + "Bytes").asLong();
-        long headers = udpHeaderBytes(target);
+        long headers = Lab.udpHeaderBytes(target);
         assertThat((bytes - headers * packets) % payload).as("whole datagrams").isZero();
         return (bytes - headers * packets) / payload;
-    }
-
-    /** The IP and UDP headers of a datagram as nftables counts it: 20 + 8 over IPv4, 40 + 8 over IPv6. */
-    static int udpHeaderBytes(String target) {
-        return target.indexOf(':') >= 0 ? 48 : 28;
     }
 
     /** IPv4, then IPv6 with the same rules of scripts/lab.sh: each exactness check holds in both families. */
     @ParameterizedTest(name = "to {0}")
     @CsvSource({RX + ", 48000", RX6 + ", 52700"})
     void udpLossEqualsWhatNftablesDroppedPlusKernelDrops(String target, String basePort) throws Exception {
-        assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = runTo(target, LAB + "tx1", "udp-loss-" + basePort, "--transport", "udp", "--ports", "8",
+        assertThat(lab.run("loss", "1", "udp").exit()).isZero();
+        RunResult r = runTo(target, lab.ns("tx1"), "udp-loss-" + basePort, "--transport", "udp", "--ports", "8",
             "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
         assertThat(r.plan().bindAddress()).isEqualTo(target);
-        long dropped = datagrams(counters(), "dropped", 64, target);
+        long dropped = datagrams(lab.counters(), "dropped", 64, target);
         assertThat(dropped).as("nftables dropped something").isPositive();
         long kernel = s.socketDrops() == null ? 0 : s.socketDrops();
         assertThat(s.counts().lost()).isEqualTo(dropped + kernel);
@@ -216,11 +131,11 @@ class LabSystemTest {
 
     @Test
     void udpDuplicatesEqualWhatNftablesDuplicated() throws Exception {
-        assertThat(lab("dup", "1").exit).isZero();
-        RunResult r = run(LAB + "tx1", "udp-dup", "--transport", "udp", "--ports", "8", "--base-port", "48100",
+        assertThat(lab.run("dup", "1").exit()).isZero();
+        RunResult r = run(lab.ns("tx1"), "udp-dup", "--transport", "udp", "--ports", "8", "--base-port", "48100",
             "--levels", "20k", "--duration", "2s", "--warmup", "0", "-X", "udp.gso=off");
         StepResult s = r.steps().get(0);
-        long duplicated = datagrams(counters(), "duplicated", 64);
+        long duplicated = datagrams(lab.counters(), "duplicated", 64);
         assertThat(duplicated).isPositive();
         // Exact against what the receiving kernel delivered beyond one copy of each message...
         long delivered = s.receiverHostCounters().get("Udp.InDatagrams");
@@ -242,11 +157,11 @@ class LabSystemTest {
     @ParameterizedTest(name = "to {0}")
     @CsvSource({RX + ", 48200", RX6 + ", 52720"})
     void tcpPaysForLossWithRetransmitsNotLoss(String target, String basePort) throws Exception {
-        assertThat(lab("loss", "1", "tcp").exit).isZero();
-        RunResult r = runTo(target, LAB + "tx1", "tcp-loss-" + basePort, "--transport", "tcp", "--ports", "8",
+        assertThat(lab.run("loss", "1", "tcp").exit()).isZero();
+        RunResult r = runTo(target, lab.ns("tx1"), "tcp-loss-" + basePort, "--transport", "tcp", "--ports", "8",
             "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
-        assertThat(counters().get("dropped").asLong()).isPositive();
+        assertThat(lab.counters().get("dropped").asLong()).isPositive();
         assertThat(s.counts().lost()).isZero();
         assertThat(s.counts().duplicates()).isZero();
         // The flows' retransmissions from TCP_INFO (window only, read once all data was acknowledged) against the
@@ -254,18 +169,18 @@ class LabSystemTest {
         // connection's segments are not dropped, so it does not retransmit).
         long perFlow = s.flows().stream().mapToLong(f -> f.transport().get("tcp.totalRetrans")).sum();
         long mib = s.hostCounters().getOrDefault("Tcp.RetransSegs", 0L);
-        assertThat(perFlow).as("retransmits, nftables dropped %s", counters().get("dropped")).isPositive()
+        assertThat(perFlow).as("retransmits, nftables dropped %s", lab.counters().get("dropped")).isPositive()
             .isEqualTo(mib).isEqualTo(s.transportCounters().get("tcp.totalRetrans"));
     }
 
     @ParameterizedTest(name = "to {0}")
     @CsvSource({RX + ", 48300", RX6 + ", 52740"})
     void aeronReliableRepairsLossWithNaks(String target, String basePort) throws Exception {
-        assertThat(lab("loss", "1", "udp").exit).isZero();
-        RunResult r = runTo(target, LAB + "tx1", "aeron-loss-" + basePort, "--transport", "aeron", "--ports", "8",
+        assertThat(lab.run("loss", "1", "udp").exit()).isZero();
+        RunResult r = runTo(target, lab.ns("tx1"), "aeron-loss-" + basePort, "--transport", "aeron", "--ports", "8",
             "--base-port", basePort, "--levels", "20k", "--duration", "2s", "--warmup", "0");
         StepResult s = r.steps().get(0);
-        assertThat(counters().get("dropped").asLong()).isPositive();
+        assertThat(lab.counters().get("dropped").asLong()).isPositive();
         assertThat(s.counts().lost()).isZero();
         // Two drivers on two hosts, window only and read after the repairs settled: the NAKs the receiving driver
         // sent (its system counter and its per-stream counters) equal the NAKs the sending driver received (its
@@ -291,7 +206,7 @@ class LabSystemTest {
         long before = dataToRx();
         CompletableFuture<RunResult> run = CompletableFuture.supplyAsync(() -> {
             try {
-                return run(LAB + "tx1", "blackout-" + transport, "--transport", transport, "--ports", "4",
+                return run(lab.ns("tx1"), "blackout-" + transport, "--transport", transport, "--ports", "4",
                     "--base-port", basePort, "--levels", "2k,2k", "--duration", "4s", "--warmup", "0");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -303,7 +218,7 @@ class LabSystemTest {
             assertThat(run.isDone()).as("the run ended before its data flowed").isFalse();
             java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
         }
-        assertThat(lab("blackout", "1000", transport).exit).isZero();
+        assertThat(lab.run("blackout", "1000", transport).exit()).isZero();
         RunResult r = run.get(3, TimeUnit.MINUTES);
         assertThat(r.status()).hasToString("complete");
         StepResult first = r.steps().get(0);
@@ -311,7 +226,7 @@ class LabSystemTest {
         long kernelFirst = first.socketDrops() == null ? 0 : first.socketDrops();
         long kernelSecond = second.socketDrops() == null ? 0 : second.socketDrops();
         if (transport.equals("udp")) {
-            long dropped = datagrams(counters(), "dropped", 64);
+            long dropped = datagrams(lab.counters(), "dropped", 64);
             System.out.println("udp blackout: nftables dropped " + dropped + ", lossprobe lost " + first.counts()
                 .lost() + " (socket drops " + kernelFirst + ") in " + first.counts().lossEvents() + " bursts");
             assertThat(dropped).as("a second of 2k/s dropped").isGreaterThan(1_000);
@@ -322,7 +237,7 @@ class LabSystemTest {
                 }
             }
         } else {
-            assertThat(counters().get("dropped").asLong()).as("segments dropped").isPositive();
+            assertThat(lab.counters().get("dropped").asLong()).as("segments dropped").isPositive();
             assertThat(first.counts().lost()).isZero();
             assertThat(first.transportCounters().get("tcp.totalRetrans")).as("retransmissions").isPositive();
         }
@@ -331,13 +246,13 @@ class LabSystemTest {
     }
 
     private long dataToRx() throws Exception {
-        return Long.parseLong(lab("data").output.strip().split("\\s+")[0]);
+        return Long.parseLong(lab.run("data").output().strip().split("\\s+")[0]);
     }
 
     @Test
     void twoSendersAgainstOneServerAtOnce() throws Exception {
-        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(LAB + "tx1", "two-a", "48400"));
-        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(LAB + "tx2", "two-b", "48500"));
+        CompletableFuture<RunResult> a = CompletableFuture.supplyAsync(() -> call(lab.ns("tx1"), "two-a", "48400"));
+        CompletableFuture<RunResult> b = CompletableFuture.supplyAsync(() -> call(lab.ns("tx2"), "two-b", "48500"));
         RunResult ra = a.get(5, TimeUnit.MINUTES);
         RunResult rb = b.get(5, TimeUnit.MINUTES);
         for (RunResult r : List.of(ra, rb)) {
@@ -353,8 +268,8 @@ class LabSystemTest {
     @Test
     void echoBetweenHostsAttributesLossToTheDirectionItHappenedIn() throws Exception {
         // Drop 1% of TCP segments arriving at the server: requests are repaired by retransmission, not lost.
-        assertThat(lab("loss", "1", "tcp").exit).isZero();
-        RunResult r = run(LAB + "tx1", "echo", "--transport", "tcp", "--mode", "echo", "--ports", "4", "--base-port",
+        assertThat(lab.run("loss", "1", "tcp").exit()).isZero();
+        RunResult r = run(lab.ns("tx1"), "echo", "--transport", "tcp", "--mode", "echo", "--ports", "4", "--base-port",
             "48700", "--levels", "4k", "--duration", "1s", "--warmup", "200ms");
         StepResult s = r.steps().get(0);
         assertThat(s.echo().identitiesHold()).isTrue();
@@ -368,8 +283,8 @@ class LabSystemTest {
 
     @Test
     void reverseTheServerSendsToTheController() throws Exception {
-        RunResult r = run(LAB + "tx2", "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8", "--base-port",
-            "48600", "--levels", "10k", "--duration", "2s", "--warmup", "200ms");
+        RunResult r = run(lab.ns("tx2"), "reverse", "--reverse", "--transport", "udp,tcp", "--ports", "8",
+            "--base-port", "48600", "--levels", "10k", "--duration", "2s", "--warmup", "200ms");
         assertThat(r.steps()).hasSize(2);
         for (StepResult s : r.steps()) {
             assertThat(s.counts().scheduled()).isEqualTo(20_000);
@@ -447,16 +362,16 @@ class LabSystemTest {
      * even half its schedule still overloads it.
      */
     private LabRun overloadOwnEgress(String name, String basePort, String... options) throws Exception {
-        assertThat(lab("clear").exit).isZero();
-        assertThat(lab("shape-tx", OWN_EGRESS_RATE, LAB + "tx1").exit).isZero();
+        assertThat(lab.run("clear").exit()).isZero();
+        assertThat(lab.run("shape-tx", OWN_EGRESS_RATE, lab.ns("tx1")).exit()).isZero();
         List<String> args = new ArrayList<>(List.of("--transport", "udp", "--ports", "8", "--base-port", basePort,
             "--levels", "28k", "--duration", "3s", "--warmup", "0"));
         for (String o : options) {
             args.addAll(List.of("-X", o));
         }
-        JsonNode before = counters(); // after shape-tx: a new qdisc's drops start at 0
-        RunResult r = run(LAB + "tx1", name, args.toArray(String[]::new));
-        return new LabRun(r.steps().get(0), before, counters());
+        JsonNode before = lab.counters(); // after shape-tx: a new qdisc's drops start at 0
+        RunResult r = run(lab.ns("tx1"), name, args.toArray(String[]::new));
+        return new LabRun(r.steps().get(0), before, lab.counters());
     }
 
     /**
@@ -561,7 +476,7 @@ class LabSystemTest {
     }
 
     private JsonNode shaped() throws Exception {
-        JsonNode c = counters().get("shaped");
+        JsonNode c = lab.counters().get("shaped");
         assertThat(c).as("the shaper's counters").isNotNull();
         return c;
     }
@@ -572,7 +487,7 @@ class LabSystemTest {
 
     private ShapedRun throughShaper(String name, String... args) throws Exception {
         JsonNode before = shaped();
-        RunResult r = run(LAB + "tx1", name, args);
+        RunResult r = run(lab.ns("tx1"), name, args);
         JsonNode after = shaped();
         return new ShapedRun(r, after.get("packets").asLong() - before.get("packets").asLong(),
             after.get("drops").asLong() - before.get("drops").asLong(),
@@ -592,7 +507,7 @@ class LabSystemTest {
      */
     @Test
     void theNdrFoundForUdpIsTheShapedCapacity() throws Exception {
-        assertThat(lab(SHAPE).exit).isZero();
+        assertThat(lab.run(SHAPE).exit()).isZero();
         ShapedRun run = untilPremiseHolds(
             "no trial of the search was sender-limited below the capacity or lost under it",
             attempt -> throughShaper("search-" + attempt, "--transport", "udp", "--ports", "4", "--base-port", "48900",
@@ -657,7 +572,7 @@ class LabSystemTest {
 
     @Test
     void lossAboveTheShapedRateIsExactlyWhatTheShaperDropped() throws Exception {
-        assertThat(lab(SHAPE).exit).isZero();
+        assertThat(lab.run(SHAPE).exit()).isZero();
         double capacity = shapedCapacity();
         ShapedRun run = untilPremiseHolds("the sender overloads the shaper in every quarter",
             attempt -> throughShaper("over-shaped-" + attempt, "--transport", "udp", "--ports", "4", "--base-port",
@@ -701,13 +616,13 @@ class LabSystemTest {
      */
     @Test
     void transitStartsWhereTheCaptureSeesTheMessageLeave() throws Exception {
-        assumeTrue(exec("sh", "-c", "command -v tcpdump").exit == 0, "needs tcpdump");
+        assumeTrue(Lab.exec("sh", "-c", "command -v tcpdump").exit() == 0, "needs tcpdump");
         Path txCap = work.resolve("tx.pcap");
         Path rxCap = work.resolve("rx.pcap");
         String filter = "udp and dst portrange 48300-48315";
-        try (Capture tx = Capture.start(LAB + "tx1", txCap, filter);
-             Capture rx = Capture.start(LAB + "rx", rxCap, filter)) {
-            RunResult r = run(LAB + "tx1", "transit-capture", "--transport", "udp", "--ports", "16", "--base-port",
+        try (Capture tx = Capture.start(lab.ns("tx1"), txCap, filter);
+             Capture rx = Capture.start(lab.ns("rx"), rxCap, filter)) {
+            RunResult r = run(lab.ns("tx1"), "transit-capture", "--transport", "udp", "--ports", "16", "--base-port",
                 "48300", "--levels", "4k", "--duration", "2s", "--warmup", "500ms");
             StepResult s = r.steps().get(0);
             // tcpdump may still hold packets in its kernel ring (a starved tcpdump reads late), and SIGTERM would

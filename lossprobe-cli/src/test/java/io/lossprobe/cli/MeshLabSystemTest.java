@@ -1,20 +1,13 @@
 package io.lossprobe.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.analysis.MeshFiles;
 import io.lossprobe.analysis.MeshResult;
-import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.StepResult;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -22,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,16 +35,16 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MeshLabSystemTest {
-    /** The lab's namespace prefix; MESH_LAB_PREFIX names another, so a lab of one's own can run beside others. */
-    private static final String PREFIX = System.getenv().getOrDefault("MESH_LAB_PREFIX", "lm-");
-    private static final String LOSSY = PREFIX + "tx2";
     private static final int SIZE = 64;
     /**
      * Longer than the estimate (13 s for this plan): here eight fresh JVMs share two cores, and a source's first pair
      * against a fresh serve took 10-11.5 s where a warm pair takes 3 s (the JIT, on both ends at once).
      */
     private static final String SLOT = "15s";
-    private Path repo;
+    /** The lab under MESH_LAB_PREFIX (default lm-), so a lab of one's own can run beside others. */
+    private Lab lab;
+    /** The host whose link is lossy. */
+    private String lossy;
     private Path work;
     private Path secret;
     private Path hostsFile;
@@ -61,16 +53,13 @@ class MeshLabSystemTest {
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        assumeTrue(Files.isExecutable(repo.resolve("scripts/lab.sh")), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit() == 0,
-            "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "3").exit()).isZero();
+        lab = Lab.assumed("MESH_LAB_PREFIX", "lm-");
+        lossy = lab.ns("tx2");
+        assertThat(lab.run("up", "3").exit()).isZero();
         work = Files.createTempDirectory("lossprobe-mesh-lab");
         secret = work.resolve("secret");
         Files.writeString(secret, "mesh lab secret for lossprobe tests\n");
-        String list = lab("hosts").output();
+        String list = lab.run("hosts").output();
         hostsFile = Files.writeString(work.resolve("hosts.txt"), list);
         for (String line : list.strip().split("\n")) {
             String[] f = line.strip().split("\\s+");
@@ -91,57 +80,15 @@ class MeshLabSystemTest {
             p.waitFor(10, TimeUnit.SECONDS);
             p.destroyForcibly();
         }
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
     private Process startServe(String ns, String address) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-        cmd.addAll(java());
-        cmd.addAll(List.of("serve", "--bind", address, "--secret-file", secret.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        CountDownLatch listening = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.contains("listening on")) {
-                        listening.countDown();
-                    }
-                }
-            } catch (IOException e) {
-                // The server ended.
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
-        assertThat(listening.await(60, TimeUnit.SECONDS)).as("serve in %s started", ns).isTrue();
+        Process p = Lab.startServe(ns, address, secret);
+        Lab.awaitListening(p, "serve in " + ns + " started");
         return p;
-    }
-
-    private static List<String> java() {
-        return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "--add-opens",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            Main.class.getName());
-    }
-
-    record Exec(int exit, String output) {
-    }
-
-    private static Exec exec(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("env", "LAB_PREFIX=" + PREFIX,
-            repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd);
     }
 
     /** UDP datagrams in an nftables counter of {@code {packets, bytes}}: a GSO packet carries several. */
@@ -187,14 +134,14 @@ class MeshLabSystemTest {
             assertThat(s.counts().sendFailed() + s.counts().behind()).isZero();
             assertThat(s.counts().received() + s.counts().lost()).isEqualTo(s.counts().sent());
             long dropped;
-            if (p.target().equals(LOSSY)) {
+            if (p.target().equals(lossy)) {
                 dropped = datagrams(link.get("in").get(p.source()));
-            } else if (p.source().equals(LOSSY)) {
+            } else if (p.source().equals(lossy)) {
                 dropped = datagrams(link.get("out").get(p.target()));
             } else {
                 dropped = 0;
             }
-            boolean throughLink = p.source().equals(LOSSY) || p.target().equals(LOSSY);
+            boolean throughLink = p.source().equals(lossy) || p.target().equals(lossy);
             if (throughLink) {
                 assertThat(dropped).as("nftables dropped on %s -> %s", p.source(), p.target()).isPositive();
             }
@@ -212,14 +159,14 @@ class MeshLabSystemTest {
 
     @Test
     void theMeshLocalisesALossyLinkExactly() throws Exception {
-        assertThat(lab("link-loss", LOSSY, "2", "udp").exit()).isZero();
+        assertThat(lab.run("link-loss", lossy, "2", "udp").exit()).isZero();
         // Every host runs its own share of the mesh; round 0 begins at the same instant on all of them. Four mesh JVMs
         // start at once: with the machine's load average at 19 one of them reached its first round 25.5 s after launch.
         Instant start = Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.SECONDS);
         List<Process> meshes = new ArrayList<>();
         for (String ns : hosts.keySet()) {
             List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-            cmd.addAll(java());
+            cmd.addAll(Lab.java());
             cmd.addAll(List.of("mesh", "--hosts-file", hostsFile.toString(), "--secret-file", secret.toString(),
                 "--start-at", start.toString(), "--slot", SLOT, "--transport", "udp", "--ports", "4", "--levels",
                 "5k", "--duration", "2s", "--warmup", "0", "--drain", "1s", "--quiet",
@@ -234,8 +181,8 @@ class MeshLabSystemTest {
             assertThat(p.exitValue()).as(Files.readString(work.resolve("mesh-" + ns + ".log"))).isZero();
         }
         Instant end = Instant.now();
-        JsonNode link = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("link");
-        assertThat(link.get("host").asText()).isEqualTo(LOSSY);
+        JsonNode link = lab.counters().get("link");
+        assertThat(link.get("host").asText()).isEqualTo(lossy);
 
         Path merged = work.resolve("mesh.json");
         List<String> merge = new ArrayList<>(List.of("mesh", "merge", "-o", merged.toString()));
@@ -253,19 +200,19 @@ class MeshLabSystemTest {
         Path prom = work.resolve("mesh.prom");
         RunCommandTest.Outcome check = RunCommandTest.execute("check", "--policy", policy.toString(), "--prometheus",
             prom.toString(), "--quiet", merged.toString());
-        long throughLink = mesh.pairs().stream().filter(p -> p.source().equals(LOSSY) || p.target().equals(LOSSY))
+        long throughLink = mesh.pairs().stream().filter(p -> p.source().equals(lossy) || p.target().equals(lossy))
             .count();
-        long lossyElsewhere = mesh.pairs().stream().filter(p -> !p.source().equals(LOSSY)
-            && !p.target().equals(LOSSY) && p.result().steps().get(0).counts().lost() > 0).count();
+        long lossyElsewhere = mesh.pairs().stream().filter(p -> !p.source().equals(lossy)
+            && !p.target().equals(lossy) && p.result().steps().get(0).counts().lost() > 0).count();
         assertThat(lossyElsewhere).as("pairs away from the link that lost (late or socket drops)").isLessThan(2);
         assertThat(check.exit()).isEqualTo(1);
         assertThat(check.out()).contains("mesh check FAILED: " + (throughLink + lossyElsewhere) + " of 12");
         assertThat(Files.readString(prom)).containsPattern("lossprobe_mesh_loss_ratio\\{name=\"mesh-[0-9a-f]{8}\","
-            + "offered_rate=\"5000\",source=\"" + java.util.regex.Pattern.quote(LOSSY) + "\",target=\""
-            + java.util.regex.Pattern.quote(PREFIX + "rx") + "\",transport=\"udp\"}");
+            + "offered_rate=\"5000\",source=\"" + java.util.regex.Pattern.quote(lossy) + "\",target=\""
+            + java.util.regex.Pattern.quote(lab.ns("rx")) + "\",transport=\"udp\"}");
         RunCommandTest.Outcome md = RunCommandTest.execute("report", "--format", "md", merged.toString());
         assertThat(md.exit()).isZero();
-        assertThat(md.out()).contains("| " + LOSSY + " |");
+        assertThat(md.out()).contains("| " + lossy + " |");
     }
 
     /**
@@ -275,10 +222,10 @@ class MeshLabSystemTest {
      */
     @Test
     void oneControllerDrivesTheWholeMeshAndLocalisesTheLink() throws Exception {
-        assertThat(lab("link-loss", LOSSY, "2", "udp").exit()).isZero();
+        assertThat(lab.run("link-loss", lossy, "2", "udp").exit()).isZero();
         Path file = work.resolve("mesh-driven.json");
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", PREFIX + "rx"));
-        cmd.addAll(java());
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("rx")));
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of("mesh", "--drive", "--hosts-file", hostsFile.toString(), "--secret-file",
             secret.toString(), "--transport", "udp", "--ports", "4", "--levels", "5k", "--duration", "2s",
             "--warmup", "0", "--drain", "1s", "--quiet", "-o", file.toString()));
@@ -287,7 +234,7 @@ class MeshLabSystemTest {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
         assertThat(p.exitValue()).as(Files.readString(log)).isZero();
-        JsonNode link = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("link");
+        JsonNode link = lab.counters().get("link");
         MeshResult mesh = MeshFiles.read(file);
         StringBuilder table = new StringBuilder();
         long maxPairMs = assertLocalisesTheLink(mesh, link, false, table);

@@ -1,17 +1,15 @@
 package io.lossprobe.cli;
 
+import static io.lossprobe.cli.Lab.RX;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,74 +36,47 @@ import org.junit.jupiter.params.provider.CsvSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class NatLabSystemTest {
-    private static final String RX = "198.18.0.1";
     private static final String NAT_ADDRESS = "198.18.0.250";
-    private static final String LAB = System.getenv().getOrDefault("NAT_LAB_PREFIX", "ln-");
     private static final int SIZE = 64;
-    private Path repo;
+    /** The lab under NAT_LAB_PREFIX (default ln-). */
+    private Lab lab;
     private Path work;
     private Path secret;
-    private Process server;
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        Path lab = repo.resolve("scripts/lab.sh");
-        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit == 0,
-            "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "1").exit).isZero();
-        Exec nat = lab("nat");
-        assertThat(nat.exit).as(nat.output).isZero();
+        lab = Lab.assumed("NAT_LAB_PREFIX", "ln-");
+        assertThat(lab.run("up", "1").exit()).isZero();
+        Lab.Exec nat = lab.run("nat");
+        assertThat(nat.exit()).as(nat.output()).isZero();
         work = Files.createTempDirectory("lossprobe-nat-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
-        server = LabSystemTest.startServe(LAB + "rx", RX, secret);
-        LabSystemTest.awaitListening(server);
+        lab.serve(secret, RX);
     }
 
     @AfterAll
     void downLab() throws Exception {
-        LabSystemTest.stop(server);
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
     @BeforeEach
     void clearRules() throws Exception {
-        assertThat(lab("clear").exit).isZero();
-    }
-
-    record Exec(int exit, String output) {
-    }
-
-    private static Exec exec(List<String> cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LAB_PREFIX", LAB);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd);
+        assertThat(lab.run("clear").exit()).isZero();
     }
 
     /** lossprobe run in the controller's namespace, behind the NAT, with no warm-up: every message is counted. */
     private RunResult run(String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "ctl"));
-        cmd.addAll(LabSystemTest.java());
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("ctl")));
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0", "--ports", "4"));
         cmd.addAll(List.of(args));
-        Exec e = exec(cmd);
-        assertThat(e.exit).as(e.output).isZero();
+        Lab.Exec e = Lab.exec(cmd);
+        assertThat(e.exit()).as(e.output()).isZero();
         RunResult r = ResultFiles.read(out);
         for (StepResult s : r.steps()) {
             for (FlowResult f : s.flows()) {
@@ -116,7 +87,7 @@ class NatLabSystemTest {
     }
 
     private JsonNode nat() throws Exception {
-        return ResultFiles.mapper().readTree(lab("counters").output.strip()).get("nat");
+        return lab.counters().get("nat");
     }
 
     /** The steps of {@code direction}: in a {@code --reverse} run (which marks none) every step is the reverse's. */
@@ -138,7 +109,7 @@ class NatLabSystemTest {
     })
     void udpLossThroughTheNatIsExactlyWhatTheRouterDropped(String direction, String send, String basePort)
         throws Exception {
-        assertThat(lab("nat-loss", "1").exit).isZero();
+        assertThat(lab.run("nat-loss", "1").exit()).isZero();
         RunResult r = run("udp" + direction + "-" + send, direction, "--transport", "udp", "-X", send,
             "--base-port", basePort);
         JsonNode nat = nat();
@@ -170,7 +141,7 @@ class NatLabSystemTest {
      */
     @org.junit.jupiter.api.Test
     void reliableAeronRepairsWhatTheRouterDropsOnTheWayIn() throws Exception {
-        assertThat(lab("nat-loss", "1").exit).isZero();
+        assertThat(lab.run("nat-loss", "1").exit()).isZero();
         RunResult r = run("aeron-loss", "--reverse", "--transport", "aeron", "--base-port", "45080");
         JsonNode nat = nat();
         assertThat(nat.get("unmapped").get("packets").asLong()).isZero();
@@ -221,20 +192,20 @@ class NatLabSystemTest {
     void punchesThatNeverArriveEndTheRunWithOneLine(String host, String hook, String basePort, String says)
         throws Exception {
         String table = "lossprobe_nat_test";
-        assertThat(exec(List.of("ip", "netns", "exec", LAB + host, "nft", "add table inet " + table
+        assertThat(Lab.exec(List.of("ip", "netns", "exec", lab.ns(host), "nft", "add table inet " + table
             + "; add chain inet " + table + " c { type filter hook " + hook + " priority 0; }; add rule inet "
-            + table + " c ip daddr " + RX + " meta l4proto udp counter drop")).exit).isZero();
+            + table + " c ip daddr " + RX + " meta l4proto udp counter drop")).exit()).isZero();
         try {
             Path out = work.resolve("blocked-" + host + ".json");
-            List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "ctl"));
-            cmd.addAll(LabSystemTest.java());
+            List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("ctl")));
+            cmd.addAll(Lab.java());
             cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
                 out.toString(), "--levels", "20k", "--duration", "1s", "--warmup", "0", "--ports", "4",
                 "--reverse", "--transport", "udp", "--base-port", basePort));
-            Exec e = exec(cmd);
-            assertThat(e.exit).as(e.output).isNotZero();
-            List<String> said = e.output.lines().filter(l -> l.contains(says)).toList();
-            assertThat(said).as(e.output).hasSize(1);
+            Lab.Exec e = Lab.exec(cmd);
+            assertThat(e.exit()).as(e.output()).isNotZero();
+            List<String> said = e.output().lines().filter(l -> l.contains(says)).toList();
+            assertThat(said).as(e.output()).hasSize(1);
             if (host.equals("nat")) {
                 assertThat(said.get(0)).contains("to " + RX + " ports ")
                     .endsWith("(the server sees this host as " + NAT_ADDRESS + ", not 198.18.1.2: a NAT on the way)");
@@ -242,9 +213,9 @@ class NatLabSystemTest {
                 assertThat(said.get(0)).endsWith(": Operation not permitted (is this host's firewall refusing UDP"
                     + " to it?)");
             }
-            assertThat(e.output).doesNotContain("\tat ");
+            assertThat(e.output()).doesNotContain("\tat ");
         } finally {
-            exec(List.of("ip", "netns", "exec", LAB + host, "nft", "delete table inet " + table));
+            Lab.exec(List.of("ip", "netns", "exec", lab.ns(host), "nft", "delete table inet " + table));
         }
     }
 }

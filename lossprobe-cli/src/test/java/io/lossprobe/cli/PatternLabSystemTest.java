@@ -1,7 +1,7 @@
 package io.lossprobe.cli;
 
+import static io.lossprobe.cli.Lab.RX;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.ResultFiles;
@@ -9,7 +9,6 @@ import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,9 +31,6 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PatternLabSystemTest {
-    private static final String RX = "198.18.0.1";
-    /** The lab's namespace prefix (scripts/lab.sh's LAB_PREFIX), so a lab of one's own can run beside others. */
-    private static final String LAB = System.getenv().getOrDefault("LAB_PREFIX", "lp-");
     private static final String[] SHAPE = {"shape", "5mbit", "1ms", "2kb"};
     /** A 64-byte message as tbf counts it: Ethernet 14 + IPv4 20 + UDP 8 + 64. */
     private static final int SHAPED_PACKET_BYTES = 14 + 20 + 8 + 64;
@@ -45,48 +41,31 @@ class PatternLabSystemTest {
      */
     private static final long CONSTANT_LAG_NS = 10_000_000;
     private static final int ATTEMPTS = 3;
-    private Path repo;
+    /** The lab under LAB_PREFIX (default lp-), so a lab of one's own can run beside others. */
+    private Lab lab;
     private Path work;
     private Path secret;
-    private Process server;
 
     @BeforeAll
     void upLab() throws Exception {
-        repo = Paths.get("").toAbsolutePath().getParent();
-        Path lab = repo.resolve("scripts/lab.sh");
-        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
-        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec("sh", "-c", "command -v ip && command -v nft && command -v tc").exit() == 0,
-            "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "1").exit()).isZero();
+        lab = Lab.assumed("LAB_PREFIX", "lp-", "tc");
+        assertThat(lab.run("up", "1").exit()).isZero();
         work = Files.createTempDirectory("lossprobe-pattern-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
-        server = LabSystemTest.startServe(LAB + "rx", RX, secret);
-        LabSystemTest.awaitListening(server);
-        assertThat(lab(SHAPE).exit()).isZero();
+        lab.serve(secret, RX);
+        assertThat(lab.run(SHAPE).exit()).isZero();
     }
 
     @AfterAll
     void downLab() throws Exception {
-        LabSystemTest.stop(server);
-        if (repo != null) {
-            lab("down");
+        if (lab != null) {
+            lab.down();
         }
     }
 
-    private static LabSystemTest.Exec exec(String... cmd) throws Exception {
-        return LabSystemTest.exec(cmd);
-    }
-
-    private LabSystemTest.Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd.toArray(String[]::new));
-    }
-
     private JsonNode shaped() throws Exception {
-        JsonNode c = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("shaped");
+        JsonNode c = lab.counters().get("shaped");
         assertThat(c).as("the shaper's counters").isNotNull();
         return c;
     }
@@ -98,12 +77,12 @@ class PatternLabSystemTest {
     private ShapedRun run(String pattern, int attempt) throws Exception {
         JsonNode before = shaped();
         Path out = work.resolve(pattern.replace(':', '-') + "-" + attempt + ".json");
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
-        cmd.addAll(LabSystemTest.java());
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("tx1")));
+        cmd.addAll(Lab.java());
         cmd.addAll(List.of("run", "--target", RX, "--secret-file", secret.toString(), "--quiet", "-o",
             out.toString(), "--transport", "udp", "--ports", "1", "--base-port", "36460", "-X", "udp.gso=off",
             "--levels", "3.2k", "--duration", "2s", "--warmup", "0", "--drain", "300ms", "--pattern", pattern));
-        LabSystemTest.Exec e = exec(cmd.toArray(String[]::new));
+        Lab.Exec e = Lab.exec(cmd);
         assertThat(e.exit()).as(e.output()).isZero();
         JsonNode after = shaped();
         RunResult r = ResultFiles.read(out);
