@@ -1,0 +1,185 @@
+package io.lossprobe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.result.Counts;
+import io.lossprobe.core.result.FlowResult;
+import io.lossprobe.core.result.ReceiverResult;
+import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.StepResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Raw UDP any-source multicast in the lab ({@code scripts/lab.sh mcast 3}): the controller in the sender namespace
+ * sends every flow to group 239.255.0.1 (TTL 1), and three {@code lossprobe serve}s in receiver namespaces on the
+ * lab's switch join it and receive. nftables on each receiver's link is the ground truth: with 1 % of the group's
+ * UDP dropped on one receiver's link only ({@code lab.sh mcast-loss}), that receiver's {@code lost} is exactly the
+ * datagrams dropped for it, every other receiver's is 0, and every receiver received exactly what arrived at its
+ * link (less what its sockets dropped). Its own lab, prefix {@code MCAST_LAB_PREFIX} (default {@code lm-}). Needs
+ * root, iproute2 and nftables; skipped elsewhere.
+ */
+@Tag("system")
+@Tag("lab")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class MulticastLabSystemTest {
+    private static final String LAB = System.getenv().getOrDefault("MCAST_LAB_PREFIX", "lm-");
+    private static final String GROUP = "239.255.0.1";
+    private static final int RECEIVERS = 3;
+    private static final int SIZE = 64;
+    private static final int RATE = 20_000;
+    private Path repo;
+    private Path work;
+    private Path secret;
+    private final List<Process> servers = new ArrayList<>();
+
+    @BeforeAll
+    void upLab() throws Exception {
+        repo = Paths.get("").toAbsolutePath().getParent();
+        Path lab = repo.resolve("scripts/lab.sh");
+        assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
+        assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
+        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit == 0,
+            "the lab needs iproute2 and nftables");
+        assertThat(lab("up", "1").exit).isZero();
+        Exec mcast = lab("mcast", Integer.toString(RECEIVERS));
+        assertThat(mcast.exit).as(mcast.output).isZero();
+        work = Files.createTempDirectory("lossprobe-mcast-lab");
+        secret = work.resolve("secret");
+        io.lossprobe.control.Auth.writeNewSecret(secret);
+        for (int i = 1; i <= RECEIVERS; i++) {
+            servers.add(LabSystemTest.startServe(LAB + "mr" + i, receiver(i), secret));
+        }
+        for (Process server : servers) {
+            LabSystemTest.awaitListening(server);
+        }
+    }
+
+    @AfterAll
+    void downLab() throws Exception {
+        for (Process server : servers) {
+            LabSystemTest.stop(server);
+        }
+        if (repo != null) {
+            lab("down");
+        }
+    }
+
+    @BeforeEach
+    void clearRules() throws Exception {
+        assertThat(lab("clear").exit).isZero();
+    }
+
+    private static String receiver(int i) {
+        return "198.18.0." + (100 + i);
+    }
+
+    record Exec(int exit, String output) {
+    }
+
+    private static Exec exec(List<String> cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("LAB_PREFIX", LAB);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new Exec(p.exitValue(), out);
+    }
+
+    private Exec lab(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
+        cmd.addAll(List.of(args));
+        return exec(cmd);
+    }
+
+    /** lossprobe run in the sender's namespace to the group, every lab receiver given, with no warm-up. */
+    private Exec run(Path out, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
+        cmd.addAll(LabSystemTest.java());
+        cmd.addAll(List.of("run", "--multicast", GROUP, "--secret-file", secret.toString(), "-o", out.toString(),
+            "--transport", "udp", "--levels", "20k", "--duration", "1s", "--warmup", "0", "--ports", "4"));
+        for (int i = 1; i <= RECEIVERS; i++) {
+            cmd.addAll(List.of("--receiver", receiver(i)));
+        }
+        cmd.addAll(List.of(args));
+        return exec(cmd);
+    }
+
+    /** Datagrams in an nftables count of {@code SIZE}-byte ones: a GSO packet is one packet of many datagrams. */
+    private static long datagrams(JsonNode count) {
+        long packets = count.get("packets").asLong();
+        long bytes = count.get("bytes").asLong();
+        assertThat((bytes - 28 * packets) % SIZE).as("whole datagrams in %s", count).isZero();
+        return (bytes - 28 * packets) / SIZE;
+    }
+
+    /**
+     * On both send paths: one receiver's link drops 1 % of the group, the other two none. Each receiver is
+     * accounted as a unicast one is, and the step shows the worst, the one whose link dropped.
+     */
+    @ParameterizedTest(name = "udp.send={0}")
+    @CsvSource({"native, 46000", "netty, 46010"})
+    void oneReceiversLossIsExactlyWhatItsLinkDroppedAndTheOthersLoseNothing(String send, String basePort)
+        throws Exception {
+        assertThat(lab("mcast-loss", LAB + "mr2", "1").exit).isZero();
+        Path out = work.resolve("mcast-" + send + ".json");
+        Exec e = run(out, "--quiet", "-X", "udp.send=" + send, "--base-port", basePort);
+        assertThat(e.exit).as(e.output).isZero();
+        StepResult step = ResultFiles.read(out).steps().get(0);
+        JsonNode mcast = ResultFiles.mapper().readTree(lab("counters").output.strip()).get("mcast");
+        assertThat(step.receivers()).extracting(ReceiverResult::receiver)
+            .containsExactly(receiver(1), receiver(2), receiver(3));
+        for (int i = 1; i <= RECEIVERS; i++) {
+            ReceiverResult rx = step.receivers().get(i - 1);
+            JsonNode link = mcast.get(LAB + "mr" + i);
+            long dropped = datagrams(link.get("dropped"));
+            Counts c = rx.counts();
+            assertThat(c.sent()).as("%s sent", rx.receiver()).isEqualTo(RATE);
+            exact(rx);
+            if (i == 2) {
+                assertThat(dropped).as("datagrams dropped on %s's link", rx.receiver()).isPositive();
+            } else {
+                assertThat(dropped).as("datagrams dropped on %s's link", rx.receiver()).isZero();
+            }
+            assertThat(c.lost()).as("%s lost", rx.receiver()).isEqualTo(dropped);
+            long arrived = datagrams(link.get("arrived"));
+            assertThat(c.received() + rx.socketDrops()).as("%s received (and its sockets dropped)", rx.receiver())
+                .isEqualTo(arrived);
+        }
+        assertThat(step.worstReceiver()).isEqualTo(receiver(2));
+        assertThat(step.counts()).isEqualTo(step.receivers().get(1).counts());
+    }
+
+    /** The identities of the measurement contract that can fail, for one receiver and each of its flows. */
+    private static void exact(ReceiverResult rx) {
+        List<Counts> all = new ArrayList<>(List.of(rx.counts()));
+        rx.flows().stream().map(FlowResult::counts).forEach(all::add);
+        for (Counts c : all) {
+            assertThat(c.received() + c.lost()).as("%s received + lost", rx.receiver()).isEqualTo(c.sent());
+            assertThat(c.lostInRuns()).as("%s lostInRuns", rx.receiver()).isEqualTo(c.lost());
+            assertThat(c.lossEvents() == 0).as("%s lossEvents 0 exactly when lost 0", rx.receiver())
+                .isEqualTo(c.lost() == 0);
+            assertThat(c.received()).isLessThanOrEqualTo(c.sent());
+            assertThat(c.foreign()).as("%s foreign", rx.receiver()).isZero();
+            assertThat(c.corrupt()).as("%s corrupt", rx.receiver()).isZero();
+            assertThat(c.duplicates()).as("%s duplicates", rx.receiver()).isZero();
+        }
+        assertThat(rx.flows()).hasSize(4);
+    }
+}
