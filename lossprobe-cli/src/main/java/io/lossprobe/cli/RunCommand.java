@@ -132,6 +132,11 @@ public final class RunCommand extends Subcommand {
         boolean resultsToStdout = checkOptions(cl);
         HostPort server = target == null ? null : resolveTarget();
         Map<String, String> options = planOptions.transportOptionsInEffect();
+        if (options.containsKey("udp.group")) {
+            // A group alone would have unicast senders and joined receivers: --multicast sets both ends up.
+            throw new CommandLine.ParameterException(cl, "-X udp.group is set by --multicast GROUP, with a "
+                + "--receiver for each serve that is to join it");
+        }
         if (multicast.given()) {
             options = multicast.transportOptions(options);
         }

@@ -9,7 +9,6 @@ import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ReceiverResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.StepResult;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -45,6 +44,7 @@ class MulticastLabSystemTest {
     private static final int SIZE = 64;
     private static final int RATE = 20_000;
     private Path repo;
+    private LabScript script;
     private Path work;
     private Path secret;
     private final List<Process> servers = new ArrayList<>();
@@ -52,14 +52,15 @@ class MulticastLabSystemTest {
     @BeforeAll
     void upLab() throws Exception {
         repo = Paths.get("").toAbsolutePath().getParent();
+        script = new LabScript(repo, LAB);
         Path lab = repo.resolve("scripts/lab.sh");
         assumeTrue(Files.isExecutable(lab), "scripts/lab.sh missing");
         assumeTrue("root".equals(System.getProperty("user.name")), "the lab needs root");
-        assumeTrue(exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit == 0,
+        assumeTrue(script.exec(List.of("sh", "-c", "command -v ip && command -v nft")).exit() == 0,
             "the lab needs iproute2 and nftables");
-        assertThat(lab("up", "1").exit).isZero();
-        Exec mcast = lab("mcast", Integer.toString(RECEIVERS));
-        assertThat(mcast.exit).as(mcast.output).isZero();
+        assertThat(lab("up", "1").exit()).isZero();
+        LabScript.Exec mcast = lab("mcast", Integer.toString(RECEIVERS));
+        assertThat(mcast.exit()).as(mcast.output()).isZero();
         work = Files.createTempDirectory("lossprobe-mcast-lab");
         secret = work.resolve("secret");
         io.lossprobe.control.Auth.writeNewSecret(secret);
@@ -83,33 +84,19 @@ class MulticastLabSystemTest {
 
     @BeforeEach
     void clearRules() throws Exception {
-        assertThat(lab("clear").exit).isZero();
+        assertThat(lab("clear").exit()).isZero();
     }
 
     private static String receiver(int i) {
         return "198.18.0." + (100 + i);
     }
 
-    record Exec(int exit, String output) {
-    }
-
-    private static Exec exec(List<String> cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LAB_PREFIX", LAB);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        return new Exec(p.exitValue(), out);
-    }
-
-    private Exec lab(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/lab.sh").toString()));
-        cmd.addAll(List.of(args));
-        return exec(cmd);
+    private LabScript.Exec lab(String... args) throws Exception {
+        return script.lab(args);
     }
 
     /** lossprobe run in the sender's namespace to the group, every lab receiver given, with no warm-up. */
-    private Exec run(Path out, String... args) throws Exception {
+    private LabScript.Exec run(Path out, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", LAB + "tx1"));
         cmd.addAll(LabSystemTest.java());
         cmd.addAll(List.of("run", "--multicast", GROUP, "--secret-file", secret.toString(), "-o", out.toString(),
@@ -118,7 +105,7 @@ class MulticastLabSystemTest {
             cmd.addAll(List.of("--receiver", receiver(i)));
         }
         cmd.addAll(List.of(args));
-        return exec(cmd);
+        return script.exec(cmd);
     }
 
     /** Datagrams in an nftables count of {@code SIZE}-byte ones: a GSO packet is one packet of many datagrams. */
@@ -137,12 +124,12 @@ class MulticastLabSystemTest {
     @CsvSource({"native, 46000", "netty, 46010"})
     void oneReceiversLossIsExactlyWhatItsLinkDroppedAndTheOthersLoseNothing(String send, String basePort)
         throws Exception {
-        assertThat(lab("mcast-loss", LAB + "mr2", "1").exit).isZero();
+        assertThat(lab("mcast-loss", LAB + "mr2", "1").exit()).isZero();
         Path out = work.resolve("mcast-" + send + ".json");
-        Exec e = run(out, "--quiet", "-X", "udp.send=" + send, "--base-port", basePort);
-        assertThat(e.exit).as(e.output).isZero();
+        LabScript.Exec e = run(out, "--quiet", "-X", "udp.send=" + send, "--base-port", basePort);
+        assertThat(e.exit()).as(e.output()).isZero();
         StepResult step = ResultFiles.read(out).steps().get(0);
-        JsonNode mcast = ResultFiles.mapper().readTree(lab("counters").output.strip()).get("mcast");
+        JsonNode mcast = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("mcast");
         assertThat(step.receivers()).extracting(ReceiverResult::receiver)
             .containsExactly(receiver(1), receiver(2), receiver(3));
         for (int i = 1; i <= RECEIVERS; i++) {
