@@ -31,6 +31,10 @@ final class UdpMulticast {
         "send every flow to this multicast group (an IPv4 or IPv6 address literal) on the flow's port; the receivers "
             + "join it (docs/multicast.md)").parsedBy("a multicast address literal (239.255.0.1, ff15::1)",
         UdpMulticast::parseGroup);
+    static final TransportOption<String> SOURCE = TransportOption.text("udp.source", "none (any source)",
+        "with udp.group: source-specific multicast, the receivers join the group for this sender's address only "
+            + "(IGMPv3 / MLDv2 source joins)").parsedBy("a unicast address literal (198.18.0.11)",
+        UdpMulticast::parseSource);
     static final TransportOption<Long> TTL = TransportOption.number("udp.ttl", 1, 1, 255,
         "with udp.group: the multicast TTL (IPv6 hop limit) of the senders' datagrams; 1 keeps them on the link");
     static final TransportOption<String> INTERFACE = TransportOption.text("udp.interface",
@@ -53,8 +57,7 @@ final class UdpMulticast {
      */
     static String parseGroup(String text) {
         String t = text.strip();
-        boolean literal = t.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || (t.contains(":") && t.matches("[0-9a-fA-F:.]+"));
-        if (!literal) {
+        if (!literal(t)) {
             throw new IllegalArgumentException("udp.group must be a multicast address literal (e.g. 239.255.0.1), "
                 + "not '" + text + "'");
         }
@@ -64,6 +67,27 @@ final class UdpMulticast {
                 + "IPv6 ff00::/8; for a test 239.255.0.0/16 or ff15::/16)");
         }
         return t;
+    }
+
+    /** The sender's address for a source-specific join: a literal, never a name, and not a group. */
+    static String parseSource(String text) {
+        String t = text.strip();
+        InetAddress a = literal(t) ? address(t) : null;
+        if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("udp.source must be the sender's unicast address literal "
+                + "(e.g. 198.18.0.11), not '" + text + "'");
+        }
+        return t;
+    }
+
+    private static boolean literal(String t) {
+        return t.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || (t.contains(":") && t.matches("[0-9a-fA-F:.]+"));
+    }
+
+    /** The source of a source-specific run, or null (any source). */
+    static InetAddress source(Map<String, String> options) {
+        String text = SOURCE.read(options);
+        return text == null ? null : address(text);
     }
 
     private static InetAddress address(String literal) {
@@ -133,14 +157,18 @@ final class UdpMulticast {
         return i;
     }
 
-    /** Joins {@code group} on {@code on} with the flow's socket, bounded in time. */
-    static void join(Channel socket, InetAddress group, NetworkInterface on) throws Exception {
-        io.netty.channel.ChannelFuture joined = ((DatagramChannel) socket).joinGroup(group, on, null);
+    /**
+     * Joins {@code group} on {@code on} with the flow's socket, for {@code source} only when one is given
+     * (IP_ADD_SOURCE_MEMBERSHIP), bounded in time.
+     */
+    static void join(Channel socket, InetAddress group, NetworkInterface on, InetAddress source) throws Exception {
+        io.netty.channel.ChannelFuture joined = ((DatagramChannel) socket).joinGroup(group, on, source);
         if (!joined.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
             throw new IOException("joining " + group.getHostAddress() + " on " + on.getName() + " took over 10 s");
         }
         if (!joined.isSuccess()) {
-            throw new IOException("cannot join " + group.getHostAddress() + " on " + on.getName() + ": "
+            throw new IOException("cannot join " + group.getHostAddress() + (source == null ? ""
+                : " for source " + source.getHostAddress()) + " on " + on.getName() + ": "
                 + joined.cause().getMessage(), joined.cause());
         }
     }

@@ -152,7 +152,7 @@ final class UdpReceiver implements ReceiverEndpoint {
                 channels.add(b.bind(joining == null ? new InetSocketAddress(spec.bindAddress(), ports[i])
                     : new InetSocketAddress(joining, ports[i])).sync().channel());
                 if (joining != null) {
-                    UdpMulticast.join(channels.get(i), joining, joinOn);
+                    UdpMulticast.join(channels.get(i), joining, joinOn, UdpMulticast.source(spec.options()));
                 }
             }
             if (stamped) {

@@ -36,6 +36,19 @@ class UdpMulticastTest {
             .hasMessageStartingWith("udp.group must be");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"239.255.0.1", "0.0.0.0", "::", "tx1", "198.18.0"})
+    void aSourceIsOneUnicastLiteral(String text) {
+        assertThatThrownBy(() -> UdpMulticast.SOURCE.parse(text)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("udp.source must be the sender's unicast address literal");
+    }
+
+    @Test
+    void aSourceSpecificRunNamesItsSource() {
+        assertThat(UdpMulticast.source(Map.of("udp.source", "198.18.0.11")).getHostAddress()).isEqualTo("198.18.0.11");
+        assertThat(UdpMulticast.source(Map.of())).isNull();
+    }
+
     @Test
     void unicastRunsHaveNoGroup() {
         assertThat(UdpMulticast.group(Map.of())).isNull();
