@@ -28,6 +28,11 @@ final class MulticastOptions {
             + "unless given); repeat it for each receiver.")
     List<String> receivers;
 
+    @Option(names = "--source", paramLabel = "ADDR",
+        description = "With --multicast: source-specific multicast (SSM): every receiver joins the group for ADDR "
+            + "only, this host's sending address (IGMPv3 source joins). Default: any source.")
+    String source;
+
     @Option(names = "--ttl", paramLabel = "N",
         description = "With --multicast: the datagrams' TTL, 1-255. Default: 1 (they stay on the link).")
     Integer ttl;
@@ -44,7 +49,7 @@ final class MulticastOptions {
     /** Refuses what cannot work, each with one line (exit 2). */
     void check(CommandLine cl) {
         if (group == null) {
-            String stray = receivers != null ? "--receiver" : ttl != null ? "--ttl"
+            String stray = receivers != null ? "--receiver" : ttl != null ? "--ttl" : source != null ? "--source"
                 : sendInterface != null ? "--interface" : null;
             if (stray != null) {
                 throw new CommandLine.ParameterException(cl, stray + " goes with --multicast GROUP");
@@ -62,6 +67,9 @@ final class MulticastOptions {
                 throw new CommandLine.ParameterException(cl, "--receiver " + r + " is given twice");
             }
         }
+        if (source != null) {
+            sourceAddress(cl, source);
+        }
         if (ttl != null && (ttl < 1 || ttl > 255)) {
             throw new CommandLine.ParameterException(cl, "--ttl must be 1 to 255, not " + ttl);
         }
@@ -76,15 +84,7 @@ final class MulticastOptions {
      * and multicast.
      */
     static InetAddress groupAddress(CommandLine cl, String text) {
-        boolean literal = text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || text.matches("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
-        InetAddress a = null;
-        if (literal) {
-            try {
-                a = InetAddress.getByName(text);
-            } catch (UnknownHostException e) {
-                a = null;
-            }
-        }
+        InetAddress a = literal(text) ? parse(text) : null;
         if (a == null) {
             throw new CommandLine.ParameterException(cl, "--multicast takes a group address (e.g. 239.255.0.1), "
                 + "not '" + text + "'");
@@ -94,6 +94,28 @@ final class MulticastOptions {
                 + "(IPv4 224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)");
         }
         return a;
+    }
+
+    /** The SSM source: a unicast address literal (never a name: the serves join for exactly this one). */
+    static InetAddress sourceAddress(CommandLine cl, String text) {
+        InetAddress a = literal(text) ? parse(text) : null;
+        if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
+            throw new CommandLine.ParameterException(cl, "--source takes this host's sending address (e.g. "
+                + "198.18.0.11), not '" + text + "'");
+        }
+        return a;
+    }
+
+    private static boolean literal(String text) {
+        return text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || text.matches("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
+    }
+
+    private static InetAddress parse(String text) {
+        try {
+            return InetAddress.getByName(text); // a literal: parsed, never looked up
+        } catch (UnknownHostException e) {
+            return null;
+        }
     }
 
     /** The receivers as typed, each with its control port. */
@@ -109,6 +131,9 @@ final class MulticastOptions {
     Map<String, String> transportOptions(Map<String, String> options) {
         Map<String, String> out = new HashMap<>(options);
         out.put("udp.group", group);
+        if (source != null) {
+            out.put("udp.source", source);
+        }
         if (ttl != null) {
             out.put("udp.ttl", Integer.toString(ttl));
         }

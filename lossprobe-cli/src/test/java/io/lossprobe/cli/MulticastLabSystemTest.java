@@ -120,13 +120,18 @@ class MulticastLabSystemTest {
      * On both send paths: one receiver's link drops 1 % of the group, the other two none. Each receiver is
      * accounted as a unicast one is, and the step shows the worst, the one whose link dropped.
      */
-    @ParameterizedTest(name = "udp.send={0}")
-    @CsvSource({"native, 46000", "netty, 46010"})
-    void oneReceiversLossIsExactlyWhatItsLinkDroppedAndTheOthersLoseNothing(String send, String basePort)
-        throws Exception {
+    @ParameterizedTest(name = "udp.send={0} {2}")
+    @CsvSource({"native, 46000, any source", "netty, 46010, any source", "native, 46020, --source 198.18.0.11",
+        "netty, 46030, --source 198.18.0.11"})
+    void oneReceiversLossIsExactlyWhatItsLinkDroppedAndTheOthersLoseNothing(String send, String basePort,
+                                                                           String source) throws Exception {
         assertThat(lab("mcast-loss", LAB + "mr2", "1").exit()).isZero();
-        Path out = work.resolve("mcast-" + send + ".json");
-        LabScript.Exec e = run(out, "--quiet", "-X", "udp.send=" + send, "--base-port", basePort);
+        Path out = work.resolve("mcast-" + send + "-" + basePort + ".json");
+        List<String> args = new ArrayList<>(List.of("--quiet", "-X", "udp.send=" + send, "--base-port", basePort));
+        if (source.startsWith("--source")) {
+            args.addAll(List.of(source.split(" ")));
+        }
+        LabScript.Exec e = run(out, args.toArray(String[]::new));
         assertThat(e.exit()).as(e.output()).isZero();
         StepResult step = ResultFiles.read(out).steps().get(0);
         JsonNode mcast = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("mcast");
@@ -151,6 +156,27 @@ class MulticastLabSystemTest {
         }
         assertThat(step.worstReceiver()).isEqualTo(receiver(2));
         assertThat(step.counts()).isEqualTo(step.receivers().get(1).counts());
+    }
+
+    /**
+     * Source-specific multicast for a source that is not the sender: the group arrives at every receiver's link,
+     * and no receiver's socket takes any of it (the kernel filters by source), so every receiver lost all.
+     */
+    @org.junit.jupiter.api.Test
+    void aSourceSpecificJoinForAnotherSourceReceivesNothing() throws Exception {
+        Path out = work.resolve("mcast-wrong-source.json");
+        LabScript.Exec e = run(out, "--quiet", "--base-port", "46040", "--source", "198.18.0.12", "--drain", "200ms");
+        assertThat(e.exit()).as(e.output()).isZero();
+        StepResult step = ResultFiles.read(out).steps().get(0);
+        JsonNode mcast = ResultFiles.mapper().readTree(lab("counters").output().strip()).get("mcast");
+        for (int i = 1; i <= RECEIVERS; i++) {
+            ReceiverResult rx = step.receivers().get(i - 1);
+            assertThat(datagrams(mcast.get(LAB + "mr" + i).get("arrived"))).as("arrived at %s's link", rx.receiver())
+                .isEqualTo(RATE);
+            assertThat(rx.counts().received()).as("%s received", rx.receiver()).isZero();
+            assertThat(rx.counts().lost()).as("%s lost", rx.receiver()).isEqualTo(RATE);
+            assertThat(rx.counts().foreign()).as("%s foreign", rx.receiver()).isZero();
+        }
     }
 
     /** The identities of the measurement contract that can fail, for one receiver and each of its flows. */

@@ -95,6 +95,10 @@ class RunCommandTest {
         "--multicast 239.255.0.1|--multicast needs its receivers: --receiver HOST for each 'lossprobe serve'",
         "--receiver 198.18.0.101|--receiver goes with --multicast GROUP",
         "--ttl 2|--ttl goes with --multicast GROUP",
+        "--source 198.18.0.11|--source goes with --multicast GROUP",
+        "--multicast 239.255.0.1 --receiver rx1 --source 239.255.0.9|--source takes this host's sending address",
+        "--multicast 239.255.0.1 --receiver rx1 --source tx1|--source takes this host's sending address (e.g. "
+            + "198.18.0.11), not 'tx1'",
         "--multicast 239.255.0.1 --receiver rx1 --receiver rx1:7400|--receiver rx1:7400 is given twice",
         "--multicast 239.255.0.1 --receiver rx1 --ttl 0|--ttl must be 1 to 255, not 0",
         "--multicast 239.255.0.1 --receiver rx1 --interface a/b|--interface must be an interface name",
