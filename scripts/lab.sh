@@ -44,6 +44,14 @@
 #                                      it forwarded each way, "unmapped" what it dropped)
 #   scripts/lab.sh nat-loss PCT        (after nat) drop PCT % of the UDP packets lp-nat forwards in to lp-ctl (the
 #                                      way back a punch opened): "dropped" under "nat" in counters
+#   scripts/lab.sh mcast N             (after up) add N multicast receiver hosts lp-mr1 198.18.0.101, lp-mr2
+#                                      198.18.0.102, ... (1-20) on the switch, which then floods multicast to every
+#                                      port (IGMP snooping off); every lab host routes 239.255.0.0/16 out of its
+#                                      eth0 (TTL 1 keeps it on the switch). Each receiver counts the group UDP
+#                                      arriving at its eth0 ("mcast" in counters: "arrived" and "dropped" per host)
+#   scripts/lab.sh mcast-loss HOST PCT drop PCT % of the multicast UDP (239.255.0.0/16) arriving at receiver HOST
+#                                      (lp-mr2, ...) only, on its eth0's ingress: "dropped" under "mcast" in counters
+#   scripts/lab.sh mcast-hosts         every multicast receiver as "NAME ADDRESS", one a line
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
 #   scripts/lab.sh down                remove everything the lab created
 #
@@ -76,6 +84,9 @@ die() { echo "lab.sh: $*" >&2; exit 2; }
 command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
 
 senders() { ip netns list | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
+mcast_receivers() { ip netns list | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
+MAX_MCAST=20
+MCAST_GROUPS=239.255.0.0/16
 
 # A sender's addresses: lp-txI is 198.18.0.(10+I) and 2001:2::(10+I) (the same digits, read as hex).
 addr_of() { echo "198.18.0.$((10 + $1))"; }
@@ -92,7 +103,7 @@ hosts_list() {
 }
 
 down() {
-  for ns in $(senders) $CTL $NAT $RX $SW; do
+  for ns in $(mcast_receivers) $(senders) $CTL $NAT $RX $SW; do
     ip netns del "$ns" 2>/dev/null || true
     rm -rf "/etc/netns/$ns"
   done
@@ -266,6 +277,76 @@ nat_counters() {
 }
 
 lab_size() { senders | wc -l; }
+
+# Multicast receivers: lp-mrI at 198.18.0.(100+I) and 2001:2::(100+I), veth pair index 100+I on the switch. The
+# switch floods multicast (snooping off: a bridge that snoops forwards a group only to ports it heard a report from,
+# and with no querier on the lab forgets them after the membership interval), so every receiver's link carries the
+# group and only its joined sockets take it. Every lab host routes the test groups out of its eth0: a sender needs
+# a route to the group (TTL 1 keeps it on the switch), as a host's default route would give it.
+mcast() { # N
+  local n=$1 i ns
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le $MAX_MCAST ] || die "N must be 1..$MAX_MCAST"
+  ip -n "$SW" link show "$BR" >/dev/null 2>&1 || die "lab is not up (lab.sh up first)"
+  for ns in $(mcast_receivers); do ip netns del "$ns" 2>/dev/null || true; rm -rf "/etc/netns/$ns"; done
+  ip -n "$SW" link set "$BR" type bridge mcast_snooping 0
+  for i in $(seq 1 "$n"); do
+    link_host "${P}mr$i" "198.18.0.$((100 + i))" "$((100 + i))" "2001:2::$((100 + i))"
+  done
+  for ns in $RX $(senders) $(mcast_receivers); do
+    ip -n "$ns" route replace "$MCAST_GROUPS" dev eth0
+  done
+  for ns in $(mcast_receivers); do mcast_table "$ns"; done
+  watch "$(lab_size)"
+  echo "multicast up: $(for ns in $(mcast_receivers); do printf '%s %s  ' "$ns" "$(mcast_addr_of "$ns")"; done)"
+}
+
+mcast_addr_of() { echo "198.18.0.$((100 + ${1#"${P}mr"}))"; }
+
+mcast_table() { # NS [PICK]: the receiver's ingress counters, first dropping what PICK picks (all: every packet)
+  local drop="" pick=${2:-}
+  [ "$pick" = all ] && pick=""
+  [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $pick counter name \"dropped\" drop"
+  ip netns exec "$1" nft -f - <<NFT
+table netdev lossprobe_mcast
+delete table netdev lossprobe_mcast
+table netdev lossprobe_mcast {
+  counter dropped { }
+  counter arrived { }
+  chain ingress {
+    type filter hook ingress device "eth0" priority -500; policy accept;
+$drop
+    ip daddr $MCAST_GROUPS udp dport { $PORTS } counter name "arrived"
+  }
+}
+NFT
+}
+
+mcast_loss() { # HOST PCT
+  need_nft
+  local host=$1 t
+  t=$(per_10k "$2")
+  mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
+  local pick="numgen random mod 10000 < $t"
+  [ "$t" -lt 10000 ] || pick=all # 100 %: every packet (numgen's values stop at 9999)
+  mcast_table "$host" "$pick"
+  echo "dropping $2 % of the multicast UDP arriving at $host"
+}
+
+# "mcast":{"lp-mr1":{"arrived":{"packets":N,"bytes":B},"dropped":{...}},...}: packets and bytes as nftables saw
+# them at each receiver's eth0 ingress (a GSO packet counted once, its bytes whole: see counters).
+mcast_counters() {
+  local first=1 ns
+  [ -n "$(mcast_receivers)" ] || return 0
+  printf ',"mcast":{'
+  for ns in $(mcast_receivers); do
+    [ $first = 1 ] || printf ','
+    first=0
+    printf '"%s":{"arrived":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}}' "$ns" \
+      "$(counter_of "$ns" netdev arrived packets mcast)" "$(counter_of "$ns" netdev arrived bytes mcast)" \
+      "$(counter_of "$ns" netdev dropped packets mcast)" "$(counter_of "$ns" netdev dropped bytes mcast)"
+  done
+  printf '}'
+}
 
 cut_control() {
   need_nft
@@ -638,6 +719,7 @@ counters() {
   link_counters
   dscp_counters
   nat_counters
+  mcast_counters
   local to from cut
   read -r to from < <(data)
   cut=$(counter_of "$SW" netdev cut packets watch)
@@ -660,6 +742,7 @@ clear_all() {
   done
   ip netns exec "$NAT" nft reset counters table ip lossprobe_nat >/dev/null 2>&1 || true
   ip netns exec "$NAT" nft delete table ip lossprobe_natloss 2>/dev/null || true
+  for ns in $(mcast_receivers); do mcast_table "$ns"; done
   watch "$(lab_size)"
   echo "lab clear"
 }
@@ -682,6 +765,9 @@ case "$cmd" in
   nat) [ $# -eq 0 ] || die "usage: lab.sh nat"; nat ;;
   nat-loss) [ $# -eq 1 ] || die "usage: lab.sh nat-loss PCT"; nat_loss "$1" ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
+  mcast) [ $# -eq 1 ] || die "usage: lab.sh mcast N"; mcast "$1" ;;
+  mcast-loss) [ $# -eq 2 ] || die "usage: lab.sh mcast-loss HOST PCT"; mcast_loss "$@" ;;
+  mcast-hosts) for ns in $(mcast_receivers); do echo "$ns $(mcast_addr_of "$ns")"; done ;;
   data) data ;;
   hosts) case "${1:-}" in
       "") hosts_list | awk '{print $1, $2}' ;;

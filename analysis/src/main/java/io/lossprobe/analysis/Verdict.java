@@ -24,6 +24,39 @@ public final class Verdict {
         }
         List<String> out = new ArrayList<>(lines(StepMetrics.all(run), List.of()));
         out.addAll(trafficClasses(run.steps()));
+        out.addAll(receivers(run.steps()));
+        return out;
+    }
+
+    /**
+     * A line per transport of multicast steps (docs/multicast.md): the steps' figures above are each step's worst
+     * receiver's, so this says which receivers lost how much over the steps, worst first, and which lost nothing.
+     */
+    static List<String> receivers(List<io.lossprobe.core.result.StepResult> steps) {
+        Map<String, Map<String, long[]>> byTransport = new java.util.LinkedHashMap<>();
+        for (io.lossprobe.core.result.StepResult s : steps) {
+            if (s.receivers() == null) {
+                continue;
+            }
+            Map<String, long[]> lost = byTransport.computeIfAbsent(s.series(), t -> new java.util.LinkedHashMap<>());
+            for (io.lossprobe.core.result.ReceiverResult r : s.receivers()) {
+                long[] sum = lost.computeIfAbsent(r.receiver(), k -> new long[2]);
+                sum[0] += r.counts().lost();
+                sum[1] += r.counts().sent();
+            }
+        }
+        List<String> out = new ArrayList<>();
+        byTransport.forEach((transport, lost) -> {
+            List<String> lossy = new ArrayList<>();
+            List<String> clean = new ArrayList<>();
+            lost.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+                .forEach(e -> (e.getValue()[0] == 0 ? clean : lossy).add(e.getValue()[0] == 0 ? e.getKey()
+                    : String.format(Locale.ROOT, "%s lost %,d of %,d", e.getKey(), e.getValue()[0],
+                    e.getValue()[1])));
+            out.add(transport + ": multicast to " + lost.size() + " receivers, each step's figures its worst "
+                + "receiver's; " + (lossy.isEmpty() ? "" : String.join(", ", lossy) + (clean.isEmpty() ? "" : "; "))
+                + (clean.isEmpty() ? "" : String.join(", ", clean) + " lost nothing"));
+        });
         return out;
     }
 

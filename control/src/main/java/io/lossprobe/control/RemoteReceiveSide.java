@@ -117,6 +117,12 @@ final class RemoteReceiveSide implements ReceiveSide {
         return late;
     }
 
+    /** The server's address as the control connection reaches it. */
+    @Override
+    public String name() {
+        return client.peerAddress();
+    }
+
     @Override
     public ReceiverEndpoint localEndpoint() {
         return null;

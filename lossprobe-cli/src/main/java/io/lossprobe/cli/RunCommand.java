@@ -113,6 +113,9 @@ public final class RunCommand extends Subcommand {
     AddressFamilyOption family;
 
     @CommandLine.Mixin
+    MulticastOptions multicast;
+
+    @CommandLine.Mixin
     PolicyAfterRun policy;
 
     @CommandLine.Mixin
@@ -129,9 +132,21 @@ public final class RunCommand extends Subcommand {
         boolean resultsToStdout = checkOptions(cl);
         HostPort server = target == null ? null : resolveTarget();
         Map<String, String> options = planOptions.transportOptionsInEffect();
+        if (options.containsKey("udp.group")) {
+            // A group alone would have unicast senders and joined receivers: --multicast sets both ends up.
+            throw new CommandLine.ParameterException(cl, "-X udp.group is set by --multicast GROUP, with a "
+                + "--receiver for each serve that is to join it");
+        }
+        if (multicast.given()) {
+            options = multicast.transportOptions(options);
+        }
         Plan plan = buildPlan(options, server);
         Map<String, Transport> available = Transports.available();
         PlanOptions.requireTransports(cl, plan, available);
+        if (multicast.given() && !plan.transports().equals(List.of("udp"))) {
+            throw new CommandLine.ParameterException(cl, "--multicast sends raw UDP: give --transport udp "
+                + "(not " + String.join(",", plan.transports()) + ")");
+        }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
         PrintWriter results = cl.getOut();
@@ -160,6 +175,10 @@ public final class RunCommand extends Subcommand {
             }
             remote = withProbe::close;
             engine = new Measured(withProbe::run, withProbe::snapshot, withProbe::requestStop);
+        } else if (multicast.given()) {
+            MulticastRun group = openMulticast(cl, plan, options, available, sink, stderr);
+            remote = group::close;
+            engine = Measured.of(group.engine());
         } else if (from != null) {
             FromRun between = openFrom(cl, server, plan, options, available, sink, stderr);
             remote = between::close;
@@ -222,6 +241,16 @@ public final class RunCommand extends Subcommand {
     /** The options that do not go together, refused before anything else; returns whether -o - was given. */
     private boolean checkOptions(CommandLine cl) {
         family.check(cl);
+        multicast.check(cl);
+        if (multicast.given()) {
+            String with = target != null ? "--target (its receivers are the --receiver serves)"
+                : from != null ? "--from" : reverse ? "--reverse" : bidir ? "--bidir" : probe != null ? "--probe"
+                : "echo".equals(mode) ? "--mode echo" : packetOptions.given() ? "--packets"
+                : shapeOptions.reshapes() ? "--search, --sizes or --interval" : null;
+            if (with != null) {
+                throw new CommandLine.ParameterException(cl, "--multicast does not go with " + with + " yet");
+            }
+        }
         if (reverse && target == null) {
             throw new CommandLine.ParameterException(cl, "--reverse needs --target");
         }
@@ -373,6 +402,18 @@ public final class RunCommand extends Subcommand {
         }
     }
 
+    /** {@code --multicast}: this host sends to the group, every {@code --receiver} serve receives. */
+    private MulticastRun openMulticast(CommandLine cl, Plan plan, Map<String, String> options,
+                                       Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
+        throws Exception {
+        try {
+            return MulticastRun.open(multicast.receivers(), multicast.group, secret.load(stderr, "lossprobe: "), plan,
+                options, available, sink, RemoteRun.CONNECT_TIMEOUT_MS);
+        } catch (java.net.UnknownHostException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+    }
+
     /** {@code --target}: the run with its other half on a {@code lossprobe serve} at {@code server}. */
     private RemoteRun openRemote(CommandLine cl, HostPort server, Plan plan, Map<String, String> options,
                                  Map<String, Transport> available, RunOutput sink, PrintWriter stderr)
@@ -448,8 +489,11 @@ public final class RunCommand extends Subcommand {
 
     /** The run's first line: what it measures and where the results go. */
     private void announce(PrintWriter stdout, Plan plan, Path out, boolean resultsToStdout) {
-        stdout.printf("lossprobe: %s over %d ports from %s%s, %s%s, %s per step%s; results -> %s%n",
-            String.join(",", plan.transports()), plan.ports(), HostPort.format(plan.bindAddress(), plan.basePort()),
+        String to = multicast.given() ? "to group " + HostPort.format(multicast.group, plan.basePort()) + " ("
+            + multicast.receivers.size() + " receivers)" : "from " + HostPort.format(plan.bindAddress(),
+            plan.basePort());
+        stdout.printf("lossprobe: %s over %d ports %s%s, %s%s, %s per step%s; results -> %s%n",
+            String.join(",", plan.transports()), plan.ports(), to,
             bidir ? " and back on the " + plan.ports() + " from " + (plan.basePort() + plan.ports())
                 : probe != null ? " and an echo probe at " + Units.formatRate(ProbeRun.parse(probe)) + "/s on "
                 + (plan.basePort() + plan.ports()) : "",

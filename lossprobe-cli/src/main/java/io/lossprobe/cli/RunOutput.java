@@ -222,6 +222,9 @@ final class RunOutput implements RunListener {
         if (result.sizes() != null) {
             out.println(StepTable.sizesRow(result));
         }
+        if (result.receivers() != null) {
+            StepTable.receiverRows(result).forEach(out::println);
+        }
         for (String w : result.warnings()) {
             out.println("  WARNING: " + w);
         }

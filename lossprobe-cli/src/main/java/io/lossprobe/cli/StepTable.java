@@ -7,6 +7,7 @@ import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.SearchResult;
 import io.lossprobe.core.result.SearchTrial;
 import io.lossprobe.core.result.StepResult;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToLongFunction;
@@ -115,6 +116,22 @@ final class StepTable {
             nanos(rtt, Latency::maxNs), e == null ? "-" : rate(e.roundTripLost()), e == null ? "-"
                 : rate(e.requestsSent()), p.behind() > 0 ? ", " + rate(p.behind()) + " behind (its sender starved)"
                 : "");
+    }
+
+    /**
+     * A multicast step's receivers, one line each under the step's row (which shows the worst of them): what each
+     * received and lost, its loss events, duplicates and socket drops.
+     */
+    static List<String> receiverRows(StepResult r) {
+        List<String> out = new java.util.ArrayList<>();
+        for (io.lossprobe.core.result.ReceiverResult rx : r.receivers()) {
+            io.lossprobe.core.result.Counts c = rx.counts();
+            out.add(String.format(Locale.ROOT, "   receiver %-15s received %s lost %d (%.3f%%) in %d loss events, "
+                    + "dup %d, k-drops %s%s", rx.receiver(), rate(c.received()), c.lost(), rx.lossPercent(),
+                c.lossEvents(), c.duplicates(), rx.socketDrops() == null ? "-" : rx.socketDrops(),
+                rx.receiver().equals(r.worstReceiver()) ? "  (worst: the row above)" : ""));
+        }
+        return out;
     }
 
     /** A step's {@code --size-mix}: per size, what was sent, received and lost, and the payload rate. */

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -78,9 +79,17 @@ final class Lab {
      * {@code secret}; returns once every one is listening. {@link #down} stops them.
      */
     void serve(Path secret, String... binds) throws Exception {
+        serveOn(secret, java.util.Arrays.stream(binds).map(bind -> Map.entry("rx", bind)).toList());
+    }
+
+    /**
+     * {@code lossprobe serve --bind BIND} in each host's namespace, as (host, bind) pairs, all started at once;
+     * returns once every one is listening. {@link #down} stops them.
+     */
+    void serveOn(Path secret, List<Map.Entry<String, String>> hostBinds) throws Exception {
         List<Process> started = new ArrayList<>();
-        for (String bind : binds) {
-            started.add(startServe(ns("rx"), bind, secret));
+        for (Map.Entry<String, String> hostBind : hostBinds) {
+            started.add(startServe(ns(hostBind.getKey()), hostBind.getValue(), secret));
         }
         serves.addAll(started);
         for (Process p : started) {

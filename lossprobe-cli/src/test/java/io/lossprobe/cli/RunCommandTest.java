@@ -87,6 +87,26 @@ class RunCommandTest {
         "-4 --target [0:0::1]:7400|-4 with the IPv6 address ::1: give an IPv4 address or leave -4 out",
         "--target [::1]:1 --reverse --bind 127.0.0.1|--bind 127.0.0.1 and --target [::1]:1 are of different address "
             + "families",
+        "--multicast 198.18.0.5 --receiver 198.18.0.101|--multicast 198.18.0.5 is not a multicast group (IPv4 "
+            + "224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)",
+        "--multicast 2001:2::1 --receiver 198.18.0.101|--multicast 2001:2::1 is not a multicast group",
+        "--multicast group.example --receiver 198.18.0.101|--multicast takes a group address (e.g. 239.255.0.1), "
+            + "not 'group.example'",
+        "--multicast 239.255.0.1|--multicast needs its receivers: --receiver HOST for each 'lossprobe serve'",
+        "--receiver 198.18.0.101|--receiver goes with --multicast GROUP",
+        "--ttl 2|--ttl goes with --multicast GROUP",
+        "--source 198.18.0.11|--source goes with --multicast GROUP",
+        "--multicast 239.255.0.1 --receiver rx1 --source 239.255.0.9|--source takes this host's sending address",
+        "--multicast 239.255.0.1 --receiver rx1 --source tx1|--source takes this host's sending address (e.g. "
+            + "198.18.0.11), not 'tx1'",
+        "--multicast 239.255.0.1 --receiver rx1 --receiver rx1:7400|--receiver rx1:7400 is given twice",
+        "--multicast 239.255.0.1 --receiver rx1 --ttl 0|--ttl must be 1 to 255, not 0",
+        "--multicast 239.255.0.1 --receiver rx1 --interface a/b|--interface must be an interface name",
+        "--multicast 239.255.0.1 --receiver rx1 --transport tcp|--multicast sends raw UDP: give --transport udp",
+        "--multicast 239.255.0.1 --receiver rx1 --target rx2|--multicast does not go with --target",
+        "--multicast 239.255.0.1 --receiver rx1 --mode echo|--multicast does not go with --mode echo yet",
+        "-X udp.group=239.255.0.1|-X udp.group is set by --multicast GROUP",
+        "--multicast 239.255.0.1 --receiver rx1 -X udp.group=239.255.0.2|-X udp.group is set by --multicast GROUP",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
         Outcome o = execute(("run " + args).split(" "));

@@ -53,7 +53,8 @@ final class UdpOptions {
         .withSystemProperty();
 
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
-        MIN_CYCLE_NS, READ_INTERVAL_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN, SLICE_NS);
+        MIN_CYCLE_NS, READ_INTERVAL_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN, SLICE_NS,
+        UdpMulticast.GROUP, UdpMulticast.SOURCE, UdpMulticast.TTL, UdpMulticast.INTERFACE);
 
     private UdpOptions() {
     }

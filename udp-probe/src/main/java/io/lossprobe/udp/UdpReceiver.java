@@ -127,11 +127,15 @@ final class UdpReceiver implements ReceiverEndpoint {
                 classes[i] = new java.util.concurrent.atomic.AtomicLongArray(StampedReader.UNREAD_CLASS + 1);
             }
         }
+        // Multicast (udp.group): each flow's socket is bound to the group and its port, and joins the group.
+        java.net.InetAddress joining = UdpMulticast.group(spec.options());
         try {
+            java.net.NetworkInterface joinOn = joining == null ? null
+                : UdpMulticast.receiveInterface(spec.options(), spec.bindAddress());
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 foreign[i] = new java.util.concurrent.atomic.AtomicLong();
-                Bootstrap b = socketOptions(new Bootstrap().group(group).channel(io.datagramChannel()), set, echo);
+                Bootstrap b = socketOptions(socketType(new Bootstrap().group(group), io, joining), set, echo);
                 if (spec.plan().tosOf(i) >= 0) {
                     b.option(ChannelOption.IP_TOS, spec.plan().tosOf(i)); // echo replies leave in the flow's class
                 }
@@ -145,7 +149,11 @@ final class UdpReceiver implements ReceiverEndpoint {
                         replyOnlyTo, echo ? replies.flow(i) : null, errors, i, foreign[i]));
                 }
                 ports[i] = spec.plan().port(i);
-                channels.add(b.bind(new InetSocketAddress(spec.bindAddress(), ports[i])).sync().channel());
+                channels.add(b.bind(joining == null ? new InetSocketAddress(spec.bindAddress(), ports[i])
+                    : new InetSocketAddress(joining, ports[i])).sync().channel());
+                if (joining != null) {
+                    UdpMulticast.join(channels.get(i), joining, joinOn, UdpMulticast.source(spec.options()));
+                }
             }
             if (stamped) {
                 readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
@@ -168,6 +176,18 @@ final class UdpReceiver implements ReceiverEndpoint {
             UdpOptions.MIN_CYCLE_NS.read(spec.options()));
         receiver.classes = new DscpTally(spec.plan(), classes);
         return receiver;
+    }
+
+    /**
+     * A flow's socket type; joining a multicast group, one of the group's family, its port shareable with other
+     * receivers of the group on this host.
+     */
+    private static Bootstrap socketType(Bootstrap b, NettyIo io, java.net.InetAddress joining) {
+        if (joining == null) {
+            return b.channel(io.datagramChannel());
+        }
+        return b.channelFactory(UdpMulticast.channels(io.datagramChannel(), joining))
+            .option(ChannelOption.SO_REUSEADDR, true);
     }
 
     /**

@@ -165,7 +165,7 @@ final class UdpSender implements SenderEndpoint {
     /** One flow's Netty socket, connected to its receiver, {@code writer} its handler. */
     private static Channel nettyFlow(SenderSpec spec, EventLoopGroup group, NettyIo io, int i, DatagramWriter writer,
                                      int sndbuf, boolean recvErr, boolean stampedReplies) throws Exception {
-        Bootstrap b = new Bootstrap().group(group).channel(io.datagramChannel())
+        Bootstrap b = multicast(new Bootstrap().group(group), io, spec)
             .option(ChannelOption.SO_SNDBUF, sndbuf)
             // Bounded memory: past 1 MiB of buffers held by queued writes (EAGAIN: the socket's buffer is
             // full) the flow reports BLOCKED and falls behind instead.
@@ -194,6 +194,24 @@ final class UdpSender implements SenderEndpoint {
             return b.bind(new InetSocketAddress(from, 0)).sync().channel();
         }
         return b.connect(new InetSocketAddress(spec.targetHost(), spec.plan().port(i))).sync().channel();
+    }
+
+    /**
+     * The flow's socket type; to a multicast group ({@code udp.group}: the target is the group) a socket of the
+     * group's family with the run's TTL, on the named interface if one is.
+     */
+    private static Bootstrap multicast(Bootstrap b, NettyIo io, SenderSpec spec) throws java.io.IOException {
+        java.net.InetAddress group = UdpMulticast.group(spec.options());
+        if (group == null) {
+            return b.channel(io.datagramChannel());
+        }
+        b.channelFactory(UdpMulticast.channels(io.datagramChannel(), group))
+            .option(ChannelOption.IP_MULTICAST_TTL, UdpMulticast.TTL.read(spec.options()).intValue());
+        java.net.NetworkInterface on = UdpMulticast.sendInterface(spec.options());
+        if (on != null) {
+            b.option(ChannelOption.IP_MULTICAST_IF, on);
+        }
+        return b;
     }
 
     /**
@@ -264,11 +282,22 @@ final class UdpSender implements SenderEndpoint {
         String why = !NativeUdp.available() ? "the native piece is unavailable: " + NativeUdp.unavailableBecause()
             : io != NettyIo.EPOLL ? "it needs native epoll, not Java NIO"
             : spec.replies() != null ? "echo mode uses the Netty path"
-            : precision ? "the precision timing mode uses the Netty path" : null;
+            : precision ? "the precision timing mode uses the Netty path"
+            : multicastNeedsNetty(spec.options()) ? "a multicast TTL other than 1 or a named udp.interface is set "
+                + "on the Netty path" : null;
         if (o.equals("native") && why != null) {
             throw new IllegalStateException("udp.send=native is not available here: " + why);
         }
         return why == null && !o.equals("netty");
+    }
+
+    /**
+     * The native piece sets no multicast options on its socket: the kernel's defaults (TTL 1, the route's interface)
+     * are what it sends with, so any other setting takes the Netty path.
+     */
+    static boolean multicastNeedsNetty(Map<String, String> options) {
+        return UdpMulticast.group(options) != null
+            && (UdpMulticast.TTL.read(options) != 1 || UdpMulticast.INTERFACE.read(options) != null);
     }
 
     private static NativeBatchSender openNative(SenderSpec spec, int segmentsPerSend, int sndbuf, boolean recvErr,

@@ -70,6 +70,14 @@ public interface ReceiveSide extends AutoCloseable {
         throw new UnsupportedOperationException("reply filters need local receivers");
     }
 
+    /**
+     * What a run with several receivers (multicast) names this one by: its host's address when it is on another
+     * host; null in this process (the run then numbers it).
+     */
+    default String name() {
+        return null;
+    }
+
     /** The local endpoint, for test hooks; null when the receivers are remote. */
     ReceiverEndpoint localEndpoint();
 

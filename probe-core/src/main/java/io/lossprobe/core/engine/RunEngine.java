@@ -29,7 +29,9 @@ public final class RunEngine {
     private final Map<String, String> options;
     private final RunListener listener;
     private final StepHooks hooks;
-    private final ReceiveSideFactory receiveSides;
+    private final List<ReceiveSideFactory> receiveSides;
+    /** Every receive side is sent every flow (multicast): each has a result of its own. */
+    private final boolean replicated;
     private final SendSideFactory sendSides;
     private final int runId;
     private final RunRecord record;
@@ -60,7 +62,28 @@ public final class RunEngine {
     /** Receivers and senders each here or remote: the general form behind the others. */
     public RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
                      StepHooks hooks, ReceiveSideFactory receiveSides, SendSideFactory sendSides, int runId) {
-        this.receiveSides = receiveSides;
+        this(plan, transports, options, listener, hooks, List.of(receiveSides), false, sendSides, runId);
+    }
+
+    /**
+     * A multicast run (docs/multicast.md): the senders from {@code sendSides} send every flow to a group, and each of
+     * {@code receivers} (one receive side each, which must share the run's data key) is sent every flow; every step
+     * has a result per receiver.
+     */
+    public static RunEngine multicast(Plan plan, Map<String, Transport> transports, Map<String, String> options,
+                                      RunListener listener, List<ReceiveSideFactory> receivers,
+                                      SendSideFactory sendSides, int runId) {
+        if (receivers.isEmpty()) {
+            throw new IllegalArgumentException("a multicast run needs receivers");
+        }
+        return new RunEngine(plan, transports, options, listener, StepHooks.NONE, receivers, true, sendSides, runId);
+    }
+
+    private RunEngine(Plan plan, Map<String, Transport> transports, Map<String, String> options, RunListener listener,
+                      StepHooks hooks, List<ReceiveSideFactory> receiveSides, boolean replicated,
+                      SendSideFactory sendSides, int runId) {
+        this.receiveSides = List.copyOf(receiveSides);
+        this.replicated = replicated;
         this.sendSides = sendSides;
         this.runId = runId;
         this.plan = plan;
@@ -69,7 +92,7 @@ public final class RunEngine {
         this.listener = listener;
         this.hooks = hooks;
         this.record = new RunRecord(plan, transports);
-        MessageAuth remote = receiveSides.dataKey(runId);
+        MessageAuth remote = this.receiveSides.get(0).dataKey(runId);
         this.auth = remote != null ? remote : sendSides.dataKey(runId);
         if (this.auth == null) {
             this.auth = MessageAuth.random();
@@ -184,7 +207,8 @@ public final class RunEngine {
         }
         // Each pass tags under a key of its own (the header names neither transport nor size), as the server does.
         MessageAuth passKey = auth.forPass(transport.name(), pass.messageSize());
-        try (StepSides sides = StepSides.open(receiveSides, sendSides, transport, pass, runId, passKey, options)) {
+        try (StepSides sides = StepSides.open(receiveSides, replicated, sendSides, transport, pass, runId, passKey,
+            options)) {
             for (ReceiveSide receiver : sides.receivers()) {
                 record.environment(transport.name(), receiver.environment());
             }

@@ -248,12 +248,14 @@ final class StepRun {
         long egressDrops = egressBefore < 0 || egressAfter < egressBefore ? -1 : egressAfter - egressBefore;
         clocks = clocks.reestimated(sides);
         SendSide.Outcome outcome = StepSides.single(outcomes, "sender's outcome");
+        if (sides.replicated()) {
+            return closeReplicated(keep, outcome, receipts, after, egressDrops, failures);
+        }
         ReceiveSide.Receipt receipt = StepSides.single(receipts, "receiver's receipt");
         FlowReceiver.Summary[] echoed = replies == null ? null : StepSides.single(replies, "sender's replies");
         SignedHistogram delay = FlowAccounting.merged(receipt.flows());
         SignedHistogram rtt = echoed == null ? null : FlowAccounting.merged(echoed);
-        StepResult result = new StepBuilder(pass.transport(), pass.options(), pass.egress(),
-            pass.senderEnvironment()).build(plan, step, level, outcome, receipt, echoed, delay, rtt, windowSample,
+        StepResult result = builder().build(plan, step, level, outcome, receipt, echoed, delay, rtt, windowSample,
             after, clocks, egressDrops, failures);
         if (keep) {
             logHistograms(receipt, outcome, delay, rtt, System.currentTimeMillis());
@@ -264,6 +266,32 @@ final class StepRun {
                 sender.sentTimes()));
         }
         return result;
+    }
+
+    private StepBuilder builder() {
+        return new StepBuilder(pass.transport(), pass.options(), pass.egress(), pass.senderEnvironment());
+    }
+
+    /**
+     * A multicast step: one result per receiver, each built from the one sender's outcome and that receiver's
+     * receipt exactly as a unicast step is, then composed ({@link ReceiverSteps}); a kept step logs the worst
+     * receiver's delays.
+     */
+    private StepResult closeReplicated(boolean keep, SendSide.Outcome outcome, List<ReceiveSide.Receipt> receipts,
+                                       HostCounters.Sample after, long egressDrops, FailedRanges[] failures) {
+        List<StepResult> each = new java.util.ArrayList<>();
+        List<SignedHistogram> delays = new java.util.ArrayList<>();
+        for (ReceiveSide.Receipt receipt : receipts) {
+            SignedHistogram delay = FlowAccounting.merged(receipt.flows());
+            delays.add(delay);
+            each.add(builder().build(plan, step, level, outcome, receipt, null, delay, null, windowSample, after,
+                clocks, egressDrops, failures));
+        }
+        int worst = ReceiverSteps.worst(each);
+        if (keep) {
+            logHistograms(receipts.get(worst), outcome, delays.get(worst), null, System.currentTimeMillis());
+        }
+        return ReceiverSteps.compose(sides.receiverNames(), each, clocks.offset() != null);
     }
 
     /** A kept step's histograms, for {@code --hlog}: the delay's (per interval too) and in echo mode the rtt's. */

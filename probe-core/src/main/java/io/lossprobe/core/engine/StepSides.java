@@ -16,38 +16,68 @@ import java.util.Map;
 
 /**
  * The sides of one pass (one transport, one message size): its {@link SendSide}s and its {@link ReceiveSide}s, which
- * every step begins, samples, drains and closes. A run opens one of each today. What a step reads from them is read
+ * every step begins, samples, drains and closes. A run opens one sender and one receiver, or, multicast, one sender
+ * and several receivers that are each sent every flow ({@link #replicated}). What a step reads from them is read
  * side by side, in their order, and combined here: per-flow counts are summed over the sides, flow {@code i} being
- * the plan's flow {@code i} on each.
+ * the plan's flow {@code i} on each; what replicated receivers received is what every one of them did (the least).
  */
 final class StepSides implements AutoCloseable {
     private final List<SendSide> senders;
     private final List<ReceiveSide> receivers;
+    private final boolean replicated;
 
-    private StepSides(List<SendSide> senders, List<ReceiveSide> receivers) {
+    private StepSides(List<SendSide> senders, List<ReceiveSide> receivers, boolean replicated) {
         if (senders.isEmpty() || receivers.isEmpty()) {
             throw new IllegalArgumentException("a step needs senders and receivers");
         }
         this.senders = List.copyOf(senders);
         this.receivers = List.copyOf(receivers);
+        this.replicated = replicated;
     }
 
     /** Opens the receivers, then the senders; what opened is closed again when a later one fails to open. */
     static StepSides open(ReceiveSideFactory receiveSides, SendSideFactory sendSides, Transport transport, Plan pass,
                           int runId, MessageAuth auth, Map<String, String> options) throws Exception {
+        return open(List.of(receiveSides), false, sendSides, transport, pass, runId, auth, options);
+    }
+
+    /**
+     * {@link #open(ReceiveSideFactory, SendSideFactory, Transport, Plan, int, MessageAuth, Map)} with a receive side
+     * from each of {@code receiveSides}, in their order; {@code replicated}: each is sent every flow (multicast).
+     */
+    static StepSides open(List<ReceiveSideFactory> receiveSides, boolean replicated, SendSideFactory sendSides,
+                          Transport transport, Plan pass, int runId, MessageAuth auth, Map<String, String> options)
+        throws Exception {
         List<ReceiveSide> receivers = new ArrayList<>();
         List<SendSide> senders = new ArrayList<>();
         try {
-            receivers.add(receiveSides.open(transport, pass, runId, auth, options));
+            for (ReceiveSideFactory f : receiveSides) {
+                receivers.add(f.open(transport, pass, runId, auth, options));
+            }
             senders.add(sendSides.open(transport, pass, runId, auth, options));
             for (SendSide s : senders) {
                 s.reachFrom(receivers.get(0), auth, runId);
             }
-            return new StepSides(senders, receivers);
+            return new StepSides(senders, receivers, replicated);
         } catch (Exception | Error e) {
             closeAll(senders, receivers, e);
             throw e;
         }
+    }
+
+    /** Whether every receive side is sent every flow (multicast), so each has a result of its own. */
+    boolean replicated() {
+        return replicated;
+    }
+
+    /** Each receiver's name, in their order: its own, else {@code receiver N} (from 1). */
+    List<String> receiverNames() {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < receivers.size(); i++) {
+            String name = receivers.get(i).name();
+            out.add(name != null ? name : "receiver " + (i + 1));
+        }
+        return out;
     }
 
     List<SendSide> senders() {
@@ -196,13 +226,30 @@ final class StepSides implements AutoCloseable {
         }
     }
 
-    /** Distinct messages received so far per flow, over every receiver. */
+    /**
+     * Distinct messages received so far per flow, over every receiver; replicated, what every receiver received
+     * (the least of them), so a drain waits for the last receiver.
+     */
     long[] progress() throws Exception {
         List<long[]> parts = new ArrayList<>();
         for (ReceiveSide r : receivers) {
             parts.add(r.progress());
         }
-        return perFlow(parts);
+        return replicated ? leastPerFlow(parts) : perFlow(parts);
+    }
+
+    /** Per-flow least of the parts, which must cover the same flows. */
+    static long[] leastPerFlow(List<long[]> parts) {
+        long[] out = parts.get(0).clone();
+        for (long[] p : parts) {
+            if (p.length != out.length) {
+                throw new IllegalStateException("sides with " + out.length + " and " + p.length + " flows");
+            }
+            for (int i = 0; i < out.length; i++) {
+                out[i] = Math.min(out[i], p[i]);
+            }
+        }
+        return out;
     }
 
     /** Messages sent so far in the window, over every sender. */
@@ -283,6 +330,15 @@ final class StepSides implements AutoCloseable {
             duplicates.add(late.duplicates());
         }
         return new ReceiveSide.Late(perFlow(first), perFlow(duplicates));
+    }
+
+    /** Late arrivals per flow for a closed step, each receiver's own, in their order (replicated receivers). */
+    static List<ReceiveSide.Late> lateEach(List<ReceiveSide> receivers, int step) throws Exception {
+        List<ReceiveSide.Late> out = new ArrayList<>();
+        for (ReceiveSide r : receivers) {
+            out.add(r.lateAfterClose(step));
+        }
+        return out;
     }
 
     /**

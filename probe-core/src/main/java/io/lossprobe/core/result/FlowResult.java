@@ -25,6 +25,24 @@ public record FlowResult(int flow, int port, Counts counts, LossBurst lossBurst,
         transport = Maps.sorted(transport);
     }
 
+    /** Each flow with its late counts ({@link #withLate(long, long)}), in flow order. */
+    static java.util.List<FlowResult> withLate(java.util.List<FlowResult> flows, long[] latePerFlow,
+                                               long[] lateDuplicatesPerFlow) {
+        java.util.List<FlowResult> updated = new java.util.ArrayList<>(flows.size());
+        for (int i = 0; i < flows.size(); i++) {
+            updated.add(flows.get(i).withLate(latePerFlow[i], lateDuplicatesPerFlow[i]));
+        }
+        return updated;
+    }
+
+    static long sum(long[] perFlow) {
+        long total = 0;
+        for (long v : perFlow) {
+            total += v;
+        }
+        return total;
+    }
+
     public FlowResult withLate(long late, long lateDuplicates) {
         return new FlowResult(flow, port, counts.withLate(late, lateDuplicates), lossBurst, socketDrops, delay,
             transit, delayBaselineNs, jitterNs, ipdv,

@@ -42,6 +42,10 @@ import java.util.Map;
  *                            the step's load); absent otherwise
  * @param sizes               with {@code --size-mix}: the step's counts per size of the mix, in the mix's order;
  *                            absent otherwise
+ * @param receivers           a multicast step (docs/multicast.md): every receiver's own counts, in the order they
+ *                            were given; the step's own figures are then the worst receiver's. Absent otherwise
+ * @param worstReceiver       a multicast step: the receiver whose figures the step shows (the most lost, the first
+ *                            of those that lost as much); absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -56,7 +60,8 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          Echo echo, List<FlowResult> flows, Integer messageSize,
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
                              using = LenientList.Intervals.class) List<IntervalResult> intervals,
-                         SenderLimit senderLimit, String direction, ProbeResult probe, List<SizeCounts> sizes) {
+                         SenderLimit senderLimit, String direction, ProbeResult probe, List<SizeCounts> sizes,
+                         List<ReceiverResult> receivers, String worstReceiver) {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
 
@@ -69,6 +74,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         flows = List.copyOf(flows);
         sizes = sizes == null ? null : List.copyOf(sizes);
+        receivers = receivers == null ? null : List.copyOf(receivers);
     }
 
     /** A step of one message size (no mix). */
@@ -85,7 +91,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, null);
+            intervals, senderLimit, direction, probe, null, null, null);
     }
 
     /** The same step with its counts per size of the plan's size mix. */
@@ -94,7 +100,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, newSizes);
+            intervals, senderLimit, direction, probe, newSizes, receivers, worstReceiver);
     }
 
     /** A step of one direction (the shape of every step before {@code --bidir}). */
@@ -120,7 +126,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, newDirection, probe, sizes);
+            intervals, senderLimit, newDirection, probe, sizes, receivers, worstReceiver);
     }
 
     /** The same step with what its {@code --probe} measured beside it. */
@@ -129,7 +135,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, newProbe, sizes);
+            intervals, senderLimit, direction, newProbe, sizes, receivers, worstReceiver);
     }
 
     /**
@@ -162,7 +168,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals, senderLimit, direction, probe, sizes);
+            newIntervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
     }
 
     /**
@@ -170,21 +176,26 @@ public record StepResult(String transport, int step, Level level, long targetRat
      * including those that came after the step closed.
      */
     public StepResult withLate(long[] latePerFlow, long[] lateDuplicatesPerFlow) {
-        List<FlowResult> updated = new java.util.ArrayList<>(flows.size());
-        long total = 0;
-        long totalDuplicates = 0;
-        for (int i = 0; i < flows.size(); i++) {
-            updated.add(flows.get(i).withLate(latePerFlow[i], lateDuplicatesPerFlow[i]));
-            total += latePerFlow[i];
-            totalDuplicates += lateDuplicatesPerFlow[i];
-        }
+        List<FlowResult> updated = FlowResult.withLate(flows, latePerFlow, lateDuplicatesPerFlow);
         return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs,
-            counts.withLate(total, totalDuplicates),
+            counts.withLate(FlowResult.sum(latePerFlow), FlowResult.sum(lateDuplicatesPerFlow)),
             lossPercent,
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes);
+            echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
+    }
+
+    /**
+     * A multicast step ({@code receivers} each got every flow): this step is the worst receiver's, named by
+     * {@code worst}, and lists every receiver's own counts.
+     */
+    public StepResult withReceivers(List<ReceiverResult> newReceivers, String worst) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, probe, sizes, newReceivers, worst);
     }
 }

@@ -58,6 +58,11 @@ public final class MemoryTransport implements Transport {
     private long writeCostNs;
     private SendPacing pacing = PACING;
     private Receiver receiver;
+    /** {@link #replicas}: every receiver opened, each handed every message (multicast); else only {@link #receiver}. */
+    private final List<Receiver> replicas = new ArrayList<>();
+    private boolean replicated;
+    /** Per replica: the (step, flow, sequence) keys it never gets. */
+    private final Map<Integer, java.util.Set<Key>> replicaDrops = new HashMap<>();
     /** The run's key, from the sender's spec (both halves share one process and one run). */
     private io.lossprobe.core.wire.MessageAuth runKey;
     private Sender sender;
@@ -126,6 +131,18 @@ public final class MemoryTransport implements Transport {
     }
 
     /** Data message {@code seq} of {@code flow} in {@code step} is accepted and vanishes on the way. */
+    /** Several receivers may be open at once, each handed every message (a multicast group's receivers). */
+    public MemoryTransport replicas() {
+        replicated = true;
+        return this;
+    }
+
+    /** With {@link #replicas}: the {@code replica}-th receiver opened (from 0) never gets this data message. */
+    public MemoryTransport dropAt(int replica, int step, int flow, long seq) {
+        replicaDrops.computeIfAbsent(replica, r -> new java.util.HashSet<>()).add(new Key(step, flow, seq));
+        return this;
+    }
+
     public MemoryTransport drop(int step, int flow, long seq) {
         fault(step, flow, seq).drop = true;
         return this;
@@ -214,10 +231,16 @@ public final class MemoryTransport implements Transport {
 
     @Override
     public ReceiverEndpoint openReceiver(ReceiverSpec spec) {
+        if (replicated) {
+            Receiver r = new Receiver(spec, replicas.size());
+            replicas.add(r);
+            receiver = replicas.get(0);
+            return r;
+        }
         if (receiver != null && !receiver.closed) {
             throw new IllegalStateException("one memory receiver at a time");
         }
-        receiver = new Receiver(spec);
+        receiver = new Receiver(spec, 0);
         return receiver;
     }
 
@@ -249,6 +272,18 @@ public final class MemoryTransport implements Transport {
 
     /** A message handed to the receiving end, now. */
     private void deliver(int flow, long word0, long word1, long seq, long sendTimeNs) {
+        if (replicated) {
+            boolean any = false;
+            for (Receiver r : replicas) {
+                any |= !r.closed;
+                java.util.Set<Key> drops = replicaDrops.getOrDefault(r.index, java.util.Set.of());
+                if (!r.closed && !drops.contains(new Key(MessageHeader.step(word1), flow, seq))) {
+                    r.accept(flow, word0, word1, seq, sendTimeNs);
+                }
+            }
+            undeliverable += any ? 0 : 1;
+            return;
+        }
         Receiver r = receiver;
         if (r == null || r.closed) {
             undeliverable++;
@@ -533,6 +568,8 @@ public final class MemoryTransport implements Transport {
 
     private final class Receiver implements ReceiverEndpoint {
         private final ReceiverSpec spec;
+        /** Which receiver it is, in the order they opened. */
+        private final int index;
         private final ArrayDeque<long[]> held = new ArrayDeque<>();
         private boolean paused;
         private boolean closed;
@@ -540,8 +577,9 @@ public final class MemoryTransport implements Transport {
         private long stepBase;
         private long windowBase;
 
-        Receiver(ReceiverSpec spec) {
+        Receiver(ReceiverSpec spec, int index) {
             this.spec = spec;
+            this.index = index;
         }
 
         long stepDataDelivered() {

@@ -1,0 +1,145 @@
+package io.lossprobe.cli;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code run --multicast GROUP --receiver HOST ...}: raw UDP to a multicast group from this host, received by
+ * several {@code lossprobe serve}s that each join it (docs/multicast.md). Checked here, before any traffic; the UDP
+ * transport reads the group, TTL and interface as its options {@code udp.group}, {@code udp.ttl} and
+ * {@code udp.interface}.
+ */
+final class MulticastOptions {
+    @Option(names = "--multicast", paramLabel = "GROUP",
+        description = "Send every flow to multicast GROUP (an address literal: 239.255.0.1; raw UDP, any-source) on "
+            + "the flow's port; every --receiver joins it and is accounted on its own. See docs/multicast.md.")
+    String group;
+
+    @Option(names = "--receiver", paramLabel = "HOST[:PORT]",
+        description = "With --multicast: a 'lossprobe serve' that joins the group and receives (control port 7400 "
+            + "unless given); repeat it for each receiver.")
+    List<String> receivers;
+
+    @Option(names = "--source", paramLabel = "ADDR",
+        description = "With --multicast: source-specific multicast (SSM): every receiver joins the group for ADDR "
+            + "only, this host's sending address (IGMPv3 source joins). Default: any source.")
+    String source;
+
+    @Option(names = "--ttl", paramLabel = "N",
+        description = "With --multicast: the datagrams' TTL, 1-255. Default: 1 (they stay on the link).")
+    Integer ttl;
+
+    @Option(names = "--interface", paramLabel = "NAME",
+        description = "With --multicast: the interface this host sends on (e.g. eth0). Default: the route to the "
+            + "group's.")
+    String sendInterface;
+
+    boolean given() {
+        return group != null;
+    }
+
+    /** Refuses what cannot work, each with one line (exit 2). */
+    void check(CommandLine cl) {
+        if (group == null) {
+            String stray = receivers != null ? "--receiver" : ttl != null ? "--ttl" : source != null ? "--source"
+                : sendInterface != null ? "--interface" : null;
+            if (stray != null) {
+                throw new CommandLine.ParameterException(cl, stray + " goes with --multicast GROUP");
+            }
+            return;
+        }
+        groupAddress(cl, group);
+        if (receivers == null || receivers.isEmpty()) {
+            throw new CommandLine.ParameterException(cl, "--multicast needs its receivers: --receiver HOST for "
+                + "each 'lossprobe serve' that is to join " + group);
+        }
+        Set<String> seen = new HashSet<>();
+        for (String r : receivers) {
+            if (!seen.add(HostPort.parse(r, io.lossprobe.control.ControlClient.DEFAULT_PORT).toString())) {
+                throw new CommandLine.ParameterException(cl, "--receiver " + r + " is given twice");
+            }
+        }
+        if (source != null) {
+            sourceAddress(cl, source);
+        }
+        if (ttl != null && (ttl < 1 || ttl > 255)) {
+            throw new CommandLine.ParameterException(cl, "--ttl must be 1 to 255, not " + ttl);
+        }
+        if (sendInterface != null && !sendInterface.matches("[A-Za-z0-9_.:@-]{1,15}")) {
+            throw new CommandLine.ParameterException(cl, "--interface must be an interface name (eth0), not '"
+                + sendInterface + "'");
+        }
+    }
+
+    /**
+     * The group, which must be an address literal (a name is never looked up: it could answer with a unicast host)
+     * and multicast.
+     */
+    static InetAddress groupAddress(CommandLine cl, String text) {
+        InetAddress a = literal(text) ? parse(text) : null;
+        if (a == null) {
+            throw new CommandLine.ParameterException(cl, "--multicast takes a group address (e.g. 239.255.0.1), "
+                + "not '" + text + "'");
+        }
+        if (!a.isMulticastAddress()) {
+            throw new CommandLine.ParameterException(cl, "--multicast " + text + " is not a multicast group "
+                + "(IPv4 224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)");
+        }
+        return a;
+    }
+
+    /** The SSM source: a unicast address literal (never a name: the serves join for exactly this one). */
+    static InetAddress sourceAddress(CommandLine cl, String text) {
+        InetAddress a = literal(text) ? parse(text) : null;
+        if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
+            throw new CommandLine.ParameterException(cl, "--source takes this host's sending address (e.g. "
+                + "198.18.0.11), not '" + text + "'");
+        }
+        return a;
+    }
+
+    private static boolean literal(String text) {
+        return text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || text.matches("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
+    }
+
+    private static InetAddress parse(String text) {
+        try {
+            return InetAddress.getByName(text); // a literal: parsed, never looked up
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /** The receivers as typed, each with its control port. */
+    List<HostPort> receivers() {
+        List<HostPort> out = new ArrayList<>();
+        for (String r : receivers) {
+            out.add(HostPort.parse(r, io.lossprobe.control.ControlClient.DEFAULT_PORT));
+        }
+        return out;
+    }
+
+    /** {@code options} with the UDP transport's multicast options set from these. */
+    Map<String, String> transportOptions(Map<String, String> options) {
+        Map<String, String> out = new HashMap<>(options);
+        out.put("udp.group", group);
+        if (source != null) {
+            out.put("udp.source", source);
+        }
+        if (ttl != null) {
+            out.put("udp.ttl", Integer.toString(ttl));
+        }
+        if (sendInterface != null) {
+            out.put("udp.interface", sendInterface);
+        }
+        return out;
+    }
+}

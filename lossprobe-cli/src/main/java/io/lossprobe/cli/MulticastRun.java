@@ -1,0 +1,74 @@
+package io.lossprobe.cli;
+
+import io.lossprobe.control.Auth;
+import io.lossprobe.control.ControlClient;
+import io.lossprobe.core.engine.ReceiveSideFactory;
+import io.lossprobe.core.engine.RunEngine;
+import io.lossprobe.core.engine.RunListener;
+import io.lossprobe.core.engine.SendSideFactory;
+import io.lossprobe.core.plan.Plan;
+import io.lossprobe.core.transport.Transport;
+import io.lossprobe.core.wire.MessageAuth;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@code run --multicast GROUP --receiver A --receiver B ...}: this host sends every flow to the group, and each
+ * {@code lossprobe serve} receives it. The controller authenticates to every serve and gives each the same plan,
+ * run id and data key (chosen here, sent to each wrapped under its own session, as {@code run --from} does), so
+ * every receiver checks the one stream's tags; each serve binds the group on the plan's ports, joins it on the
+ * interface of its own bind address, and takes data only from this host's address. The engine's receive sides are
+ * the serves', one each, every one sent every flow: each step has a result per receiver. Closing says goodbye to
+ * every serve.
+ */
+final class MulticastRun implements AutoCloseable {
+    private final List<ControlClient> clients;
+    private final RunEngine engine;
+
+    private MulticastRun(List<ControlClient> clients, RunEngine engine) {
+        this.clients = clients;
+        this.engine = engine;
+    }
+
+    /**
+     * Connects to every receiver in turn and negotiates {@code plan} with each; a receiver that cannot be reached
+     * or refuses ends the run before any traffic.
+     *
+     * @param options the run's options, the group among them ({@code udp.group})
+     */
+    static MulticastRun open(List<HostPort> receivers, String group, Auth auth, Plan plan,
+                             Map<String, String> options, Map<String, Transport> transports, RunListener listener,
+                             int timeoutMs) throws IOException {
+        List<ControlClient> clients = new ArrayList<>();
+        try {
+            int runId = ThreadLocalRandom.current().nextInt();
+            MessageAuth runKey = MessageAuth.random();
+            List<Transport> used = RemoteRun.transportsOf(plan, transports);
+            List<ReceiveSideFactory> sides = new ArrayList<>();
+            for (HostPort r : receivers) {
+                ControlClient c = RemoteRun.connect(r, auth, timeoutMs);
+                clients.add(c);
+                c.negotiate(plan, runId, options, used, runKey);
+                sides.add(c.receiveSides());
+            }
+            RunEngine engine = RunEngine.multicast(plan, transports, options, listener, sides,
+                SendSideFactory.local(group), runId);
+            return new MulticastRun(clients, engine);
+        } catch (IOException | RuntimeException e) {
+            clients.forEach(ControlClient::close);
+            throw e;
+        }
+    }
+
+    RunEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(ControlClient::close);
+    }
+}
