@@ -93,6 +93,11 @@ final class MulticastOptions {
             throw new CommandLine.ParameterException(cl, "--multicast " + text + " is not a multicast group "
                 + "(IPv4 224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)");
         }
+        if (a.isMCLinkLocal() || a.isMCNodeLocal()) {
+            throw new CommandLine.ParameterException(cl, "--multicast " + text + " is a link-local control group "
+                + "(224.0.0.0/24, ff01::/16, ff02::/16), which the serves refuse to join; for a test use "
+                + "239.255.0.0/16");
+        }
         return a;
     }
 

@@ -90,6 +90,9 @@ class RunCommandTest {
         "--multicast 198.18.0.5 --receiver 198.18.0.101|--multicast 198.18.0.5 is not a multicast group (IPv4 "
             + "224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)",
         "--multicast 2001:2::1 --receiver 198.18.0.101|--multicast 2001:2::1 is not a multicast group",
+        "--multicast 224.0.0.251 --receiver 198.18.0.101|--multicast 224.0.0.251 is a link-local control group "
+            + "(224.0.0.0/24, ff01::/16, ff02::/16), which the serves refuse to join; for a test use 239.255.0.0/16",
+        "--multicast ff02::1 --receiver 198.18.0.101|--multicast ff02::1 is a link-local control group",
         "--multicast group.example --receiver 198.18.0.101|--multicast takes a group address (e.g. 239.255.0.1), "
             + "not 'group.example'",
         "--multicast 239.255.0.1|--multicast needs its receivers: --receiver HOST for each 'lossprobe serve'",

@@ -66,7 +66,20 @@ final class UdpMulticast {
             throw new IllegalArgumentException("udp.group " + t + " is not a multicast address (IPv4 224.0.0.0/4, "
                 + "IPv6 ff00::/8; for a test 239.255.0.0/16 or ff15::/16)");
         }
+        if (controlGroup(a)) {
+            throw new IllegalArgumentException("udp.group " + t + " is a link-local control group (224.0.0.0/24, "
+                + "ff01::/16, ff02::/16: all-hosts, routing protocols, mDNS), which no probe may join; for a test "
+                + "239.255.0.0/16 or ff15::/16");
+        }
         return t;
+    }
+
+    /**
+     * A group of the local network's own control traffic (IPv4 224.0.0.0/24; IPv6 interface- and link-local scope):
+     * a serve is never made to join one, whoever the controller is.
+     */
+    static boolean controlGroup(InetAddress group) {
+        return group.isMCLinkLocal() || group.isMCNodeLocal();
     }
 
     /** The sender's address for a source-specific join: a literal, never a name, and not a group. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class UdpMulticastTest {
     @ParameterizedTest
-    @ValueSource(strings = {"239.255.0.1", "224.0.0.251", "ff15::1", " 239.255.7.7 "})
+    @ValueSource(strings = {"239.255.0.1", "224.0.1.1", "ff15::1", "ff05::1:3", " 239.255.7.7 "})
     void aMulticastLiteralIsAGroup(String group) {
         assertThat(UdpMulticast.GROUP.parse(group)).isEqualTo(group.strip());
         assertThat(UdpMulticast.group(Map.of("udp.group", group)).isMulticastAddress()).isTrue();
@@ -27,6 +27,13 @@ class UdpMulticastTest {
         assertThatThrownBy(() -> UdpMulticast.GROUP.parse(address)).isInstanceOf(IllegalArgumentException.class)
             .hasMessage("udp.group " + address + " is not a multicast address (IPv4 224.0.0.0/4, IPv6 ff00::/8; for "
                 + "a test 239.255.0.0/16 or ff15::/16)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"224.0.0.1", "224.0.0.5", "224.0.0.251", "ff02::1", "ff02::fb", "ff01::1", "ff12::1"})
+    void aLinkLocalControlGroupIsRefused(String group) {
+        assertThatThrownBy(() -> UdpMulticast.GROUP.parse(group)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("udp.group " + group + " is a link-local control group (224.0.0.0/24, ");
     }
 
     @ParameterizedTest
