@@ -149,6 +149,7 @@ public final class HtmlReport {
                 + (summary.hasProbe() ? " probe p50 ms, probe p99 ms: the round trip of the --probe echo flow "
                 + "beside the step, from each request's intended send time; probe lost: its requests without a "
                 + "reply." : "") + "</p>\n");
+            ReceiverMatrix.html(sb, latest);
             if (!metrics.isEmpty()) {
                 delaySection();
                 rateSection();

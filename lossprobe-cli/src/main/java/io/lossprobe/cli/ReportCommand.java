@@ -3,6 +3,7 @@ package io.lossprobe.cli;
 import io.lossprobe.analysis.HtmlReport;
 import io.lossprobe.analysis.LoadedResult;
 import io.lossprobe.analysis.Policy;
+import io.lossprobe.analysis.ReceiverMatrix;
 import io.lossprobe.analysis.SummaryTable;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -72,7 +73,7 @@ public final class ReportCommand extends Subcommand {
         };
         List<LoadedResult> results = Inputs.readAll(cl, files, files.size() > 10 ? progress : m -> { });
         String text = switch (fmt) {
-            case "md" -> SummaryTable.of(results).markdown();
+            case "md" -> ReceiverMatrix.reportMarkdown(results);
             case "csv" -> SummaryTable.of(results).csv();
             default -> HtmlReport.render(results, policy, files.size() > 10 ? progress : m -> { });
         };

@@ -1,0 +1,66 @@
+package io.lossprobe.analysis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The report's receiver-by-flow matrix over a real multicast run in the lab (sample-multicast.json: UDP, 4 flows at
+ * 20k/s, three receivers, 1 % of the group dropped on 198.18.0.102's link, which lost 40, 65, 37 and 36).
+ */
+class ReceiverMatrixTest {
+    @TempDir
+    Path dir;
+
+    static LoadedResult sample() throws Exception {
+        return LoadedResult.read(Path.of(ReceiverMatrixTest.class.getResource("/sample-multicast.json").toURI()));
+    }
+
+    @Test
+    void theHtmlReportHasARowPerReceiverAColumnPerFlowAndBothTotals() throws Exception {
+        String page = HtmlReport.render(List.of(sample()), m -> { });
+        int at = page.indexOf("<h2 id=\"receivers\">Receivers by flow</h2>");
+        assertThat(at).isGreaterThan(page.indexOf("id=\"summary\"")).isLessThan(page.indexOf("id=\"delay\""));
+        String table = page.substring(page.indexOf("<table class=\"summary receivers\" id=\"receivers-0\">"));
+        table = table.substring(0, table.indexOf("</table>"));
+        assertThat(table).contains("<th>receiver \\ flow</th><th>flow 0 (port 46100)</th>"
+                + "<th>flow 1 (port 46101)</th><th>flow 2 (port 46102)</th><th>flow 3 (port 46103)</th>"
+                + "<th>all flows</th>")
+            .contains("<tr><th>198.18.0.101</th><td class=\"n\">0 / 0.000%</td><td class=\"n\">0 / 0.000%</td>")
+            // The worst receiver: marked, red (lossy), its flows' own losses and its total, the step's figures.
+            .contains("<tr class=\"lossy\"><th><b>198.18.0.102 (worst)</b></th><td class=\"n\">40 / 0.800%</td>"
+                + "<td class=\"n\">65 / 1.300%</td><td class=\"n\">37 / 0.740%</td><td class=\"n\">36 / 0.720%</td>"
+                + "<td class=\"n\">178 / 0.890%</td></tr>")
+            .contains("<tr><th>198.18.0.103</th>")
+            // Each flow over the three receivers (15,000 sent), and everything (60,000).
+            .contains("<tr><th>all receivers</th><td class=\"n\">40 / 0.267%</td><td class=\"n\">65 / 0.433%</td>"
+                + "<td class=\"n\">37 / 0.247%</td><td class=\"n\">36 / 0.240%</td><td class=\"n\">178 / 0.297%</td>"
+                + "</tr>");
+        assertThat(page).contains("<h3>udp 20k: 3 receivers, 4 flows</h3>");
+    }
+
+    @Test
+    void theMarkdownReportHasTheSameMatrixAfterTheSummary() throws Exception {
+        String md = ReceiverMatrix.reportMarkdown(List.of(sample()));
+        assertThat(md).startsWith(SummaryTable.of(List.of(sample())).markdown())
+            .contains("\n## udp 20k: 3 receivers, 4 flows: lost / loss % per receiver and flow\n\n"
+                + "| receiver \\ flow | flow 0 (port 46100) | flow 1 (port 46101) | flow 2 (port 46102) "
+                + "| flow 3 (port 46103) | all flows |\n|---|---:|---:|---:|---:|---:|\n"
+                + "| 198.18.0.101 | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% |\n"
+                + "| 198.18.0.102 (worst) | 40 / 0.800% | 65 / 1.300% | 37 / 0.740% | 36 / 0.720% | 178 / 0.890% |\n"
+                + "| 198.18.0.103 | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% |\n"
+                + "| all receivers | 40 / 0.267% | 65 / 0.433% | 37 / 0.247% | 36 / 0.240% | 178 / 0.297% |\n");
+    }
+
+    @Test
+    void aUnicastReportHasNoMatrix() {
+        LoadedResult unicast = Fixtures.load(dir, "r.json", Fixtures.withStep(1, s -> Fixtures.lose(s, 600)));
+        assertThat(HtmlReport.render(List.of(unicast), m -> { })).doesNotContain("Receivers by flow")
+            .doesNotContain("receivers-0");
+        assertThat(ReceiverMatrix.reportMarkdown(List.of(unicast)))
+            .isEqualTo(SummaryTable.of(List.of(unicast)).markdown());
+    }
+}
