@@ -110,7 +110,9 @@ final class DelayCharts {
                 for (Pct p : set.points()) {
                     double mid = p.ms()[ps[0]];
                     if (!Double.isNaN(p.uncertaintyMs()) && !Double.isNaN(mid) && p.x() > 0) {
-                        clock.add(p.x(), mid, mid - p.uncertaintyMs(), mid + p.uncertaintyMs());
+                        // Not below the axis: on a log axis a bound wider than p50 would go below zero (NaN).
+                        clock.add(p.x(), mid, Math.max(mid - p.uncertaintyMs(), y.getLowerBound()),
+                            mid + p.uncertaintyMs());
                     }
                 }
                 addBand(bandData, bandRenderer, clock, new Color(0x888888));

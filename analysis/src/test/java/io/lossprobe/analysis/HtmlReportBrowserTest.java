@@ -71,4 +71,18 @@ class HtmlReportBrowserTest {
             + "step: round trip p99 rose from 60 us at 10k to 2.1 ms at 50k on udp;");
         assertThat(layout.shown().get("table.speed")).contains("probe p99 ms").contains("2.100");
     }
+
+    /** A real multicast run (sample-multicast.json): the receiver-by-flow matrix is shown, fits and says who lost. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theReceiverByFlowMatrixOfAMulticastRunIsShownAndFits() throws Exception {
+        Chromium chromium = Chromium.installed(dir);
+        String page = HtmlReport.render(List.of(ReceiverMatrixTest.sample()), m -> { });
+        Chromium.Layout layout = chromium.layout(page, 1400, "#receivers", "table.receivers", "table.delivery");
+        assertThat(layout.console()).as("console").isEmpty();
+        assertThat(layout.problems()).isEmpty();
+        assertThat(layout.shown()).containsOnlyKeys("#receivers", "table.receivers", "table.delivery");
+        assertThat(layout.shown().get("table.receivers")).contains("198.18.0.102 (worst)").contains("65 / 1.300%")
+            .contains("all receivers");
+    }
 }
