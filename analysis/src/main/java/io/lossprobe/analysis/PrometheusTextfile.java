@@ -3,6 +3,7 @@ package io.lossprobe.analysis;
 import io.lossprobe.core.result.Echo;
 import io.lossprobe.core.result.Latency;
 import io.lossprobe.core.result.ProbeResult;
+import io.lossprobe.core.result.ReceiverResult;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.RunStatus;
 import io.lossprobe.core.result.StepResult;
@@ -171,6 +172,41 @@ public final class PrometheusTextfile {
                 e.repliesLost());
         }
         probe(m, s.probe(), at);
+        receivers(m, s, at);
+    }
+
+    /**
+     * A multicast step: each receiver's own figures as the {@code lossprobe_last_run_receiver_...} gauges with a
+     * {@code receiver} label, and which one is the worst (whose figures the step's series above are). Families of
+     * their own, so an alert or a sum over a step's series counts no receiver twice (docs/multicast.md).
+     */
+    private static void receivers(Metrics m, StepResult s, Function<Labels, Labels> at) {
+        if (s.receivers() == null) {
+            return;
+        }
+        for (ReceiverResult r : s.receivers()) {
+            Function<Labels, Labels> of = l -> at.apply(l).add("receiver", r.receiver());
+            long sent = r.counts().sent();
+            m.runLevel("lossprobe_last_run_receiver_worst", "Multicast: 1 for the receiver whose figures the step's "
+                + "series are (the one that lost the most), 0 for the others", of,
+                r.receiver().equals(s.worstReceiver()) ? 1 : 0);
+            m.runLevel("lossprobe_last_run_receiver_loss_ratio", "Multicast: messages this receiver lost as a "
+                + "fraction of sent (0..1)", of, sent == 0 ? Double.NaN : (double) r.counts().lost() / sent);
+            m.runLevel("lossprobe_last_run_receiver_received_messages", "Multicast: distinct messages this receiver "
+                + "received", of, r.counts().received());
+            m.runLevel("lossprobe_last_run_receiver_lost_messages", "Multicast: messages sent and not received by "
+                + "this receiver within Tmax", of, r.counts().lost());
+            m.runLevel("lossprobe_last_run_receiver_duplicate_messages", "Multicast: duplicate arrivals at this "
+                + "receiver", of, r.counts().duplicates());
+            m.runLevel("lossprobe_last_run_receiver_reordered_messages", "Multicast: arrivals at this receiver "
+                + "below the highest sequence it had seen", of, r.counts().reordered());
+            if (r.socketDrops() != null) {
+                m.runLevel("lossprobe_last_run_receiver_socket_drop_messages", "Multicast: datagrams the kernel "
+                    + "dropped at this receiver's sockets", of, r.socketDrops());
+            }
+            m.summary("lossprobe_last_run_receiver_delay_seconds", "Multicast: one-way delay to this receiver from "
+                + "the intended send time (quantile 1 is the maximum)", of, r.delay());
+        }
     }
 
     /**
