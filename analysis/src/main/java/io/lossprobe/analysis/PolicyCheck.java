@@ -32,6 +32,7 @@ public final class PolicyCheck {
         out.add(new CheckReport.Evaluation("*", "*", "steps", run.run().steps().size(), 1, anySteps,
             anySteps ? run.run().steps().size() + " steps" : "the run has no steps"));
         for (StepResult s : run.run().steps()) {
+            int first = out.size();
             StepMetrics m = StepMetrics.of(run.run(), s);
             // A direction's series ("udp reverse") takes its transport's thresholds.
             Policy.Thresholds t = policy.thresholdsFor(m.transport().split(" ", 2)[0], m.level());
@@ -44,6 +45,7 @@ public final class PolicyCheck {
             atMost(out, m, "maxP99DelayMs", m.p99DelayMs(), t.maxP99DelayMs(), " ms", 3);
             atMost(out, m, "maxRetransmitsPer1k", m.retransmitsPer1k(), t.maxRetransmitsPer1k(), "", 3);
             atMost(out, m, "maxNaksPer1k", m.naksPer1k(), t.maxNaksPer1k(), "", 3);
+            worstReceiver(out, first, s);
         }
         baseline.ifPresent(b -> compare(out, run, b));
         return new CheckReport(run, baseline.orElse(null), out);
@@ -77,6 +79,22 @@ public final class PolicyCheck {
                         + r.map(Comparison.Regression::detail).orElse("within tolerance of the baseline")
                         + " (baseline " + base.file() + ")"));
             }
+        }
+    }
+
+    /**
+     * A multicast step's figures are its worst receiver's (docs/multicast.md): its lines from {@code first} on say
+     * which receiver that is, so a failure names the receiver that broke the limit.
+     */
+    private static void worstReceiver(List<CheckReport.Evaluation> out, int first, StepResult s) {
+        if (s.worstReceiver() == null) {
+            return;
+        }
+        for (int i = first; i < out.size(); i++) {
+            CheckReport.Evaluation e = out.get(i);
+            out.set(i, new CheckReport.Evaluation(e.transport(), e.level(), e.metric(), e.value(), e.limit(),
+                e.passed(), e.message() + " (multicast: worst receiver " + s.worstReceiver()
+                    + (s.receivers() == null ? "" : " of " + s.receivers().size()) + ")"));
         }
     }
 
