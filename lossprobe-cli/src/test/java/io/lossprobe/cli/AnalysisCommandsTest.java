@@ -96,6 +96,29 @@ class AnalysisCommandsTest {
         assertThat(Files.readString(junit)).contains("<testsuite name=\"lossprobe check\"").contains("failures=\"0\"");
     }
 
+    /**
+     * A real multicast run (src/test/resources/sample-multicast.json: three receivers, 198.18.0.102 lost 0.89 %):
+     * check judges the worst receiver and names it, its textfile has each receiver's series, the Markdown report its
+     * receiver-by-flow matrix.
+     */
+    @Test
+    void aMulticastRunIsCheckedOnItsWorstReceiverWithEachReceiverInTheTextfileAndTheReport() throws Exception {
+        Path sample = Path.of(getClass().getResource("/sample-multicast.json").toURI());
+        Path prom = dir.resolve("m.prom");
+        Outcome o = execute("check", "--policy", policy("{\"defaults\":{\"maxLossPercent\":0.5}}").toString(),
+            sample.toString(), "--prometheus", prom.toString());
+        assertThat(o.exit()).as(o.out() + o.err()).isEqualTo(1);
+        assertThat(o.out()).contains("FAIL udp 20k maxLossPercent: 0.8900% > limit 0.5000% (multicast: worst "
+            + "receiver 198.18.0.102 of 3)");
+        assertThat(Files.readString(prom)).contains("lossprobe_last_check_passed{").containsPattern(
+            "lossprobe_last_run_receiver_lost_messages\\{[^}]*receiver=\"198.18.0.102\"[^}]*} 178.0")
+            .containsPattern("lossprobe_last_run_receiver_lost_messages\\{[^}]*receiver=\"198.18.0.103\"[^}]*} 0.0");
+        Outcome md = execute("report", "--format", "md", sample.toString());
+        assertThat(md.exit()).isZero();
+        assertThat(md.out()).contains("| 198.18.0.102 (worst) | 40 / 0.800% | 65 / 1.300% | 37 / 0.740% "
+            + "| 36 / 0.720% | 178 / 0.890% |");
+    }
+
     @Test
     void eachBrokenThresholdExits1AndNamesTransportLevelMetric() throws IOException {
         String p = policy(POLICY).toString();
