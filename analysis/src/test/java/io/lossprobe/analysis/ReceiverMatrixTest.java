@@ -2,6 +2,9 @@ package io.lossprobe.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lossprobe.core.result.ResultFiles;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,5 +65,21 @@ class ReceiverMatrixTest {
             .doesNotContain("receivers-0");
         assertThat(ReceiverMatrix.reportMarkdown(List.of(unicast)))
             .isEqualTo(SummaryTable.of(List.of(unicast)).markdown());
+    }
+
+    @Test
+    void aReceiverNameFromTheFileIsTextInHtmlAndInMarkdown() throws Exception {
+        ObjectNode root = (ObjectNode) ResultFiles.mapper().readTree(
+            Path.of(getClass().getResource("/sample-multicast.json").toURI()).toFile());
+        ObjectNode step = (ObjectNode) root.withArray("steps").get(0);
+        String evil = HostileResultTest.PAYLOADS.get(0) + "|x\n| row";
+        ((ObjectNode) step.withArray("receivers").get(1)).put("receiver", evil);
+        step.put("worstReceiver", evil);
+        LoadedResult run = LoadedResult.read(Files.write(dir.resolve("evil.json"),
+            ResultFiles.mapper().writeValueAsBytes(root)));
+        assertThat(HtmlReport.render(List.of(run), m -> { })).doesNotContain("<script>")
+            .contains("<th><b>&lt;script&gt;alert(1)&lt;/script&gt;|x\n| row (worst)</b></th>");
+        assertThat(ReceiverMatrix.markdown(List.of(run)))
+            .contains("| &lt;script&gt;alert(1)&lt;/script&gt;\\|x \\| row (worst) | 40 / 0.800% |");
     }
 }
