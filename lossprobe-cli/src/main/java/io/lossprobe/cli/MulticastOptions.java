@@ -1,7 +1,7 @@
 package io.lossprobe.cli;
 
+import io.lossprobe.core.plan.Addresses;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -84,7 +84,7 @@ final class MulticastOptions {
      * and multicast.
      */
     static InetAddress groupAddress(CommandLine cl, String text) {
-        InetAddress a = literal(text) ? parse(text) : null;
+        InetAddress a = Addresses.literal(text);
         if (a == null) {
             throw new CommandLine.ParameterException(cl, "--multicast takes a group address (e.g. 239.255.0.1), "
                 + "not '" + text + "'");
@@ -93,7 +93,7 @@ final class MulticastOptions {
             throw new CommandLine.ParameterException(cl, "--multicast " + text + " is not a multicast group "
                 + "(IPv4 224.0.0.0/4, IPv6 ff00::/8; for a test use 239.255.0.0/16)");
         }
-        if (a.isMCLinkLocal() || a.isMCNodeLocal()) {
+        if (Addresses.controlGroup(a)) {
             throw new CommandLine.ParameterException(cl, "--multicast " + text + " is a link-local control group "
                 + "(224.0.0.0/24, ff01::/16, ff02::/16), which the serves refuse to join; for a test use "
                 + "239.255.0.0/16");
@@ -103,24 +103,12 @@ final class MulticastOptions {
 
     /** The SSM source: a unicast address literal (never a name: the serves join for exactly this one). */
     static InetAddress sourceAddress(CommandLine cl, String text) {
-        InetAddress a = literal(text) ? parse(text) : null;
+        InetAddress a = Addresses.literal(text);
         if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
             throw new CommandLine.ParameterException(cl, "--source takes this host's sending address (e.g. "
                 + "198.18.0.11), not '" + text + "'");
         }
         return a;
-    }
-
-    private static boolean literal(String text) {
-        return text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || text.matches("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
-    }
-
-    private static InetAddress parse(String text) {
-        try {
-            return InetAddress.getByName(text); // a literal: parsed, never looked up
-        } catch (UnknownHostException e) {
-            return null;
-        }
     }
 
     /** The receivers as typed, each with its control port. */

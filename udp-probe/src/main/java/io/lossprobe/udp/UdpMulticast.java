@@ -1,5 +1,6 @@
 package io.lossprobe.udp;
 
+import io.lossprobe.core.plan.Addresses;
 import io.lossprobe.core.transport.TransportOption;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -10,7 +11,6 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,25 +48,26 @@ final class UdpMulticast {
     /** The group of {@code options}, or null for a unicast run. */
     static InetAddress group(Map<String, String> options) {
         String text = GROUP.read(options);
-        return text == null ? null : address(text);
+        return text == null ? null : Addresses.literal(text); // read checked it
     }
 
     /**
      * An address literal that is multicast; never a name (resolving one would ask the network, and a server must
-     * not be made to). Refused with a line that says what is expected.
+     * not be made to), nor one of the local network's control groups. Refused with a line that says what is
+     * expected.
      */
     static String parseGroup(String text) {
         String t = text.strip();
-        if (!literal(t)) {
+        InetAddress a = Addresses.literal(t);
+        if (a == null) {
             throw new IllegalArgumentException("udp.group must be a multicast address literal (e.g. 239.255.0.1), "
                 + "not '" + text + "'");
         }
-        InetAddress a = address(t);
         if (!a.isMulticastAddress()) {
             throw new IllegalArgumentException("udp.group " + t + " is not a multicast address (IPv4 224.0.0.0/4, "
                 + "IPv6 ff00::/8; for a test 239.255.0.0/16 or ff15::/16)");
         }
-        if (controlGroup(a)) {
+        if (Addresses.controlGroup(a)) {
             throw new IllegalArgumentException("udp.group " + t + " is a link-local control group (224.0.0.0/24, "
                 + "ff01::/16, ff02::/16: all-hosts, routing protocols, mDNS), which no probe may join; for a test "
                 + "239.255.0.0/16 or ff15::/16");
@@ -74,18 +75,10 @@ final class UdpMulticast {
         return t;
     }
 
-    /**
-     * A group of the local network's own control traffic (IPv4 224.0.0.0/24; IPv6 interface- and link-local scope):
-     * a serve is never made to join one, whoever the controller is.
-     */
-    static boolean controlGroup(InetAddress group) {
-        return group.isMCLinkLocal() || group.isMCNodeLocal();
-    }
-
     /** The sender's address for a source-specific join: a literal, never a name, and not a group. */
     static String parseSource(String text) {
         String t = text.strip();
-        InetAddress a = literal(t) ? address(t) : null;
+        InetAddress a = Addresses.literal(t);
         if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
             throw new IllegalArgumentException("udp.source must be the sender's unicast address literal "
                 + "(e.g. 198.18.0.11), not '" + text + "'");
@@ -93,22 +86,10 @@ final class UdpMulticast {
         return t;
     }
 
-    private static boolean literal(String t) {
-        return t.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || (t.contains(":") && t.matches("[0-9a-fA-F:.]+"));
-    }
-
     /** The source of a source-specific run, or null (any source). */
     static InetAddress source(Map<String, String> options) {
         String text = SOURCE.read(options);
-        return text == null ? null : address(text);
-    }
-
-    private static InetAddress address(String literal) {
-        try {
-            return InetAddress.getByName(literal); // a literal: parsed, never looked up
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("udp.group must be a multicast address literal, not '" + literal + "'");
-        }
+        return text == null ? null : Addresses.literal(text); // read checked it
     }
 
     /** A datagram channel of the group's family: a socket of the other family could not join it. */

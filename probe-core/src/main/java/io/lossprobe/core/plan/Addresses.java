@@ -33,6 +33,36 @@ public final class Addresses {
         return seen.equals(expected);
     }
 
+    /** A dotted quad of four numbers 0-255 without leading zeros: an IPv4 literal InetAddress cannot mistake. */
+    private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile(
+        "((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])");
+
+    /**
+     * {@code text} as an IPv4 or IPv6 address literal, or null when it is not one. Never asks a resolver: what
+     * {@link InetAddress#getByName} would take for a name (a name, and digits that are no address, such as
+     * {@code 999.1.1.1}) is null here, and text with a colon is parsed as IPv6 only (no scope).
+     */
+    public static InetAddress literal(String text) {
+        boolean v4 = IPV4.matcher(text).matches();
+        if (!v4 && !(text.indexOf(':') >= 0 && text.matches("[0-9a-fA-F:.]+"))) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(text); // a literal: parsed, never looked up
+        } catch (UnknownHostException e) {
+            return null; // a malformed IPv6 literal
+        }
+    }
+
+    /**
+     * Whether {@code group} carries the local network's own control traffic (IPv4 224.0.0.0/24: all-hosts, routing
+     * protocols, mDNS; IPv6 interface- and link-local scope, ff01::/16 and ff02::/16): nothing of lossprobe's joins
+     * one, whoever asks.
+     */
+    public static boolean controlGroup(InetAddress group) {
+        return group.isMCLinkLocal() || group.isMCNodeLocal();
+    }
+
     /** {@code host:port}: {@code 127.0.0.1:7400}, {@code [::1]:7400}, {@code rx.example:7400}. */
     public static String hostPort(String host, int port) {
         String h = text(host);
