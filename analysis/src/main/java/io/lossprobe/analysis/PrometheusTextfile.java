@@ -122,7 +122,7 @@ public final class PrometheusTextfile {
         };
         long sent = s.counts().sent();
         m.runLevel("lossprobe_last_run_loss_ratio", "Messages lost as a fraction of sent (0..1)", at,
-            sent == 0 ? Double.NaN : (double) s.counts().lost() / sent);
+            lossRatio(s.counts()));
         if (s.targetRate() > 0) {
             // A "max" level has no offered rate: what it reached is the sent rate, reported as such.
             m.runLevel("lossprobe_last_run_offered_messages_per_second", "The level's target rate", at,
@@ -175,6 +175,11 @@ public final class PrometheusTextfile {
         receivers(m, s, at);
     }
 
+    /** Lost as a fraction of sent; NaN (no value) when nothing was sent. */
+    private static double lossRatio(io.lossprobe.core.result.Counts c) {
+        return c.sent() == 0 ? Double.NaN : (double) c.lost() / c.sent();
+    }
+
     /**
      * A multicast step: each receiver's own figures as the {@code lossprobe_last_run_receiver_...} gauges with a
      * {@code receiver} label, and which one is the worst (whose figures the step's series above are). Families of
@@ -186,12 +191,11 @@ public final class PrometheusTextfile {
         }
         for (ReceiverResult r : s.receivers()) {
             Function<Labels, Labels> of = l -> at.apply(l).add("receiver", r.receiver());
-            long sent = r.counts().sent();
             m.runLevel("lossprobe_last_run_receiver_worst", "Multicast: 1 for the receiver whose figures the step's "
                 + "series are (the one that lost the most), 0 for the others", of,
                 r.receiver().equals(s.worstReceiver()) ? 1 : 0);
             m.runLevel("lossprobe_last_run_receiver_loss_ratio", "Multicast: messages this receiver lost as a "
-                + "fraction of sent (0..1)", of, sent == 0 ? Double.NaN : (double) r.counts().lost() / sent);
+                + "fraction of sent (0..1)", of, lossRatio(r.counts()));
             m.runLevel("lossprobe_last_run_receiver_received_messages", "Multicast: distinct messages this receiver "
                 + "received", of, r.counts().received());
             m.runLevel("lossprobe_last_run_receiver_lost_messages", "Multicast: messages sent and not received by "

@@ -132,6 +132,7 @@ final class UdpReceiver implements ReceiverEndpoint {
         try {
             java.net.NetworkInterface joinOn = joining == null ? null
                 : UdpMulticast.receiveInterface(spec.options(), spec.bindAddress());
+            java.net.InetAddress joinSource = UdpMulticast.source(spec.options());
             for (int i = 0; i < spec.flows().length; i++) {
                 FlowReceiver flow = spec.flows()[i];
                 foreign[i] = new java.util.concurrent.atomic.AtomicLong();
@@ -152,7 +153,7 @@ final class UdpReceiver implements ReceiverEndpoint {
                 channels.add(b.bind(joining == null ? new InetSocketAddress(spec.bindAddress(), ports[i])
                     : new InetSocketAddress(joining, ports[i])).sync().channel());
                 if (joining != null) {
-                    UdpMulticast.join(channels.get(i), joining, joinOn, UdpMulticast.source(spec.options()));
+                    UdpMulticast.join(channels.get(i), joining, joinOn, joinSource);
                 }
             }
             if (stamped) {

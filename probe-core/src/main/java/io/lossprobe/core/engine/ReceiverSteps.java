@@ -44,18 +44,8 @@ final class ReceiverSteps {
             List<String> warnings = new ArrayList<>(step.warnings());
             warnings.add("the receivers' delays are corrected by the clock offset of " + names.get(0)
                 + " alone: on other hosts than its, they are one-way delays only if the clocks agree");
-            step = withWarnings(step, warnings);
+            step = step.withWarnings(warnings);
         }
         return step.withReceivers(receivers, names.get(worst));
-    }
-
-    private static StepResult withWarnings(StepResult s, List<String> warnings) {
-        return new StepResult(s.transport(), s.step(), s.level(), s.targetRate(), s.windowNs(), s.counterSkewNs(),
-            s.counts(), s.lossPercent(), s.lossBurst(), s.achievedSendRate(), s.achievedReceiveRate(), s.saturated(),
-            s.delay(), s.transit(), s.delayOverBaseline(), s.delayBaseline(), s.clockOffset(), s.clockDriftNs(),
-            s.senderLag(), s.jitterNs(), s.ipdv(), s.cpu(), s.socketDrops(), s.hostCounters(),
-            s.receiverHostCounters(), s.receiverCpu(), s.transportCounters(), s.attribution(), warnings, s.echo(),
-            s.flows(), s.messageSize(), s.intervals(), s.senderLimit(), s.direction(), s.probe(), s.sizes(),
-            s.receivers(), s.worstReceiver());
     }
 }

@@ -187,6 +187,15 @@ public record StepResult(String transport, int step, Level level, long targetRat
             echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
     }
 
+    /** The same step with {@code newWarnings} in place of its warnings. */
+    public StepResult withWarnings(List<String> newWarnings) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, newWarnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
+    }
+
     /**
      * A multicast step ({@code receivers} each got every flow): this step is the worst receiver's, named by
      * {@code worst}, and lists every receiver's own counts.
