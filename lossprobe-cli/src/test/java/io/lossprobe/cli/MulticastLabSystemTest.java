@@ -179,12 +179,15 @@ class MulticastLabSystemTest {
         long beforeFanOut = datagrams(mcast.get("sender").get("dropped"));
         assertThat(beforeFanOut).as("datagrams dropped before the fan-out").isPositive();
         long[] linkDrops = new long[RECEIVERS];
+        // What was sent, whether or not a starved sender kept to the rate: nothing here needs it to.
+        long sent = step.receivers().get(0).counts().sent();
+        assertThat(sent).isPositive();
         for (int i = 1; i <= RECEIVERS; i++) {
             ReceiverResult rx = step.receivers().get(i - 1);
             JsonNode link = mcast.get(lab.ns("mr" + i));
             linkDrops[i - 1] = datagrams(link.get("dropped"));
             exact(rx);
-            assertThat(rx.counts().sent()).isEqualTo(RATE);
+            assertThat(rx.counts().sent()).isEqualTo(sent);
             assertThat(linkDrops[i - 1] > 0).as("%s's link dropped", rx.receiver()).isEqualTo(i < 3);
             assertThat(rx.counts().lost()).as("%s lost: before the fan-out, and on its link", rx.receiver())
                 .isEqualTo(beforeFanOut + linkDrops[i - 1]);
@@ -194,7 +197,7 @@ class MulticastLabSystemTest {
         ReceiverUnion union = step.union();
         assertThat(union.receivers()).isEqualTo(RECEIVERS);
         assertThat(union.exact()).isTrue();
-        assertThat(union.sent()).isEqualTo(RATE);
+        assertThat(union.sent()).isEqualTo(sent);
         assertThat(union.lostAtAll()).as("lost at every receiver: what the switch never got")
             .isEqualTo(beforeFanOut);
         if (apart) {
@@ -204,7 +207,7 @@ class MulticastLabSystemTest {
             assertThat(union.lostAtSome()).as("lost at some receivers only: the two links' drops, less those both "
                 + "dropped").isBetween(Math.max(linkDrops[0], linkDrops[1]), linkDrops[0] + linkDrops[1]);
         }
-        assertThat(union.anyReceived()).isEqualTo(RATE - beforeFanOut);
+        assertThat(union.anyReceived()).isEqualTo(sent - beforeFanOut);
         identities(step);
         assertThat(step.warnings()).noneMatch(w -> w.contains("union"));
     }
