@@ -90,8 +90,8 @@ die() { echo "lab.sh: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces and nftables)"
 command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
 
-senders() { ip netns list | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
-mcast_receivers() { ip netns list | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
+senders() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
+mcast_receivers() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
 MAX_MCAST=20
 MCAST_GROUPS=239.255.0.0/16
 
@@ -101,7 +101,7 @@ addr6_of() { echo "2001:2::$((10 + $1))"; }
 
 # The host namespaces, receiver first: "NAME ADDRESS INDEX ADDRESS6" (INDEX numbers the host's veth pair).
 hosts_list() {
-  ip netns list | awk '{print $1}' | grep -qx "$RX" || return 0
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$RX" || return 0
   echo "$RX $RX_ADDR 0 $RX_ADDR6"
   for ns in $(senders); do
     local i=${ns#"${P}tx"}
