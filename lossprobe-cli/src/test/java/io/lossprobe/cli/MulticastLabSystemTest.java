@@ -120,12 +120,16 @@ class MulticastLabSystemTest {
         JsonNode mcast = lab.counters().get("mcast");
         assertThat(step.receivers()).extracting(ReceiverResult::receiver)
             .containsExactly(receiver(1), receiver(2), receiver(3));
+        // What was sent, whether or not a starved sender kept to the rate (a busy machine): every figure below is
+        // exact against it.
+        long sent = step.receivers().get(0).counts().sent();
+        assertThat(sent).as("sent").isPositive();
         for (int i = 1; i <= RECEIVERS; i++) {
             ReceiverResult rx = step.receivers().get(i - 1);
             JsonNode link = mcast.get(lab.ns("mr" + i));
             long dropped = datagrams(link.get("dropped"));
             Counts c = rx.counts();
-            assertThat(c.sent()).as("%s sent", rx.receiver()).isEqualTo(RATE);
+            assertThat(c.sent()).as("%s sent", rx.receiver()).isEqualTo(sent);
             exact(rx);
             if (i == 2) {
                 assertThat(dropped).as("datagrams dropped on %s's link", rx.receiver()).isPositive();
@@ -145,7 +149,7 @@ class MulticastLabSystemTest {
         assertThat(union.exact()).isTrue();
         assertThat(union.lostAtAll()).as("lost at every receiver").isZero();
         assertThat(union.lostAtSome()).as("lost at some receivers only").isEqualTo(dropped);
-        assertThat(union.anyReceived()).isEqualTo(RATE);
+        assertThat(union.anyReceived()).isEqualTo(sent);
         identities(step);
     }
 
