@@ -51,6 +51,13 @@
 #                                      arriving at its eth0 ("mcast" in counters: "arrived" and "dropped" per host)
 #   scripts/lab.sh mcast-loss HOST PCT drop PCT % of the multicast UDP (239.255.0.0/16) arriving at receiver HOST
 #                                      (lp-mr2, ...) only, on its eth0's ingress: "dropped" under "mcast" in counters
+#   scripts/lab.sh mcast-loss-every HOST N PHASE  drop every Nth packet of the multicast UDP arriving at receiver
+#                                      HOST, from the PHASEth (0..N-1): two receivers with one N and phases apart
+#                                      never drop the same packet (each sees the group in the switch's order)
+#   scripts/lab.sh mcast-loss-sender PCT [HOST]  drop PCT % of the multicast UDP a sender (default lp-tx1) sends,
+#                                      where it enters the switch, before the switch floods it to the receivers:
+#                                      what every receiver then misses ("sender" under "mcast" in counters:
+#                                      "dropped", packets and bytes)
 #   scripts/lab.sh mcast-hosts         every multicast receiver as "NAME ADDRESS", one a line
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
 #   scripts/lab.sh down                remove everything the lab created
@@ -83,8 +90,8 @@ die() { echo "lab.sh: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces and nftables)"
 command -v ip >/dev/null || die "needs iproute2 (apt-get install iproute2)"
 
-senders() { ip netns list | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
-mcast_receivers() { ip netns list | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
+senders() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}tx[0-9]+\$" | sort -V || true; }
+mcast_receivers() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
 MAX_MCAST=20
 MCAST_GROUPS=239.255.0.0/16
 
@@ -94,7 +101,7 @@ addr6_of() { echo "2001:2::$((10 + $1))"; }
 
 # The host namespaces, receiver first: "NAME ADDRESS INDEX ADDRESS6" (INDEX numbers the host's veth pair).
 hosts_list() {
-  ip netns list | awk '{print $1}' | grep -qx "$RX" || return 0
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$RX" || return 0
   echo "$RX $RX_ADDR 0 $RX_ADDR6"
   for ns in $(senders); do
     local i=${ns#"${P}tx"}
@@ -332,20 +339,56 @@ mcast_loss() { # HOST PCT
   echo "dropping $2 % of the multicast UDP arriving at $host"
 }
 
-# "mcast":{"lp-mr1":{"arrived":{"packets":N,"bytes":B},"dropped":{...}},...}: packets and bytes as nftables saw
-# them at each receiver's eth0 ingress (a GSO packet counted once, its bytes whole: see counters).
+mcast_loss_every() { # HOST N PHASE
+  need_nft
+  local host=$1 n=$2 phase=$3
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ] && [ "$n" -le 1000000 ] || die "N must be 2..1000000"
+  [[ "$phase" =~ ^[0-9]+$ ]] && [ "$phase" -lt "$n" ] || die "PHASE must be 0..N-1"
+  mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
+  mcast_table "$host" "numgen inc mod $n == $phase"
+  echo "dropping every ${n}th packet of the multicast UDP arriving at $host, from the ${phase}th"
+}
+
+# Loss before the fan-out: on the switch's port of sender HOST, ingress, so what is dropped there never reaches the
+# bridge, which floods the rest to every receiver. One rule, one counter: the loss every receiver shares.
+mcast_loss_sender() { # PCT [HOST]
+  need_nft
+  local host=${2:-${P}tx1} t i
+  t=$(per_10k "$1")
+  senders | grep -qx "$host" || die "no sender $host (senders: $(senders | tr '\n' ' '))"
+  [ -n "$(mcast_receivers)" ] || die "no multicast receivers (lab.sh mcast N first)"
+  i=${host#"${P}tx"}
+  local pick="numgen random mod 10000 < $t"
+  [ "$t" -lt 10000 ] || pick="" # 100 %: every packet (numgen's values stop at 9999)
+  ip netns exec "$SW" nft -f - <<NFT
+table netdev lossprobe_mcastsrc
+delete table netdev lossprobe_mcastsrc
+table netdev lossprobe_mcastsrc {
+  counter dropped { }
+  chain ingress {
+    type filter hook ingress device "$PORT$i" priority -500; policy accept;
+    ip daddr $MCAST_GROUPS udp dport { $PORTS } $pick counter name "dropped" drop
+  }
+}
+NFT
+  echo "dropping $1 % of the multicast UDP from $host before the switch floods it"
+}
+
+# "mcast":{"lp-mr1":{"arrived":{"packets":N,"bytes":B},"dropped":{...}},...,"sender":{"dropped":{...}}}: packets
+# and bytes as nftables saw them at each receiver's eth0 ingress (a GSO packet counted once, its bytes whole: see
+# counters), and what mcast-loss-sender dropped before the fan-out (zero without it).
 mcast_counters() {
-  local first=1 ns
+  local ns d
   [ -n "$(mcast_receivers)" ] || return 0
   printf ',"mcast":{'
   for ns in $(mcast_receivers); do
-    [ $first = 1 ] || printf ','
-    first=0
-    printf '"%s":{"arrived":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}}' "$ns" \
+    printf '"%s":{"arrived":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}},' "$ns" \
       "$(counter_of "$ns" netdev arrived packets mcast)" "$(counter_of "$ns" netdev arrived bytes mcast)" \
       "$(counter_of "$ns" netdev dropped packets mcast)" "$(counter_of "$ns" netdev dropped bytes mcast)"
   done
-  printf '}'
+  d=$(counter_of "$SW" netdev dropped packets mcastsrc)
+  printf '"sender":{"dropped":{"packets":%d,"bytes":%d}}}' "${d:-0}" \
+    "$(counter_of "$SW" netdev dropped bytes mcastsrc || true)"
 }
 
 cut_control() {
@@ -743,6 +786,7 @@ clear_all() {
   ip netns exec "$NAT" nft reset counters table ip lossprobe_nat >/dev/null 2>&1 || true
   ip netns exec "$NAT" nft delete table ip lossprobe_natloss 2>/dev/null || true
   for ns in $(mcast_receivers); do mcast_table "$ns"; done
+  ip netns exec "$SW" nft delete table netdev lossprobe_mcastsrc 2>/dev/null || true
   watch "$(lab_size)"
   echo "lab clear"
 }
@@ -767,6 +811,9 @@ case "$cmd" in
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   mcast) [ $# -eq 1 ] || die "usage: lab.sh mcast N"; mcast "$1" ;;
   mcast-loss) [ $# -eq 2 ] || die "usage: lab.sh mcast-loss HOST PCT"; mcast_loss "$@" ;;
+  mcast-loss-every) [ $# -eq 3 ] || die "usage: lab.sh mcast-loss-every HOST N PHASE"; mcast_loss_every "$@" ;;
+  mcast-loss-sender) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh mcast-loss-sender PCT [HOST]"
+    mcast_loss_sender "$@" ;;
   mcast-hosts) for ns in $(mcast_receivers); do echo "$ns $(mcast_addr_of "$ns")"; done ;;
   data) data ;;
   hosts) case "${1:-}" in

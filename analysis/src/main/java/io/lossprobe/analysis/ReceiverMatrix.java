@@ -32,7 +32,10 @@ public final class ReceiverMatrix {
         return sent == 0 ? "" : String.format(Locale.ROOT, "%,d / %s%%", lost, Fmt.num(100.0 * lost / sent, 3));
     }
 
-    /** The matrix of one step as rows of text: a header row, a row per receiver, then the flows' totals. */
+    /**
+     * The matrix of one step as rows of text: a header row, a row per receiver, then the flows' totals, and with the
+     * union over the receivers, what was lost at every receiver and what at some only.
+     */
     static List<String[]> rows(StepResult s) {
         List<ReceiverResult> rs = s.receivers();
         List<FlowResult> flows = rs.get(0).flows();
@@ -68,7 +71,25 @@ public final class ReceiverMatrix {
             total[i + 1] = cell(lost[i], sent[i]);
         }
         out.add(total);
+        if (s.union() != null) {
+            out.add(unionRow(s, flows, "lost at every receiver", true));
+            out.add(unionRow(s, flows, "lost at some receivers only", false));
+        }
         return out;
+    }
+
+    /** A union row: each flow's messages lost at all receivers ({@code atAll}), or at some only, of sent. */
+    private static String[] unionRow(StepResult s, List<FlowResult> flows, String label, boolean atAll) {
+        io.lossprobe.core.result.ReceiverUnion u = s.union();
+        String[] row = new String[flows.size() + 2];
+        row[0] = label;
+        for (int f = 0; f < flows.size(); f++) {
+            io.lossprobe.core.result.ReceiverUnion.Flow uf = f < u.flows().size() ? u.flows().get(f) : null;
+            row[f + 1] = uf == null ? "" : !uf.exact() ? "unknown"
+                : cell(atAll ? uf.lostAtAll() : uf.lostAtSome(), uf.sent());
+        }
+        row[row.length - 1] = !u.exact() ? "unknown" : cell(atAll ? u.lostAtAll() : u.lostAtSome(), u.sent());
+        return row;
     }
 
     /** The title of a step's matrix: its series and level ("udp 20k: 3 receivers, 4 flows"). */
@@ -85,8 +106,10 @@ public final class ReceiverMatrix {
         }
         sb.append("<h2 id=\"receivers\">Receivers by flow</h2>\n<p class=\"meta\">A multicast step: each receiver "
             + "counted every flow on its own. Each cell: that receiver's messages lost on that flow / loss % of "
-            + "sent; the last column is the receiver over all flows, the last row the flow over all receivers. The "
-            + "step's figures above are its worst receiver's, marked" + WORST + ".</p>\n");
+            + "sent; the last column is the receiver over all flows, the row \"all receivers\" the flow over all "
+            + "receivers. The union rows split what was lost: at every receiver (before the group fanned out, or by "
+            + "all alike), or at some receivers only. The step's figures above are its worst receiver's, marked"
+            + WORST + ".</p>\n");
         int i = 0;
         for (StepResult s : steps) {
             if (s.receivers() == null || s.receivers().isEmpty()) {
@@ -97,13 +120,14 @@ public final class ReceiverMatrix {
             List<String[]> rows = rows(s);
             for (int r = 0; r < rows.size(); r++) {
                 boolean head = r == 0;
-                boolean lossy = !head && r < rows.size() - 1 && s.receivers().get(r - 1).counts().lost() > 0;
+                boolean receiver = !head && r <= s.receivers().size();
+                boolean lossy = receiver && s.receivers().get(r - 1).counts().lost() > 0;
                 sb.append(head ? "<thead><tr>" : lossy ? "<tr class=\"lossy\">" : "<tr>");
                 String[] row = rows.get(r);
                 for (int c = 0; c < row.length; c++) {
                     boolean name = head || c == 0;
                     String text = Fmt.html(row[c]);
-                    boolean worst = c == 0 && !head && r < rows.size() - 1
+                    boolean worst = c == 0 && receiver
                         && s.receivers().get(r - 1).receiver().equals(s.worstReceiver());
                     sb.append(name ? "<th>" : "<td class=\"n\">").append(worst ? "<b>" + text + "</b>" : text)
                         .append(name ? "</th>" : "</td>");

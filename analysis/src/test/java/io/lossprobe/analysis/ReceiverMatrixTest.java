@@ -58,6 +58,45 @@ class ReceiverMatrixTest {
                 + "| all receivers | 40 / 0.267% | 65 / 0.433% | 37 / 0.247% | 36 / 0.240% | 178 / 0.297% |\n");
     }
 
+    /**
+     * The sample with the union its receivers imply (only 198.18.0.102 lost, so nothing was lost at every receiver
+     * and its losses are the losses at some only), one flow's union unknown: two more rows, per flow and in all.
+     */
+    @Test
+    void theUnionRowsSplitLossAtEveryReceiverFromLossAtSome() throws Exception {
+        io.lossprobe.core.result.StepResult step = sample().run().steps().get(0);
+        io.lossprobe.core.result.ReceiverResult worst = step.receivers().get(1);
+        List<io.lossprobe.core.result.ReceiverUnion.Flow> flows = new java.util.ArrayList<>();
+        for (io.lossprobe.core.result.FlowResult f : worst.flows()) {
+            flows.add(io.lossprobe.core.result.ReceiverUnion.Flow.of(f.flow(), f.port(), f.counts().sent(),
+                f.counts().lost(), 0));
+        }
+        io.lossprobe.core.result.ReceiverUnion union = io.lossprobe.core.result.ReceiverUnion.of(3, flows);
+        ObjectNode root = (ObjectNode) ResultFiles.mapper().readTree(
+            Path.of(getClass().getResource("/sample-multicast.json").toURI()).toFile());
+        ((ObjectNode) root.withArray("steps").get(0)).set("union", ResultFiles.mapper().valueToTree(union));
+        LoadedResult run = LoadedResult.read(Files.write(dir.resolve("union.json"),
+            ResultFiles.mapper().writeValueAsBytes(root)));
+        long sent = worst.counts().sent();
+        String md = ReceiverMatrix.markdown(List.of(run));
+        assertThat(md).contains("| lost at every receiver | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% | 0 / 0.000% "
+            + "| 0 / 0.000% |\n")
+            .contains("| lost at some receivers only | " + ReceiverMatrix.cell(worst.flows().get(0).counts().lost(),
+                worst.flows().get(0).counts().sent()) + " |")
+            .contains(ReceiverMatrix.cell(worst.counts().lost(), sent) + " |\n");
+        String page = HtmlReport.render(List.of(run), m -> { });
+        assertThat(page).contains("<tr><th>lost at some receivers only</th><td class=\"n\">"
+            + ReceiverMatrix.cell(worst.flows().get(0).counts().lost(), worst.flows().get(0).counts().sent()));
+        flows.set(2, io.lossprobe.core.result.ReceiverUnion.Flow.unknown(2, flows.get(2).port(), flows.get(2).sent(),
+            "198.18.0.102 lost in more than 4096 ranges, more than it keeps"));
+        ((ObjectNode) root.withArray("steps").get(0)).set("union", ResultFiles.mapper().valueToTree(
+            io.lossprobe.core.result.ReceiverUnion.of(3, flows)));
+        LoadedResult partly = LoadedResult.read(Files.write(dir.resolve("partly.json"),
+            ResultFiles.mapper().writeValueAsBytes(root)));
+        assertThat(ReceiverMatrix.markdown(List.of(partly))).contains("| lost at every receiver | 0 / 0.000% "
+            + "| 0 / 0.000% | unknown | 0 / 0.000% | unknown |\n");
+    }
+
     @Test
     void aUnicastReportHasNoMatrix() {
         LoadedResult unicast = Fixtures.load(dir, "r.json", Fixtures.withStep(1, s -> Fixtures.lose(s, 600)));

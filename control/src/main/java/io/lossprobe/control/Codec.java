@@ -29,8 +29,10 @@ final class Codec {
      * 7: the plan's size mix ({@code sizeMix}) and a flow summary's {@code receivedBySize}.
      * 8: senders behind a NAT's back: sender-ready's {@code sourcePorts} and {@code observed}, {@code punched}
      * and its {@code punches}.
+     * 9: the union over a multicast step's receivers: close-step's {@code lostSets} and a flow summary's
+     * {@code lostRanges}.
      */
-    static final int VERSION = 8;
+    static final int VERSION = 9;
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)

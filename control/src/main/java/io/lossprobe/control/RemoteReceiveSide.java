@@ -87,14 +87,21 @@ final class RemoteReceiveSide implements ReceiveSide {
 
     @Override
     public Receipt closeStep(int step, long[] wireEnd) throws IOException {
+        return closeStep(step, wireEnd, false);
+    }
+
+    /** With {@code lostSets}, the server sends each flow's lost ranges, each checked against its wire end. */
+    @Override
+    public Receipt closeStep(int step, long[] wireEnd, boolean lostSets) throws IOException {
         Reply.StepResult reply = client.request(new Request.CloseStep(step, wireEnd,
-            FailedRangesCodec.encodeNew(failures, shipped)), Reply.StepResult.class);
+            FailedRangesCodec.encodeNew(failures, shipped), lostSets), Reply.StepResult.class);
         if (reply.flows().size() != flows) {
             throw new ControlProtocolException("step result without " + flows + " flows");
         }
+        int lostShare = lostSets ? SummaryCodec.lostShare(flows) : 0;
         FlowReceiver.Summary[] summaries = new FlowReceiver.Summary[flows];
         for (int i = 0; i < flows; i++) {
-            summaries[i] = SummaryCodec.decode(reply.flows().get(i));
+            summaries[i] = SummaryCodec.decode(reply.flows().get(i), wireEnd[i], lostShare);
         }
         if ((reply.intervals() != null) != (intervals > 0)) {
             throw new ControlProtocolException(intervals > 0 ? "step result without its intervals"

@@ -98,7 +98,7 @@ sealed interface Reply {
                        long corrupt, long foreign, long warmup, long lossEvents, long lostInRuns,
                        LossBurst lossBurst, String delay, String delayBelowZero, String transit,
                        String transitBelowZero, String ipdv, double jitterNs, long warmupDelays,
-                       long warmupMinDelayNs, Long kernelStamped, long[] receivedBySize) {
+                       long warmupMinDelayNs, Long kernelStamped, long[] receivedBySize, LostRanges lostRanges) {
         public FlowSummary {
             if (receivedBySize != null) {
                 // Per size of the plan's mix: never more sizes than a mix has, and adding up to what was received.
@@ -123,6 +123,24 @@ sealed interface Reply {
             Wire.present(delay, "delay");
             Wire.present(transit, "transit");
             Wire.present(ipdv, "ipdv");
+        }
+    }
+
+    /**
+     * One flow's lost numbers ({@link io.lossprobe.core.accounting.LostSet}) in a step result whose close asked for
+     * them: {@code known} with the (first, end) pairs, or not known (past the bound; {@code pairs} then empty).
+     * {@link SummaryCodec} checks the pairs against the flow's wire end and its {@code lostInRuns}.
+     */
+    record LostRanges(boolean known, long[] pairs) {
+        public LostRanges {
+            Wire.present(pairs, "pairs");
+            if (pairs.length > 2 * io.lossprobe.core.accounting.LostSet.MAX_RANGES) {
+                throw new IllegalArgumentException("field 'pairs' has more than "
+                    + io.lossprobe.core.accounting.LostSet.MAX_RANGES + " ranges");
+            }
+            if (!known && pairs.length > 0) {
+                throw new IllegalArgumentException("lost ranges not known, yet given");
+            }
         }
     }
 

@@ -118,11 +118,18 @@ sealed interface Request {
     record Progress(Map<Integer, long[]> failed) implements Request {
     }
 
-    /** Close the step: each flow's wire end (sent plus failed) and the last failed ranges. */
-    record CloseStep(int step, long[] wireEnd, Map<Integer, long[]> failed) implements Request {
+    /**
+     * Close the step: each flow's wire end (sent plus failed) and the last failed ranges; {@code lostSets}: the
+     * reply is to carry each flow's lost numbers ({@link Reply.LostRanges}), as a multicast run composes them.
+     */
+    record CloseStep(int step, long[] wireEnd, Map<Integer, long[]> failed, boolean lostSets) implements Request {
         public CloseStep {
             Wire.atLeast(step, 0, "step");
             Wire.nonNegative(wireEnd, "wireEnd");
+        }
+
+        CloseStep(int step, long[] wireEnd, Map<Integer, long[]> failed) {
+            this(step, wireEnd, failed, false);
         }
     }
 

@@ -144,8 +144,9 @@ final class SessionReceiver {
         lastClosed = r.step();
         HostCounters.Sample after = HostCounters.sample();
         List<Reply.FlowSummary> flows = new ArrayList<>();
+        int lostShare = r.lostSets() ? SummaryCodec.lostShare(receipt.flows().length) : 0;
         for (FlowReceiver.Summary s : receipt.flows()) {
-            flows.add(SummaryCodec.encode(s));
+            flows.add(SummaryCodec.encode(s, lostShare));
         }
         TransportReport report = receipt.report();
         return new Reply.StepResult(flows, report.counters(), report.flows(), report.notes(),

@@ -122,15 +122,15 @@ class CodecTest {
             .containsExactly("x?[2Jy");
         assertThatThrownBy(() -> new Reply.FlowSummary(0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "",
                 null, "", null,
-            "", 0, 0, 0, null, null)).hasMessageContaining("at least 0");
+            "", 0, 0, 0, null, null, null)).hasMessageContaining("at least 0");
         // A size mix's per-size counts from a server must add up to what it says it received.
         assertThatThrownBy(() -> new Reply.FlowSummary(0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "",
-                null, "", null, "", 0, 0, 0, null, new long[] {7, 4}))
+                null, "", null, "", 0, 0, 0, null, new long[] {7, 4}, null))
             .hasMessageContaining("adds up to 11, not the 10 received");
         assertThatThrownBy(() -> new Reply.FlowSummary(0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "",
-                null, "", null, "", 0, 0, 0, null, new long[] {11, -1})).hasMessageContaining("receivedBySize");
+                null, "", null, "", 0, 0, 0, null, new long[] {11, -1}, null)).hasMessageContaining("receivedBySize");
         assertThat(new Reply.FlowSummary(0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, "", null, "", null, "", 0,
-            0, 0, null, new long[] {7, 3}).receivedBySize()).containsExactly(7, 3);
+            0, 0, null, new long[] {7, 3}, null).receivedBySize()).containsExactly(7, 3);
     }
 
     @Test

@@ -26,7 +26,7 @@ class SummaryCodecTest {
     private static Reply.FlowSummary summary(String delay) {
         String empty = base64(Latency.newHistogram());
         return new Reply.FlowSummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, LossBurst.NONE, delay, null, empty, null, empty,
-            0, 0, 0, 0L, null);
+            0, 0, 0, 0L, null, null);
     }
 
     @Test

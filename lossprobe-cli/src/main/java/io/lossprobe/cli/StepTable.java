@@ -120,7 +120,7 @@ final class StepTable {
 
     /**
      * A multicast step's receivers, one line each under the step's row (which shows the worst of them): what each
-     * received and lost, its loss events, duplicates and socket drops.
+     * received and lost, its loss events, duplicates and socket drops; then the union over them.
      */
     static List<String> receiverRows(StepResult r) {
         List<String> out = new java.util.ArrayList<>();
@@ -131,7 +131,26 @@ final class StepTable {
                 c.lossEvents(), c.duplicates(), rx.socketDrops() == null ? "-" : rx.socketDrops(),
                 rx.receiver().equals(r.worstReceiver()) ? "  (worst: the row above)" : ""));
         }
+        if (r.union() != null) {
+            out.add(unionRow(r.union()));
+        }
         return out;
+    }
+
+    /**
+     * The union over a multicast step's receivers: what every receiver got and what at least one got, and the loss
+     * lost at every receiver (before the fan-out) apart from the loss at some of them only.
+     */
+    static String unionRow(io.lossprobe.core.result.ReceiverUnion u) {
+        String head = String.format(Locale.ROOT, "   union of %d receivers  ", u.receivers());
+        if (!u.exact()) {
+            String why = u.flows().stream().filter(f -> !f.exact()).findFirst()
+                .map(f -> "flow " + f.flow() + ": " + f.unknown()).orElse("");
+            return head + "unknown (" + why + ")";
+        }
+        return head + String.format(Locale.ROOT, "every one got %s, at least one got %s; lost at all %d, at some "
+                + "only %d, anywhere %d", rate(u.allReceived()), rate(u.anyReceived()), u.lostAtAll(), u.lostAtSome(),
+            u.lostAnywhere());
     }
 
     /** A step's {@code --size-mix}: per size, what was sent, received and lost, and the payload rate. */

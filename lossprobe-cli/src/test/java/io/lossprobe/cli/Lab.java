@@ -105,9 +105,21 @@ final class Lab {
         run("down");
     }
 
-    /** The lab's counters ({@code lab.sh counters}). */
+    /**
+     * The lab's counters ({@code lab.sh counters}), read until two reads in a row agree (at most four reads): once
+     * traffic stopped they do not change, and a read that an {@code ip netns exec} failed in (other labs adding and
+     * removing namespaces beside this one) reads a counter as 0.
+     */
     JsonNode counters() throws Exception {
-        return ResultFiles.mapper().readTree(run("counters").output().strip());
+        JsonNode last = ResultFiles.mapper().readTree(run("counters").output().strip());
+        for (int read = 1; read < 4; read++) {
+            JsonNode next = ResultFiles.mapper().readTree(run("counters").output().strip());
+            if (next.equals(last)) {
+                return next;
+            }
+            last = next;
+        }
+        return last;
     }
 
     static Exec exec(String... cmd) throws Exception {

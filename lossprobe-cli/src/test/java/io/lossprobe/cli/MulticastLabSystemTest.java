@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ReceiverResult;
+import io.lossprobe.core.result.ReceiverUnion;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.StepResult;
 import java.nio.file.Files;
@@ -119,12 +120,16 @@ class MulticastLabSystemTest {
         JsonNode mcast = lab.counters().get("mcast");
         assertThat(step.receivers()).extracting(ReceiverResult::receiver)
             .containsExactly(receiver(1), receiver(2), receiver(3));
+        // What was sent, whether or not a starved sender kept to the rate (a busy machine): every figure below is
+        // exact against it.
+        long sent = step.receivers().get(0).counts().sent();
+        assertThat(sent).as("sent").isPositive();
         for (int i = 1; i <= RECEIVERS; i++) {
             ReceiverResult rx = step.receivers().get(i - 1);
             JsonNode link = mcast.get(lab.ns("mr" + i));
             long dropped = datagrams(link.get("dropped"));
             Counts c = rx.counts();
-            assertThat(c.sent()).as("%s sent", rx.receiver()).isEqualTo(RATE);
+            assertThat(c.sent()).as("%s sent", rx.receiver()).isEqualTo(sent);
             exact(rx);
             if (i == 2) {
                 assertThat(dropped).as("datagrams dropped on %s's link", rx.receiver()).isPositive();
@@ -138,6 +143,116 @@ class MulticastLabSystemTest {
         }
         assertThat(step.worstReceiver()).isEqualTo(receiver(2));
         assertThat(step.counts()).isEqualTo(step.receivers().get(1).counts());
+        // The union: one receiver lost, so nothing was lost at all of them, and its loss is the loss at some only.
+        long dropped = datagrams(mcast.get(lab.ns("mr2")).get("dropped"));
+        ReceiverUnion union = step.union();
+        assertThat(union.exact()).isTrue();
+        assertThat(union.lostAtAll()).as("lost at every receiver").isZero();
+        assertThat(union.lostAtSome()).as("lost at some receivers only").isEqualTo(dropped);
+        assertThat(union.anyReceived()).isEqualTo(sent);
+        identities(step);
+    }
+
+    /**
+     * Loss before the fan-out and at two receivers' links: 1 % of the group dropped where the sender's link enters
+     * the switch ({@code lab.sh mcast-loss-sender}), so no receiver gets those, and 1 % more on 198.18.0.101's and
+     * 198.18.0.102's links. Every receiver lost exactly what never reached the switch plus what its own link
+     * dropped; the messages lost at every receiver are exactly those the switch never got (198.18.0.103 lost only
+     * those, so the intersection is exactly them, whatever the two links' random drops share); the loss at some
+     * receivers only is the two links' drops, less the few both happened to drop. With the links dropping every
+     * 100th packet, 50 apart ({@code lab.sh mcast-loss-every}), they never drop the same one, so the loss at some
+     * only is exactly the two links' drops added: a union made up from the receivers' counts alone (their maximum,
+     * their sum, ...) cannot pass both.
+     */
+    @ParameterizedTest(name = "udp.send={0} links {2}")
+    @CsvSource({"native, 46000, random", "netty, 46010, random", "native, 46020, apart", "netty, 46030, apart"})
+    void lossBeforeTheFanOutIsLostAtEveryReceiverAndEachLinksOwnLossAtSome(String send, String basePort,
+                                                                          String links) throws Exception {
+        assertThat(lab.run("mcast-loss-sender", "1").exit()).isZero();
+        boolean apart = links.equals("apart");
+        for (int i = 1; i <= 2; i++) {
+            Lab.Exec rule = apart ? lab.run("mcast-loss-every", lab.ns("mr" + i), "100", i == 1 ? "0" : "50")
+                : lab.run("mcast-loss", lab.ns("mr" + i), "1");
+            assertThat(rule.exit()).as(rule.output()).isZero();
+        }
+        Path out = work.resolve("mcast-union-" + send + ".json");
+        Lab.Exec e = run(out, "--quiet", "-X", "udp.send=" + send, "--base-port", basePort);
+        assertThat(e.exit()).as(e.output()).isZero();
+        StepResult step = ResultFiles.read(out).steps().get(0);
+        JsonNode mcast = lab.counters().get("mcast");
+        long beforeFanOut = datagrams(mcast.get("sender").get("dropped"));
+        assertThat(beforeFanOut).as("datagrams dropped before the fan-out").isPositive();
+        long[] linkDrops = new long[RECEIVERS];
+        // What was sent, whether or not a starved sender kept to the rate: nothing here needs it to.
+        long sent = step.receivers().get(0).counts().sent();
+        assertThat(sent).isPositive();
+        for (int i = 1; i <= RECEIVERS; i++) {
+            ReceiverResult rx = step.receivers().get(i - 1);
+            JsonNode link = mcast.get(lab.ns("mr" + i));
+            linkDrops[i - 1] = datagrams(link.get("dropped"));
+            exact(rx);
+            assertThat(rx.counts().sent()).isEqualTo(sent);
+            assertThat(linkDrops[i - 1] > 0).as("%s's link dropped", rx.receiver()).isEqualTo(i < 3);
+            assertThat(rx.counts().lost()).as("%s lost: before the fan-out, and on its link", rx.receiver())
+                .isEqualTo(beforeFanOut + linkDrops[i - 1]);
+            assertThat(rx.counts().received() + rx.socketDrops()).as("%s received", rx.receiver())
+                .isEqualTo(datagrams(link.get("arrived")));
+        }
+        ReceiverUnion union = step.union();
+        assertThat(union.receivers()).isEqualTo(RECEIVERS);
+        assertThat(union.exact()).isTrue();
+        assertThat(union.sent()).isEqualTo(sent);
+        assertThat(union.lostAtAll()).as("lost at every receiver: what the switch never got")
+            .isEqualTo(beforeFanOut);
+        if (apart) {
+            assertThat(union.lostAtSome()).as("lost at some receivers only: the two links' drops, none shared")
+                .isEqualTo(linkDrops[0] + linkDrops[1]);
+        } else {
+            assertThat(union.lostAtSome()).as("lost at some receivers only: the two links' drops, less those both "
+                + "dropped").isBetween(Math.max(linkDrops[0], linkDrops[1]), linkDrops[0] + linkDrops[1]);
+        }
+        assertThat(union.anyReceived()).isEqualTo(sent - beforeFanOut);
+        identities(step);
+        assertThat(step.warnings()).noneMatch(w -> w.contains("union"));
+    }
+
+    /**
+     * The union's identities (docs/multicast.md) over the step and each flow, against the receivers' own counts:
+     * exact sums, and the bounds the receivers' losses put on the union and intersection.
+     */
+    private static void identities(StepResult step) {
+        ReceiverUnion u = step.union();
+        check(u.sent(), u.allReceived(), u.anyReceived(), u.lostAnywhere(), u.lostAtAll(), u.lostAtSome(),
+            step.receivers().stream().map(ReceiverResult::counts).toList());
+        assertThat(u.flows()).hasSize(4);
+        long sent = 0;
+        long atAll = 0;
+        long anywhere = 0;
+        for (ReceiverUnion.Flow f : u.flows()) {
+            assertThat(f.exact()).isTrue();
+            check(f.sent(), f.allReceived(), f.anyReceived(), f.lostAnywhere(), f.lostAtAll(), f.lostAtSome(),
+                step.receivers().stream().map(r -> r.flows().get(f.flow()).counts()).toList());
+            sent += f.sent();
+            atAll += f.lostAtAll();
+            anywhere += f.lostAnywhere();
+        }
+        assertThat(List.of(sent, atAll, anywhere)).as("the flows' unions add up to the step's")
+            .containsExactly(u.sent(), u.lostAtAll(), u.lostAnywhere());
+    }
+
+    private static void check(long sent, long allReceived, long anyReceived, long anywhere, long atAll, long atSome,
+                              List<Counts> receivers) {
+        assertThat(allReceived + anywhere).as("allReceived + lostAnywhere == sent").isEqualTo(sent);
+        assertThat(anyReceived + atAll).as("anyReceived + lostAtAll == sent").isEqualTo(sent);
+        assertThat(atAll + atSome).as("lostAtAll + lostAtSome == lostAnywhere").isEqualTo(anywhere);
+        long sum = 0;
+        for (Counts c : receivers) {
+            assertThat(c.sent()).isEqualTo(sent);
+            assertThat(atAll).as("lostAtAll <= lost_i").isLessThanOrEqualTo(c.lost());
+            assertThat(anywhere).as("lost_i <= lostAnywhere").isGreaterThanOrEqualTo(c.lost());
+            sum += c.lost();
+        }
+        assertThat(anywhere).as("lostAnywhere <= min(sent, sum lost_i)").isLessThanOrEqualTo(Math.min(sent, sum));
     }
 
     /**

@@ -135,4 +135,18 @@ class StepTableTest {
             return ResultFiles.mapper().treeToValue(tree, RunResult.class);
         }
     }
+    /** The union line under a multicast step's receivers: its figures, or why they are unknown, never a guess. */
+    @Test
+    void theUnionLineSaysWhatEveryReceiverGotAndWhatAtLeastOneGot() {
+        io.lossprobe.core.result.ReceiverUnion exact = io.lossprobe.core.result.ReceiverUnion.of(3, List.of(
+            io.lossprobe.core.result.ReceiverUnion.Flow.of(0, 46000, 10_000, 300, 100),
+            io.lossprobe.core.result.ReceiverUnion.Flow.of(1, 46001, 10_000, 5, 0)));
+        assertThat(StepTable.unionRow(exact)).isEqualTo("   union of 3 receivers  every one got 19,695, at least one "
+            + "got 19,900; lost at all 100, at some only 205, anywhere 305");
+        io.lossprobe.core.result.ReceiverUnion unknown = io.lossprobe.core.result.ReceiverUnion.of(3, List.of(
+            io.lossprobe.core.result.ReceiverUnion.Flow.of(0, 46000, 10_000, 300, 100),
+            io.lossprobe.core.result.ReceiverUnion.Flow.unknown(1, 46001, 10_000, "b gave no lost set")));
+        assertThat(StepTable.unionRow(unknown)).isEqualTo("   union of 3 receivers  unknown (flow 1: b gave no lost "
+            + "set)");
+    }
 }

@@ -328,7 +328,7 @@ public final class FlowReceiver {
             tracker.lateDuplicates(), corrupt, foreign, warmup, tracker.lossEvents(), tracker.lostInRuns(),
             tracker.bursts().toResult(), delay.copy(), transit.copy(), ipdv.copy(), jitter, warmupDelays,
             warmupDelays == 0 ? 0 : warmupMinDelay, stamped,
-            receivedBySize == null ? null : receivedBySize.clone());
+            receivedBySize == null ? null : receivedBySize.clone(), tracker.lostSet());
     }
 
     /**
@@ -380,13 +380,28 @@ public final class FlowReceiver {
      *                       read by the receiving thread
      * @param receivedBySize with a size mix, {@code received} split by the mix's sizes (in the mix's order); else
      *                       null
+     * @param lostSet        the numbers counted lost ({@link SequenceTracker#lostSet}); null where not kept (a
+     *                       receiver on another host asked for none)
      */
     public record Summary(int step, long received, long duplicates, long reordered, long late,
                           long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
                           long lostInRuns,
                           LossBurst lossBurst, SignedHistogram delay, SignedHistogram transit, Histogram ipdv,
                           double jitterNs,
-                          long warmupDelays, long warmupMinDelayNs, long kernelStamped, long[] receivedBySize) {
+                          long warmupDelays, long warmupMinDelayNs, long kernelStamped, long[] receivedBySize,
+                          LostSet lostSet) {
+        /** A summary without its lost set. */
+        public Summary(int step, long received, long duplicates, long reordered, long late,
+                       long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,
+                       long lostInRuns,
+                       LossBurst lossBurst, SignedHistogram delay, SignedHistogram transit, Histogram ipdv,
+                       double jitterNs,
+                       long warmupDelays, long warmupMinDelayNs, long kernelStamped, long[] receivedBySize) {
+            this(step, received, duplicates, reordered, late, lateDuplicates, corrupt, foreign, warmup, lossEvents,
+                lostInRuns, lossBurst, delay, transit, ipdv, jitterNs, warmupDelays, warmupMinDelayNs, kernelStamped,
+                receivedBySize, null);
+        }
+
         /** A summary of a flow whose messages are of one size. */
         public Summary(int step, long received, long duplicates, long reordered, long late,
                        long lateDuplicates, long corrupt, long foreign, long warmup, long lossEvents,

@@ -52,6 +52,8 @@ public final class SequenceTracker {
     private final FailedRanges skipped;
     private int skipCursor;
     private final MissingRanges missing = new MissingRanges();
+    /** The step's lost numbers, as finalised (late first arrivals stay in it): {@link #lostSet}. */
+    private final LostSet.Builder lost = new LostSet.Builder();
 
     /** Length of the run of lost sequence numbers ending just below {@link #base}. */
     private long openRun;
@@ -186,6 +188,7 @@ public final class SequenceTracker {
         long skippedHere = skipped == null ? 0 : skipped.countIn(base, newBase);
         openRun += newBase - base - skippedHere;
         missing.add(base, newBase);
+        addLostSkipping(base, newBase);
         base = newBase;
     }
 
@@ -227,6 +230,7 @@ public final class SequenceTracker {
         if (present == 0) {
             openRun += bits;
             missing.add(base, base + bits);
+            lost.add(base, base + bits);
             return;
         }
         int pos = 0;
@@ -236,6 +240,7 @@ public final class SequenceTracker {
                 int zeros = rest == 0 ? bits - pos : Math.min(bits - pos, Long.numberOfTrailingZeros(rest));
                 openRun += zeros;
                 missing.add(base + pos, base + pos + zeros);
+                lost.add(base + pos, base + pos + zeros);
                 pos += zeros;
             } else {
                 closeRun();
@@ -257,8 +262,27 @@ public final class SequenceTracker {
             } else {
                 openRun++;
                 missing.add(base + pos, base + pos + 1);
+                lost.add(base + pos, base + pos + 1);
             }
         }
+    }
+
+    /** Adds {@code [from, to)} to the lost set less the sender's failed ranges in it. */
+    private void addLostSkipping(long from, long to) {
+        long at = from;
+        if (skipped != null) {
+            int n = skipped.size();
+            for (int i = 0; i < n && at < to; i++) {
+                long first = skipped.first(i);
+                long end = skipped.end(i);
+                if (end <= at || first >= to) {
+                    continue;
+                }
+                lost.add(at, Math.max(at, first));
+                at = Math.max(at, end);
+            }
+        }
+        lost.add(at, to);
     }
 
     /** Bits of the 64 numbers from {@code wordBase} that lie in a failed range. */
@@ -323,6 +347,15 @@ public final class SequenceTracker {
     /** Sequence numbers counted missing in loss runs so far (after {@link #finish}, all of [0, wireEnd)). */
     public long lostInRuns() {
         return lostFinal;
+    }
+
+    /**
+     * The step's lost numbers as ranges (after {@link #finish}: every number of {@code [0, wireEnd)} neither
+     * received nor failed), {@link LostSet#UNKNOWN} past {@link LostSet#MAX_RANGES} ranges. Its count is
+     * {@link #lostInRuns}.
+     */
+    public LostSet lostSet() {
+        return lost.build();
     }
 
     public long lossEvents() {

@@ -58,6 +58,15 @@ public interface ReceiveSide extends AutoCloseable {
      */
     Receipt closeStep(int step, long[] wireEnd) throws Exception;
 
+    /**
+     * As {@link #closeStep(int, long[])}; with {@code lostSets} every flow's summary carries its lost numbers
+     * ({@link FlowReceiver.Summary#lostSet}, {@link io.lossprobe.core.accounting.LostSet#UNKNOWN} past the bound),
+     * which a multicast step composes over its receivers. Receivers in this process always carry them.
+     */
+    default Receipt closeStep(int step, long[] wireEnd, boolean lostSets) throws Exception {
+        return closeStep(step, wireEnd);
+    }
+
     /** Arrivals for a closed step that came after it closed, per flow: first arrivals and duplicates. */
     Late lateAfterClose(int step) throws Exception;
 

@@ -281,7 +281,9 @@ final class StepRun {
                                        HostCounters.Sample after, long egressDrops, FailedRanges[] failures) {
         List<StepResult> each = new java.util.ArrayList<>();
         List<SignedHistogram> delays = new java.util.ArrayList<>();
+        List<FlowReceiver.Summary[]> flows = new java.util.ArrayList<>();
         for (ReceiveSide.Receipt receipt : receipts) {
+            flows.add(receipt.flows());
             SignedHistogram delay = FlowAccounting.merged(receipt.flows());
             delays.add(delay);
             each.add(builder().build(plan, step, level, outcome, receipt, null, delay, null, windowSample, after,
@@ -291,7 +293,7 @@ final class StepRun {
         if (keep) {
             logHistograms(receipts.get(worst), outcome, delays.get(worst), null, System.currentTimeMillis());
         }
-        return ReceiverSteps.compose(sides.receiverNames(), each, clocks.offset() != null);
+        return ReceiverSteps.compose(sides.receiverNames(), each, flows, clocks.offset() != null);
     }
 
     /** A kept step's histograms, for {@code --hlog}: the delay's (per interval too) and in echo mode the rtt's. */

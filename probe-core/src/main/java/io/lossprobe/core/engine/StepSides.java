@@ -300,10 +300,11 @@ final class StepSides implements AutoCloseable {
         return perFlow(parts);
     }
 
+    /** Every receiver's receipt; replicated receivers' carry their flows' lost sets, for the union over them. */
     List<ReceiveSide.Receipt> closeStep(int step, long[] wireEnd) throws Exception {
         List<ReceiveSide.Receipt> out = new ArrayList<>();
         for (ReceiveSide r : receivers) {
-            out.add(r.closeStep(step, wireEnd));
+            out.add(r.closeStep(step, wireEnd, replicated));
         }
         return out;
     }

@@ -46,6 +46,8 @@ import java.util.Map;
  *                            were given; the step's own figures are then the worst receiver's. Absent otherwise
  * @param worstReceiver       a multicast step: the receiver whose figures the step shows (the most lost, the first
  *                            of those that lost as much); absent otherwise
+ * @param union               a multicast step: the union over its receivers (what every receiver got, what at least
+ *                            one got), per flow too; absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StepResult(String transport, int step, Level level, long targetRate, long windowNs,
@@ -61,7 +63,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
                          @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
                              using = LenientList.Intervals.class) List<IntervalResult> intervals,
                          SenderLimit senderLimit, String direction, ProbeResult probe, List<SizeCounts> sizes,
-                         List<ReceiverResult> receivers, String worstReceiver) {
+                         List<ReceiverResult> receivers, String worstReceiver, ReceiverUnion union) {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
 
@@ -91,7 +93,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline, delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, null, null, null);
+            intervals, senderLimit, direction, probe, null, null, null, null);
     }
 
     /** The same step with its counts per size of the plan's size mix. */
@@ -100,7 +102,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, newSizes, receivers, worstReceiver);
+            intervals, senderLimit, direction, probe, newSizes, receivers, worstReceiver, union);
     }
 
     /** A step of one direction (the shape of every step before {@code --bidir}). */
@@ -126,7 +128,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, newDirection, probe, sizes, receivers, worstReceiver);
+            intervals, senderLimit, newDirection, probe, sizes, receivers, worstReceiver, union);
     }
 
     /** The same step with what its {@code --probe} measured beside it. */
@@ -135,7 +137,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, newProbe, sizes, receivers, worstReceiver);
+            intervals, senderLimit, direction, newProbe, sizes, receivers, worstReceiver, union);
     }
 
     /**
@@ -168,7 +170,7 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, size,
-            newIntervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
+            newIntervals, senderLimit, direction, probe, sizes, receivers, worstReceiver, union);
     }
 
     /**
@@ -184,7 +186,8 @@ public record StepResult(String transport, int step, Level level, long targetRat
             delayBaseline,
             clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu,
             socketDrops, hostCounters, receiverHostCounters, receiverCpu, transportCounters, attribution, warnings,
-            echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
+            echo, updated, messageSize, intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver,
+            union);
     }
 
     /** The same step with {@code newWarnings} in place of its warnings. */
@@ -193,7 +196,16 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, newWarnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver);
+            intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver, union);
+    }
+
+    /** The same multicast step with the union over its receivers. */
+    public StepResult withUnion(ReceiverUnion newUnion) {
+        return new StepResult(transport, step, level, targetRate, windowNs, counterSkewNs, counts, lossPercent,
+            lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
+            delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
+            receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
+            intervals, senderLimit, direction, probe, sizes, receivers, worstReceiver, newUnion);
     }
 
     /**
@@ -205,6 +217,6 @@ public record StepResult(String transport, int step, Level level, long targetRat
             lossBurst, achievedSendRate, achievedReceiveRate, saturated, delay, transit, delayOverBaseline,
             delayBaseline, clockOffset, clockDriftNs, senderLag, jitterNs, ipdv, cpu, socketDrops, hostCounters,
             receiverHostCounters, receiverCpu, transportCounters, attribution, warnings, echo, flows, messageSize,
-            intervals, senderLimit, direction, probe, sizes, newReceivers, worst);
+            intervals, senderLimit, direction, probe, sizes, newReceivers, worst, union);
     }
 }

@@ -86,16 +86,21 @@ final class SequenceModel {
 
     /** Lengths of the maximal runs of missing sequence numbers in [0, accountedEnd(sent)), in sequence order. */
     List<Long> lossRuns(long sent) {
-        long end = accountedEnd(sent);
         List<Long> runs = new ArrayList<>();
-        long next = 0;
         // Only a received number ends a run, so the runs are the gaps between consecutive received numbers.
+        forEachGap(sent, (from, to) -> addRun(runs, from, to));
+        return runs;
+    }
+
+    /** Each gap [from, to) between consecutive received numbers in [0, accountedEnd(sent)), in order. */
+    private void forEachGap(long sent, java.util.function.BiConsumer<Long, Long> gap) {
+        long end = accountedEnd(sent);
+        long next = 0;
         for (long seq : received.headSet(end, false)) {
-            addRun(runs, next, seq);
+            gap.accept(next, seq);
             next = seq + 1;
         }
-        addRun(runs, next, end);
-        return runs;
+        gap.accept(next, end);
     }
 
     private void addRun(List<Long> runs, long fromInclusive, long toExclusive) {
@@ -119,6 +124,39 @@ final class SequenceModel {
             }
         }
         return lost;
+    }
+
+    /**
+     * The lost numbers after finish(sent) as maximal ranges: every number of [0, accountedEnd(sent)) neither received
+     * nor failed at the sender (late first arrivals included), merged where they touch.
+     */
+    List<long[]> lostRanges(long sent) {
+        List<long[]> out = new ArrayList<>();
+        forEachGap(sent, (from, to) -> addLost(out, from, to));
+        return out;
+    }
+
+    private void addLost(List<long[]> out, long from, long to) {
+        long at = from;
+        for (long[] r : skipped) {
+            if (r[1] <= at || r[0] >= to) {
+                continue;
+            }
+            addRange(out, at, Math.max(at, r[0]));
+            at = Math.max(at, r[1]);
+        }
+        addRange(out, at, to);
+    }
+
+    private static void addRange(List<long[]> out, long from, long to) {
+        if (from >= to) {
+            return;
+        }
+        if (!out.isEmpty() && out.get(out.size() - 1)[1] == from) {
+            out.get(out.size() - 1)[1] = to;
+        } else {
+            out.add(new long[] {from, to});
+        }
     }
 
     /** The burst histogram the tracker must have built after finish(sent). */

@@ -121,6 +121,16 @@ class SequenceTrackerProperties {
             model.lateDuplicates(), model.highest(), runs.size(), runs.stream().mapToLong(Long::longValue).sum(),
             model.bursts(sent).toResult(), window / 8);
         assertThat(Counts.of(tracker)).as("model's loss runs %s", runs).isEqualTo(expected);
+        // The lost set, range by range as the model finds it; unknown past the bound, never a partial set.
+        List<long[]> lostRanges = model.lostRanges(sent);
+        LostSet lostSet = tracker.lostSet();
+        if (lostRanges.size() > LostSet.MAX_RANGES) {
+            assertThat(lostSet).isEqualTo(LostSet.UNKNOWN);
+        } else {
+            long[] pairs = lostRanges.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            assertThat(lostSet.pairs()).as("lost ranges").containsExactly(pairs);
+            assertThat(lostSet.count()).as("|lost set| == lostInRuns").isEqualTo(tracker.lostInRuns());
+        }
         // The contract's identities (measurement-contract.md).
         assertThat(tracker.lossEvents() == 0).as("lossEvents == 0 iff lostInRuns == 0")
             .isEqualTo(tracker.lostInRuns() == 0);

@@ -70,6 +70,129 @@ class MulticastEngineTest {
         assertThat(steps.get(1).receivers()).extracting(r -> r.counts().lost()).containsExactly(0L, 0L, 1L);
     }
 
+    /**
+     * The union over the receivers against the drops themselves: a message dropped before the fan-out (the
+     * transport's own drop: no receiver is handed it) and one dropped at every receiver are lost at all; one dropped
+     * at some is lost at some. The expected sets come from the drop lists, not from the engine's ranges.
+     */
+    @Test
+    void theUnionOverReceiversIsTheDroppedSetsUnionAndIntersection() throws Exception {
+        long[][] drops = {{0, 0, 5}, {0, 0, 6}, {1, 0, 5}, {1, 0, 7}, {1, 1, 49}, {2, 0, 5}, {2, 1, 3}, {2, 1, 4}};
+        for (long[] d : drops) {
+            transport.dropAt((int) d[0], 0, (int) d[1], d[2]);
+        }
+        transport.drop(0, 0, 20).drop(0, 1, 0);
+        long[][] beforeFanOut = {{0, 20}, {1, 0}};
+        StepResult step = run(1).steps().get(0);
+        io.lossprobe.core.result.ReceiverUnion union = step.union();
+        assertThat(union).isNotNull();
+        assertThat(union.receivers()).isEqualTo(3);
+        assertThat(union.exact()).isTrue();
+        long anywhereAll = 0;
+        long atAllAll = 0;
+        for (int flow = 0; flow < 2; flow++) {
+            List<java.util.Set<Long>> lost = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                java.util.Set<Long> set = new java.util.TreeSet<>();
+                for (long[] d : drops) {
+                    if (d[0] == r && d[1] == flow) {
+                        set.add(d[2]);
+                    }
+                }
+                for (long[] d : beforeFanOut) {
+                    if (d[0] == flow) {
+                        set.add(d[1]);
+                    }
+                }
+                lost.add(set);
+            }
+            java.util.Set<Long> anywhere = new java.util.TreeSet<>();
+            java.util.Set<Long> atAll = new java.util.TreeSet<>(lost.get(0));
+            lost.forEach(anywhere::addAll);
+            lost.forEach(atAll::retainAll);
+            io.lossprobe.core.result.ReceiverUnion.Flow f = union.flows().get(flow);
+            long sent = step.receivers().get(0).flows().get(flow).counts().sent();
+            assertThat(f.exact()).isTrue();
+            assertThat(f.sent()).isEqualTo(sent);
+            assertThat(f.lostAnywhere()).as("flow %d lost anywhere", flow).isEqualTo(anywhere.size());
+            assertThat(f.lostAtAll()).as("flow %d lost at all", flow).isEqualTo(atAll.size());
+            assertThat(f.lostAtSome()).isEqualTo(anywhere.size() - atAll.size());
+            assertThat(f.allReceived()).isEqualTo(sent - anywhere.size());
+            assertThat(f.anyReceived()).isEqualTo(sent - atAll.size());
+            identities(f.sent(), f.allReceived(), f.anyReceived(), f.lostAnywhere(), f.lostAtAll(), f.lostAtSome(),
+                step.receivers().stream().map(r -> r.flows().get(f.flow()).counts()).toList());
+            anywhereAll += anywhere.size();
+            atAllAll += atAll.size();
+        }
+        assertThat(union.lostAnywhere()).isEqualTo(anywhereAll);
+        assertThat(union.lostAtAll()).isEqualTo(atAllAll);
+        identities(union.sent(), union.allReceived(), union.anyReceived(), union.lostAnywhere(), union.lostAtAll(),
+            union.lostAtSome(), step.receivers().stream().map(ReceiverResult::counts).toList());
+        // The union is part of the results file, and reads back as it was written.
+        com.fasterxml.jackson.databind.ObjectMapper mapper = io.lossprobe.core.result.ResultFiles.mapper();
+        StepResult back = mapper.readValue(mapper.writeValueAsBytes(step), StepResult.class);
+        assertThat(back.union()).isEqualTo(union);
+        assertThat(mapper.readTree(mapper.writeValueAsBytes(step)).get("union").get("flows").get(1).get("lostAtAll")
+            .asLong()).isEqualTo(union.flows().get(1).lostAtAll());
+    }
+
+    /** The identities docs/multicast.md states, against the receivers' own counts. */
+    static void identities(long sent, long allReceived, long anyReceived, long anywhere, long atAll, long atSome,
+                           List<Counts> receivers) {
+        assertThat(allReceived + anywhere).as("allReceived + lostAnywhere == sent").isEqualTo(sent);
+        assertThat(anyReceived + atAll).as("anyReceived + lostAtAll == sent").isEqualTo(sent);
+        assertThat(atAll + atSome).as("lostAtAll + lostAtSome == lostAnywhere").isEqualTo(anywhere);
+        long sum = 0;
+        for (Counts c : receivers) {
+            assertThat(c.sent()).isEqualTo(sent);
+            assertThat(atAll).as("lostAtAll <= lost_i").isLessThanOrEqualTo(c.lost());
+            assertThat(anywhere).as("lost_i <= lostAnywhere").isGreaterThanOrEqualTo(c.lost());
+            assertThat(allReceived).as("allReceived <= received_i").isLessThanOrEqualTo(c.received());
+            assertThat(anyReceived).as("received_i <= anyReceived").isGreaterThanOrEqualTo(c.received());
+            sum += c.lost();
+        }
+        assertThat(anywhere).as("lostAnywhere <= min(sent, sum lost_i)").isLessThanOrEqualTo(Math.min(sent, sum));
+    }
+
+    @Test
+    void aReceiverWithoutItsLostSetLeavesTheUnionUnknownNeverEstimated() {
+        StepResult a = stepWithLost(3);
+        List<io.lossprobe.core.accounting.FlowReceiver.Summary[]> sets = List.of(
+            new io.lossprobe.core.accounting.FlowReceiver.Summary[] {summary(
+                io.lossprobe.core.accounting.LostSet.of(new long[] {0, 3}, 10))},
+            new io.lossprobe.core.accounting.FlowReceiver.Summary[] {summary(
+                io.lossprobe.core.accounting.LostSet.UNKNOWN)});
+        StepResult step = ReceiverSteps.compose(List.of("a", "b"), List.of(a, a), sets, false);
+        assertThat(step.union().exact()).isFalse();
+        assertThat(step.union().lostAnywhere()).isNull();
+        assertThat(step.union().flows().get(0).unknown()).contains("b lost in more than 4096 ranges");
+        assertThat(step.warnings()).anyMatch(w -> w.startsWith("the union over the receivers is unknown on 1 flow"));
+        // A set that does not hold the receiver's lost numbers (3 lost, 2 in the set) is not composed either.
+        StepResult wrong = ReceiverSteps.compose(List.of("a", "b"), List.of(a, a), List.of(sets.get(0),
+            new io.lossprobe.core.accounting.FlowReceiver.Summary[] {summary(
+                io.lossprobe.core.accounting.LostSet.of(new long[] {0, 2}, 10))}), false);
+        assertThat(wrong.union().flows().get(0).unknown()).isEqualTo("b's lost set holds 2 numbers where it lost 3");
+        StepResult good = ReceiverSteps.compose(List.of("a", "b"), List.of(a, a), List.of(sets.get(0), sets.get(0)),
+            false);
+        assertThat(good.union().lostAtAll()).isEqualTo(3);
+        assertThat(good.warnings()).noneMatch(w -> w.contains("union"));
+    }
+
+    private static StepResult stepWithLost(long lost) {
+        Counts c = new Counts(10, 10, 0, 0, 10 - lost, lost, lost, 0, 0, 0, 0, 0, 0, 1);
+        FlowResult f = new FlowResult(0, 40000, c, null, null, null, null, null, 0, null, Map.of(), null);
+        return new StepResult("memory", 0, Level.of(100), 100, 1, 0, c, 30, null, 10, 7, false, null, null, null,
+            null, null, null, null, 0, null, null, null, Map.of(), null, null, Map.of(), Map.of(), List.of(), null,
+            List.of(f));
+    }
+
+    private static io.lossprobe.core.accounting.FlowReceiver.Summary summary(
+        io.lossprobe.core.accounting.LostSet set) {
+        return new io.lossprobe.core.accounting.FlowReceiver.Summary(0, 7, 0, 0, 0, 0, 0, 0, 0, 1, 3, null,
+            new io.lossprobe.core.result.SignedHistogram(), new io.lossprobe.core.result.SignedHistogram(),
+            io.lossprobe.core.result.Latency.newHistogram(), 0, 0, 0, 0, null, set);
+    }
+
     private static void exact(Counts c) {
         assertThat(c.received() + c.lost()).isEqualTo(c.sent());
         assertThat(c.lostInRuns()).isEqualTo(c.lost());
