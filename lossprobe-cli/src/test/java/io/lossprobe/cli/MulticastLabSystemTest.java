@@ -164,7 +164,9 @@ class MulticastLabSystemTest {
                     ReceiverResult rx = step.receivers().get(i - 1);
                     exact(rx);
                     long arrived = datagrams(mcast.get(lab.ns("mr" + i)).get("arrived"));
-                    assertThat(arrived).as("arrived at %s's link (%s)", rx.receiver(), send).isEqualTo(RATE);
+                    // All the senders sent (a starved sender may send fewer than RATE) arrived at every link.
+                    assertThat(arrived).as("arrived at %s's link (%s)", rx.receiver(), send)
+                        .isEqualTo(rx.counts().sent()).isPositive();
                     assertThat(rx.counts().received() + rx.socketDrops()).as("%s received (%s)", rx.receiver(),
                         send).isEqualTo(arrived);
                 }
