@@ -45,11 +45,12 @@
 #   scripts/lab.sh nat-loss PCT        (after nat) drop PCT % of the UDP packets lp-nat forwards in to lp-ctl (the
 #                                      way back a punch opened): "dropped" under "nat" in counters
 #   scripts/lab.sh mcast N             (after up) add N multicast receiver hosts lp-mr1 198.18.0.101, lp-mr2
-#                                      198.18.0.102, ... (1-20) on the switch, which then floods multicast to every
-#                                      port (IGMP snooping off); every lab host routes 239.255.0.0/16 out of its
-#                                      eth0 (TTL 1 keeps it on the switch). Each receiver counts the group UDP
+#                                      198.18.0.102, ... (1-20; IPv6 2001:2::101, ...) on the switch, which then
+#                                      floods multicast to every port (IGMP/MLD snooping off); every lab host routes
+#                                      239.255.0.0/16 and ff15::/16 out of its eth0 (TTL / hop limit 1 keeps it on
+#                                      the switch). Each receiver counts the group UDP
 #                                      arriving at its eth0 ("mcast" in counters: "arrived" and "dropped" per host)
-#   scripts/lab.sh mcast-loss HOST PCT drop PCT % of the multicast UDP (239.255.0.0/16) arriving at receiver HOST
+#   scripts/lab.sh mcast-loss HOST PCT drop PCT % of the multicast UDP (239.255.0.0/16, ff15::/16) arriving at HOST
 #                                      (lp-mr2, ...) only, on its eth0's ingress: "dropped" under "mcast" in counters
 #   scripts/lab.sh mcast-loss-every HOST N PHASE  drop every Nth packet of the multicast UDP arriving at receiver
 #                                      HOST, from the PHASEth (0..N-1): two receivers with one N and phases apart
@@ -94,6 +95,7 @@ senders() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}tx[0-9]
 mcast_receivers() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${P}mr[0-9]+\$" | sort -V || true; }
 MAX_MCAST=20
 MCAST_GROUPS=239.255.0.0/16
+MCAST_GROUPS6=ff15::/16
 
 # A sender's addresses: lp-txI is 198.18.0.(10+I) and 2001:2::(10+I) (the same digits, read as hex).
 addr_of() { echo "198.18.0.$((10 + $1))"; }
@@ -301,6 +303,8 @@ mcast() { # N
   done
   for ns in $RX $(senders) $(mcast_receivers); do
     ip -n "$ns" route replace "$MCAST_GROUPS" dev eth0
+    ip -6 -n "$ns" route replace "$MCAST_GROUPS6" dev eth0
+    ip -n "$ns" neigh flush all # a receiver made again has a new MAC: no host may keep sending to the old one
   done
   for ns in $(mcast_receivers); do mcast_table "$ns"; done
   watch "$(lab_size)"
@@ -312,7 +316,8 @@ mcast_addr_of() { echo "198.18.0.$((100 + ${1#"${P}mr"}))"; }
 mcast_table() { # NS [PICK]: the receiver's ingress counters, first dropping what PICK picks (all: every packet)
   local drop="" pick=${2:-}
   [ "$pick" = all ] && pick=""
-  [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $pick counter name \"dropped\" drop"
+  [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $pick counter name \"dropped\" drop
+    ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } $pick counter name \"dropped\" drop"
   ip netns exec "$1" nft -f - <<NFT
 table netdev lossprobe_mcast
 delete table netdev lossprobe_mcast
@@ -323,6 +328,7 @@ table netdev lossprobe_mcast {
     type filter hook ingress device "eth0" priority -500; policy accept;
 $drop
     ip daddr $MCAST_GROUPS udp dport { $PORTS } counter name "arrived"
+    ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } counter name "arrived"
   }
 }
 NFT

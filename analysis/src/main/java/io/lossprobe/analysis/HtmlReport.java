@@ -116,8 +116,9 @@ public final class HtmlReport {
 
         String render() {
             sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
-                .append("<title>lossprobe report</title>\n<style>").append(STYLE).append("</style></head><body>\n")
-                .append("<h1>lossprobe report</h1>\n");
+                .append("<title>lossprobe report").append(multicastTitle()).append("</title>\n<style>").append(STYLE)
+                .append("</style></head><body>\n")
+                .append("<h1>lossprobe report").append(multicastTitle()).append("</h1>\n");
             meta();
             verdict();
             if (results.size() > 1) {
@@ -169,6 +170,12 @@ public final class HtmlReport {
             return sb.toString();
         }
 
+        /** A multicast run's group and receivers, for the title: {@code : multicast 239.255.0.1->A,B}; else "". */
+        private String multicastTitle() {
+            String target = RunLabels.multicastTarget(run);
+            return target == null ? "" : ": multicast " + Fmt.html(target.replace(",", ", "));
+        }
+
         private void meta() {
             RunLabels labels = RunLabels.of(run);
             sb.append("<p class=\"meta\">").append(results.size()).append(results.size() == 1 ? " run" : " runs")
@@ -176,7 +183,9 @@ public final class HtmlReport {
                 .append(Fmt.html(latest.file().toString())).append("</code>, started ")
                 .append(Fmt.html(String.valueOf(run.startedAt()))).append(", status <b>")
                 .append(Fmt.html(String.valueOf(run.status()))).append("</b>, ")
-                .append(RunLabels.LOCAL.equals(labels.target()) ? "on one host"
+                .append(RunLabels.multicastTarget(run) != null ? "multicast from this host to <b>"
+                    + Fmt.html(labels.target()) + "</b>"
+                    : RunLabels.LOCAL.equals(labels.target()) ? "on one host"
                     : "between this host and <b>" + Fmt.html(labels.target()) + "</b> (" + labels.direction() + ")")
                 .append(", ").append(Fmt.html(labels.mode())).append(" mode.</p>\n");
             if (run.status() != RunStatus.COMPLETE) {

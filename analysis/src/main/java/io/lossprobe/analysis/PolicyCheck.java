@@ -46,6 +46,7 @@ public final class PolicyCheck {
             atMost(out, m, "maxRetransmitsPer1k", m.retransmitsPer1k(), t.maxRetransmitsPer1k(), "", 3);
             atMost(out, m, "maxNaksPer1k", m.naksPer1k(), t.maxNaksPer1k(), "", 3);
             worstReceiver(out, first, s);
+            goneReceivers(out, m, s);
         }
         baseline.ifPresent(b -> compare(out, run, b));
         return new CheckReport(run, baseline.orElse(null), out);
@@ -95,6 +96,28 @@ public final class PolicyCheck {
             out.set(i, new CheckReport.Evaluation(e.transport(), e.level(), e.metric(), e.value(), e.limit(),
                 e.passed(), e.message() + " (multicast: worst receiver " + s.worstReceiver()
                     + (s.receivers() == null ? "" : " of " + s.receivers().size()) + ")"));
+        }
+    }
+
+    /**
+     * A multicast step that lost receivers (docs/multicast.md#a-receiver-that-is-lost) fails whatever the policy's
+     * thresholds: the receivers that take part were measured, the gone ones were not.
+     */
+    private static void goneReceivers(List<CheckReport.Evaluation> out, StepMetrics m, StepResult s) {
+        if (s.receivers() == null) {
+            return;
+        }
+        List<String> gone = new ArrayList<>();
+        for (io.lossprobe.core.result.ReceiverResult r : s.receivers()) {
+            if (r.gone() != null) {
+                gone.add(r.receiver() + " (" + r.gone() + ")");
+            }
+        }
+        if (!gone.isEmpty()) {
+            out.add(new CheckReport.Evaluation(m.transport(), m.level(), "receivers", gone.size(), 0, false,
+                m.transport() + " " + m.level() + " receivers: " + gone.size() + " of " + s.receivers().size()
+                    + " gone, everything sent counted lost to " + (gone.size() == 1 ? "it" : "them") + ": "
+                    + String.join("; ", gone)));
         }
     }
 

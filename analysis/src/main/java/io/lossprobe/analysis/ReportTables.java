@@ -59,7 +59,12 @@ final class ReportTables {
             dt(sb, "window / warm-up / drain", ms(p.durationNs()) + " / " + ms(p.warmupNs()) + " / "
                 + ms(p.drainNs()));
             dt(sb, "message size", p.messageSize() + " bytes (header included)");
-            dt(sb, "receivers' address", String.valueOf(p.bindAddress()));
+            String multicast = RunLabels.multicastTarget(run);
+            if (multicast != null) {
+                dt(sb, "multicast group -> receivers", multicast.replace(",", ", "));
+            } else {
+                dt(sb, "receivers' address", String.valueOf(p.bindAddress()));
+            }
             dt(sb, "mode", p.mode() + (Plan.ECHO.equals(p.mode()) ? ", concurrency " + p.concurrency()
                 + (p.concurrency() == 0 ? " (open loop)" : " (closed loop)") : ""));
             dt(sb, "send pattern", p.pattern() + (p.sendPattern().random() ? " (seed " + p.seed() + ")" : ""));

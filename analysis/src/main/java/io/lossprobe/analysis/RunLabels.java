@@ -11,7 +11,8 @@ import io.lossprobe.core.result.StepResult;
  * steps carry {@code clockOffset}); in the forward direction the receiving host's counters come back
  * ({@code receiverHostCounters}) and the plan's {@code bindAddress} is the {@code --target} host as typed. In a
  * {@code --reverse} run the receivers are here, the bind address is this host's, and the server's name is not in
- * the file: the target is {@value #UNKNOWN_TARGET} unless the caller knows it.
+ * the file: the target is {@value #UNKNOWN_TARGET} unless the caller knows it. A multicast run's target is its
+ * group and its receivers ({@link #multicastTarget}).
  *
  * @param target    the peer host, or {@value #LOCAL} for a run on one host
  * @param direction {@value #FORWARD} (this host sends, or a run on one host) or {@value #REVERSE} (the peer sends)
@@ -34,6 +35,10 @@ public record RunLabels(String target, String direction, String mode, int sizeBy
             twoHosts |= s.clockOffset() != null;
             receiverRemote |= s.receiverHostCounters() != null;
         }
+        String multicast = multicastTarget(run);
+        if (multicast != null) {
+            return new RunLabels(multicast, FORWARD, mode, size);
+        }
         if (!twoHosts && !receiverRemote) {
             return new RunLabels(LOCAL, FORWARD, mode, size);
         }
@@ -41,6 +46,24 @@ public record RunLabels(String target, String direction, String mode, int sizeBy
             return new RunLabels(plan.bindAddress(), FORWARD, mode, size);
         }
         return new RunLabels(UNKNOWN_TARGET, REVERSE, mode, size);
+    }
+
+    /**
+     * A multicast run's target (docs/multicast.md): its group and its receivers, {@code 239.255.0.1->198.18.0.101,
+     * 198.18.0.102} (no spaces), as its first multicast step lists them; null for any other run.
+     */
+    public static String multicastTarget(RunResult run) {
+        String group = run.plan() == null ? null : run.plan().transportOptions().get("udp.group");
+        if (group == null) {
+            return null;
+        }
+        for (StepResult s : run.steps()) {
+            if (s.receivers() != null) {
+                return group + "->" + String.join(",", s.receivers().stream()
+                    .map(io.lossprobe.core.result.ReceiverResult::receiver).toList());
+            }
+        }
+        return group;
     }
 
     /** The same labels with the target as the caller knows it (e.g. {@code --target} of the run just made). */

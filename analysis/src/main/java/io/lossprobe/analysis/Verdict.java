@@ -34,6 +34,7 @@ public final class Verdict {
      */
     static List<String> receivers(List<io.lossprobe.core.result.StepResult> steps) {
         Map<String, Map<String, long[]>> byTransport = new java.util.LinkedHashMap<>();
+        Map<String, Map<String, String>> gone = new java.util.LinkedHashMap<>();
         for (io.lossprobe.core.result.StepResult s : steps) {
             if (s.receivers() == null) {
                 continue;
@@ -43,6 +44,10 @@ public final class Verdict {
                 long[] sum = lost.computeIfAbsent(r.receiver(), k -> new long[2]);
                 sum[0] += r.counts().lost();
                 sum[1] += r.counts().sent();
+                if (r.gone() != null) {
+                    gone.computeIfAbsent(s.series(), t -> new java.util.LinkedHashMap<>()).putIfAbsent(r.receiver(),
+                        r.gone());
+                }
             }
         }
         List<String> out = new ArrayList<>();
@@ -55,7 +60,9 @@ public final class Verdict {
                     e.getValue()[1])));
             out.add(transport + ": multicast to " + lost.size() + " receivers, each step's figures its worst "
                 + "receiver's; " + (lossy.isEmpty() ? "" : String.join(", ", lossy) + (clean.isEmpty() ? "" : "; "))
-                + (clean.isEmpty() ? "" : String.join(", ", clean) + " lost nothing"));
+                + (clean.isEmpty() ? "" : String.join(", ", clean) + " lost nothing")
+                + gone.getOrDefault(transport, Map.of()).entrySet().stream().map(e -> "; receiver " + e.getKey()
+                + " LOST to the run " + e.getValue()).collect(java.util.stream.Collectors.joining()));
         });
         return out;
     }

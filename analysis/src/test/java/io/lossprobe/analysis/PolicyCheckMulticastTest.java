@@ -37,4 +37,27 @@ class PolicyCheckMulticastTest {
         assertLossLine("0.9", true,
             "udp 20k maxLossPercent: 0.8900% <= limit 0.9000% (multicast: worst receiver 198.18.0.102 of 3)");
     }
+
+    /**
+     * A step whose receiver was lost to the run fails the check even under a policy that allows any loss, and the
+     * line names the receiver and why; the same file without the mark passes.
+     */
+    @Test
+    void aStepWithAReceiverGoneFailsWhateverTheLimits() throws Exception {
+        LoadedResult sample = ReceiverMatrixTest.sample();
+        io.lossprobe.core.result.RunResult r = sample.run();
+        io.lossprobe.core.result.StepResult s = r.steps().get(0);
+        java.util.List<io.lossprobe.core.result.ReceiverResult> marked = new java.util.ArrayList<>(s.receivers());
+        marked.set(2, marked.get(2).withGone("during udp step 0: peer closed the control connection"));
+        io.lossprobe.core.result.RunResult gone = new io.lossprobe.core.result.RunResult(r.schemaVersion(), r.tool(),
+            r.startedAt(), r.finishedAt(), r.status(), r.error(), r.environment(), r.plan(), r.counters(),
+            java.util.List.of(s.withReceivers(marked, s.worstReceiver())), r.search());
+        Policy any = Policy.read(Files.writeString(dir.resolve("any.json"), "{\"defaults\":{\"maxLossPercent\":100}}"));
+        assertThat(new PolicyCheck(any).check(sample, Optional.empty()).passed()).isTrue();
+        CheckReport report = new PolicyCheck(any).check(new LoadedResult(sample.file(), gone), Optional.empty());
+        assertThat(report.passed()).isFalse();
+        assertThat(report.failures()).extracting(CheckReport.Evaluation::message).containsExactly("udp 20k receivers: "
+            + "1 of 3 gone, everything sent counted lost to it: 198.18.0.103 (during udp step 0: peer closed the "
+            + "control connection)");
+    }
 }

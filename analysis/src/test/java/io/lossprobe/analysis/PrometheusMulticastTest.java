@@ -32,7 +32,9 @@ class PrometheusMulticastTest {
         PrometheusTextfile.write(prom, run, RunLabels.of(run.run()), Optional.empty());
         String text = Files.readString(prom);
         String at = at(run);
-        String tail = ",size_bytes=\"64\",target=\"127.0.0.1\",transport=\"udp\"}";
+        // The run's target is its group and its receivers, not the plan's bind address (127.0.0.1 in the file).
+        String tail = ",size_bytes=\"64\",target=\"239.255.0.1->198.18.0.101,198.18.0.102,198.18.0.103\","
+            + "transport=\"udp\"}";
         assertThat(text).contains("lossprobe_last_run_lost_messages{" + at.substring(0, at.length() - 1) + tail
                 + " 178.0")
             .contains("lossprobe_last_run_receiver_lost_messages{" + at + "receiver=\"198.18.0.102\"" + tail

@@ -25,6 +25,9 @@ class ReceiverMatrixTest {
     @Test
     void theHtmlReportHasARowPerReceiverAColumnPerFlowAndBothTotals() throws Exception {
         String page = HtmlReport.render(List.of(sample()), m -> { });
+        assertThat(page).contains("<title>lossprobe report: multicast 239.255.0.1-&gt;198.18.0.101, 198.18.0.102, "
+            + "198.18.0.103</title>").contains("multicast from this host to <b>239.255.0.1-&gt;198.18.0.101,"
+            + "198.18.0.102,198.18.0.103</b>").doesNotContain("127.0.0.1");
         int at = page.indexOf("<h2 id=\"receivers\">Receivers by flow</h2>");
         assertThat(at).isGreaterThan(page.indexOf("id=\"summary\"")).isLessThan(page.indexOf("id=\"delay\""));
         String table = page.substring(page.indexOf("<table class=\"summary receivers\" id=\"receivers-0\">"));

@@ -29,8 +29,9 @@ final class MulticastOptions {
     List<String> receivers;
 
     @Option(names = "--source", paramLabel = "ADDR",
-        description = "With --multicast: source-specific multicast (SSM): every receiver joins the group for ADDR "
-            + "only, this host's sending address (IGMPv3 source joins). Default: any source.")
+        description = "With --multicast: source-specific multicast (SSM): this host sends from ADDR (one of its "
+            + "addresses) and every receiver joins the group for ADDR only (IGMPv3 / MLDv2 source joins). Default: "
+            + "any source.")
     String source;
 
     @Option(names = "--ttl", paramLabel = "N",
@@ -68,7 +69,7 @@ final class MulticastOptions {
             }
         }
         if (source != null) {
-            sourceAddress(cl, source);
+            localSource(cl, sourceAddress(cl, source));
         }
         if (ttl != null && (ttl < 1 || ttl > 255)) {
             throw new CommandLine.ParameterException(cl, "--ttl must be 1 to 255, not " + ttl);
@@ -109,6 +110,24 @@ final class MulticastOptions {
                 + "198.18.0.11), not '" + text + "'");
         }
         return a;
+    }
+
+    /** The SSM source, which this host's datagrams leave from: one of its own addresses. */
+    private void localSource(CommandLine cl, InetAddress a) {
+        boolean here;
+        try {
+            here = java.net.NetworkInterface.getByInetAddress(a) != null;
+        } catch (java.net.SocketException e) {
+            here = false;
+        }
+        if (!here) {
+            throw new CommandLine.ParameterException(cl, "--source " + source + " is not an address of this host: "
+                + "the group's datagrams leave from it, and the receivers take them from it only");
+        }
+        if ((a instanceof java.net.Inet6Address) != (Addresses.literal(group) instanceof java.net.Inet6Address)) {
+            throw new CommandLine.ParameterException(cl, "--source " + source + " and --multicast " + group
+                + " are of two address families");
+        }
     }
 
     /** The receivers as typed, each with its control port. */

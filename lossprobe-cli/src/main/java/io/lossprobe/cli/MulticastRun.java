@@ -51,8 +51,13 @@ final class MulticastRun implements AutoCloseable {
             for (HostPort r : receivers) {
                 ControlClient c = RemoteRun.connect(r, auth, timeoutMs);
                 clients.add(c);
-                c.negotiate(plan, runId, options, used, runKey);
-                sides.add(c.receiveSides());
+                try {
+                    c.negotiate(plan, runId, options, used, runKey);
+                } catch (IOException e) {
+                    throw named(r, e);
+                }
+                // SSM: the serves take data from the source the senders bind to, else from this end's address.
+                sides.add(named(r, c.receiveSides(options.get("udp.source"))));
             }
             RunEngine engine = RunEngine.multicast(plan, transports, options, listener, sides,
                 SendSideFactory.local(group), runId);
@@ -61,6 +66,53 @@ final class MulticastRun implements AutoCloseable {
             clients.forEach(ControlClient::close);
             throw e;
         }
+    }
+
+    /**
+     * {@code sides}, whose failure to open (a serve that cannot bind or join the group: no such interface, no
+     * multicast on it) names the receiver: the engine opens every receiver before anything is sent, so one that
+     * cannot join refuses the run before traffic.
+     */
+    private static ReceiveSideFactory named(HostPort receiver, ReceiveSideFactory sides) {
+        return new ReceiveSideFactory() {
+            @Override
+            public io.lossprobe.core.engine.ReceiveSide open(Transport transport, Plan pass, int runId,
+                                                             MessageAuth auth, Map<String, String> options)
+                throws Exception {
+                try {
+                    return sides.open(transport, pass, runId, auth, options);
+                } catch (IOException e) {
+                    throw named(receiver, e);
+                }
+            }
+
+            @Override
+            public MessageAuth dataKey(int runId) {
+                return sides.dataKey(runId);
+            }
+        };
+    }
+
+    private static IOException named(HostPort receiver, IOException e) {
+        // lossprobe's own exception, so the run's error is this line as it is.
+        io.lossprobe.control.ControlProtocolException named = new io.lossprobe.control.ControlProtocolException(
+            "receiver " + receiver + ": " + e.getMessage());
+        named.initCause(e);
+        return named;
+    }
+
+    /** Each receiver the run lost, with when and why, in the order they were lost (the first step naming it). */
+    static List<String> lostReceivers(io.lossprobe.core.result.RunResult result) {
+        Map<String, String> lost = new java.util.LinkedHashMap<>();
+        for (io.lossprobe.core.result.StepResult s : result.steps()) {
+            if (s.receivers() != null) {
+                s.receivers().stream().filter(r -> r.gone() != null)
+                    .forEach(r -> lost.putIfAbsent(r.receiver(), r.gone()));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        lost.forEach((receiver, why) -> out.add(receiver + " (" + why + ")"));
+        return out;
     }
 
     RunEngine engine() {

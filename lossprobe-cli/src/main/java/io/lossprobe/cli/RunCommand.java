@@ -534,13 +534,18 @@ public final class RunCommand extends Subcommand {
         }
         stdout.println("results written to " + (resultsToStdout ? "stdout" : out));
         stdout.flush();
+        List<String> lost = MulticastRun.lostReceivers(result);
+        if (!lost.isEmpty()) {
+            stderr.println("lossprobe: " + lost.size() + " receiver(s) lost during the run, their steps from then "
+                + "on counted as lost in full: " + String.join("; ", lost));
+        }
         if (policy.given()) {
-            return checkInline(out);
+            return checkInline(out); // the check fails a step with a lost receiver
         }
         if (checkOutputs.prometheus != null) {
             writeTextfile(out);
         }
-        return 0;
+        return lost.isEmpty() ? 0 : 1;
     }
 
     /** The textfile without a check: the run's numbers, labelled with the target as typed. */

@@ -204,6 +204,15 @@ final class RunOutput implements RunListener {
         out.flush();
     }
 
+    /** A multicast receiver lost mid-run: one line at once, on stderr (the run goes on). */
+    @Override
+    public void receiverGone(String receiver, String why) {
+        closeProgress();
+        err.println("lossprobe: warning: receiver " + receiver + " is gone (" + why + "); the run goes on with the "
+            + "others, counting everything sent as lost to it");
+        err.flush();
+    }
+
     @Override
     public void stepFinished(StepResult result) {
         closeProgress();

@@ -129,7 +129,8 @@ final class StepTable {
             out.add(String.format(Locale.ROOT, "   receiver %-15s received %s lost %d (%.3f%%) in %d loss events, "
                     + "dup %d, k-drops %s%s", rx.receiver(), rate(c.received()), c.lost(), rx.lossPercent(),
                 c.lossEvents(), c.duplicates(), rx.socketDrops() == null ? "-" : rx.socketDrops(),
-                rx.receiver().equals(r.worstReceiver()) ? "  (worst: the row above)" : ""));
+                (rx.receiver().equals(r.worstReceiver()) ? "  (worst: the row above)" : "")
+                    + (rx.gone() == null ? "" : "  GONE " + rx.gone())));
         }
         if (r.union() != null) {
             out.add(unionRow(r.union()));

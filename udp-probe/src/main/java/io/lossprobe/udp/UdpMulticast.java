@@ -117,7 +117,7 @@ final class UdpMulticast {
             if (holding == null) {
                 throw new IOException("no interface holds the bind address " + bindAddress + " to join on");
             }
-            return holding;
+            return usable(holding, "(it holds the bind address " + bindAddress + ")");
         }
         List<NetworkInterface> candidates = new ArrayList<>();
         for (NetworkInterface i : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
@@ -144,9 +144,17 @@ final class UdpMulticast {
         if (i == null) {
             throw new SocketException("no interface '" + name + "' on this host (udp.interface)");
         }
+        return usable(i, "(udp.interface)");
+    }
+
+    /**
+     * {@code i} when it is up and multicast-capable: a join on an interface without multicast would look fine here
+     * (Linux takes it) and send no membership report, so no switch that listens for them would forward the group.
+     */
+    private static NetworkInterface usable(NetworkInterface i, String why) throws SocketException {
         if (!i.isUp() || !i.supportsMulticast()) {
-            throw new SocketException("interface '" + name + "' is " + (i.isUp() ? "not multicast-capable" : "down")
-                + " (udp.interface)");
+            throw new SocketException("interface '" + i.getName() + "' " + why + " is "
+                + (i.isUp() ? "not multicast-capable" : "down") + ": cannot join a group on it");
         }
         return i;
     }

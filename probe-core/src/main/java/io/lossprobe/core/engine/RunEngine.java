@@ -30,8 +30,8 @@ public final class RunEngine {
     private final RunListener listener;
     private final StepHooks hooks;
     private final List<ReceiveSideFactory> receiveSides;
-    /** Every receive side is sent every flow (multicast): each has a result of its own. */
-    private final boolean replicated;
+    /** Every receive side is sent every flow (multicast): each has a result of its own, and may be lost; else null. */
+    private final LostReceivers replicated;
     private final SendSideFactory sendSides;
     private final int runId;
     private final RunRecord record;
@@ -83,7 +83,7 @@ public final class RunEngine {
                       StepHooks hooks, List<ReceiveSideFactory> receiveSides, boolean replicated,
                       SendSideFactory sendSides, int runId) {
         this.receiveSides = List.copyOf(receiveSides);
-        this.replicated = replicated;
+        this.replicated = replicated ? new LostReceivers(listener) : null;
         this.sendSides = sendSides;
         this.runId = runId;
         this.plan = plan;

@@ -21,6 +21,13 @@ public interface RunListener {
     }
 
     /**
+     * A multicast run lost {@code receiver} ({@code why}: when, and what failed); the run goes on with the others,
+     * counting everything sent as lost to it. Called once per receiver, from the engine's thread.
+     */
+    default void receiverGone(String receiver, String why) {
+    }
+
+    /**
      * A step's whole distribution for interval logs: {@code kind} is {@code delay} (one-way) or {@code rtt} (echo
      * round trip), values in ns, recorded between {@code startEpochMs} and {@code endEpochMs}. Between hosts a
      * one-way delay may hold values below zero (within the clock estimate's uncertainty).

@@ -289,11 +289,40 @@ final class StepRun {
             each.add(builder().build(plan, step, level, outcome, receipt, null, delay, null, windowSample, after,
                 clocks, egressDrops, failures));
         }
+        List<String> gone = sides.gone();
+        List<String> names = sides.receiverNames();
+        for (int i = 0; i < each.size(); i++) {
+            if (gone.get(i) != null) {
+                List<String> warnings = new java.util.ArrayList<>(each.get(i).warnings());
+                warnings.add(goneWarning(names.get(i), gone.get(i)));
+                each.set(i, each.get(i).withWarnings(warnings));
+            }
+        }
         int worst = ReceiverSteps.worst(each);
         if (keep) {
             logHistograms(receipts.get(worst), outcome, delays.get(worst), null, System.currentTimeMillis());
         }
-        return ReceiverSteps.compose(sides.receiverNames(), each, flows, clocks.offset() != null);
+        StepResult step = ReceiverSteps.compose(names, each, flows, clocks.offset() != null);
+        if (!gone.stream().allMatch(java.util.Objects::isNull)) {
+            // Every gone receiver named in the step's own warnings, and marked in its entry.
+            List<String> warnings = new java.util.ArrayList<>(step.warnings());
+            List<io.lossprobe.core.result.ReceiverResult> marked = new java.util.ArrayList<>();
+            for (int i = 0; i < gone.size(); i++) {
+                io.lossprobe.core.result.ReceiverResult r = step.receivers().get(i);
+                marked.add(gone.get(i) == null ? r : r.withGone(gone.get(i)));
+                String w = gone.get(i) == null ? null : goneWarning(names.get(i), gone.get(i));
+                if (w != null && !warnings.contains(w)) {
+                    warnings.add(w);
+                }
+            }
+            step = step.withWarnings(warnings).withReceivers(marked, step.worstReceiver());
+        }
+        return step;
+    }
+
+    /** A gone receiver's warning, the same in its own entry and the step's. */
+    static String goneWarning(String receiver, String why) {
+        return "receiver " + receiver + " is gone (" + why + "): everything sent counts as lost to it";
     }
 
     /** A kept step's histograms, for {@code --hlog}: the delay's (per interval too) and in echo mode the rtt's. */

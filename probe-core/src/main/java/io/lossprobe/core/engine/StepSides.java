@@ -38,21 +38,27 @@ final class StepSides implements AutoCloseable {
     /** Opens the receivers, then the senders; what opened is closed again when a later one fails to open. */
     static StepSides open(ReceiveSideFactory receiveSides, SendSideFactory sendSides, Transport transport, Plan pass,
                           int runId, MessageAuth auth, Map<String, String> options) throws Exception {
-        return open(List.of(receiveSides), false, sendSides, transport, pass, runId, auth, options);
+        return open(List.of(receiveSides), null, sendSides, transport, pass, runId, auth, options);
     }
 
     /**
      * {@link #open(ReceiveSideFactory, SendSideFactory, Transport, Plan, int, MessageAuth, Map)} with a receive side
-     * from each of {@code receiveSides}, in their order; {@code replicated}: each is sent every flow (multicast).
+     * from each of {@code receiveSides}, in their order; with {@code lost} (multicast) each is sent every flow, and
+     * a receiver that fails is lost to the run ({@link MulticastReceiveSide}) rather than failing it.
      */
-    static StepSides open(List<ReceiveSideFactory> receiveSides, boolean replicated, SendSideFactory sendSides,
+    static StepSides open(List<ReceiveSideFactory> receiveSides, LostReceivers lost, SendSideFactory sendSides,
                           Transport transport, Plan pass, int runId, MessageAuth auth, Map<String, String> options)
         throws Exception {
+        boolean replicated = lost != null;
         List<ReceiveSide> receivers = new ArrayList<>();
         List<SendSide> senders = new ArrayList<>();
         try {
-            for (ReceiveSideFactory f : receiveSides) {
-                receivers.add(f.open(transport, pass, runId, auth, options));
+            for (int i = 0; i < receiveSides.size(); i++) {
+                if (!replicated) {
+                    receivers.add(receiveSides.get(i).open(transport, pass, runId, auth, options));
+                } else {
+                    receivers.add(lost.open(i, receiveSides.get(i), transport, pass, runId, auth, options));
+                }
             }
             senders.add(sendSides.open(transport, pass, runId, auth, options));
             for (SendSide s : senders) {
@@ -172,6 +178,7 @@ final class StepSides implements AutoCloseable {
         for (ReceiveSide r : receivers) {
             r.beginStep(start);
         }
+        requireReceivers();
     }
 
     void countIntervals(long windowStartNs, long intervalNs, int intervals) throws Exception {
@@ -233,9 +240,39 @@ final class StepSides implements AutoCloseable {
     long[] progress() throws Exception {
         List<long[]> parts = new ArrayList<>();
         for (ReceiveSide r : receivers) {
-            parts.add(r.progress());
+            long[] p = r.progress();
+            if (p != null) {
+                parts.add(p); // null: a multicast receiver gone, which no longer holds up the drain
+            }
         }
+        requireReceivers();
         return replicated ? leastPerFlow(parts) : perFlow(parts);
+    }
+
+    /**
+     * Each receiver's reason for being lost to the run, in their order (null for one that takes part); all null
+     * but in a multicast run.
+     */
+    List<String> gone() {
+        List<String> out = new ArrayList<>();
+        for (ReceiveSide r : receivers) {
+            out.add(r instanceof MulticastReceiveSide m ? m.gone() : null);
+        }
+        return out;
+    }
+
+    /** A multicast run whose every receiver is gone ends here: nobody is left to send to. */
+    private void requireReceivers() throws java.io.IOException {
+        if (!replicated || gone().contains(null)) {
+            return;
+        }
+        List<String> names = receiverNames();
+        List<String> why = gone();
+        StringBuilder each = new StringBuilder();
+        for (int i = 0; i < names.size(); i++) {
+            each.append(i == 0 ? "" : "; ").append(names.get(i)).append(' ').append(why.get(i));
+        }
+        throw new java.io.IOException("every receiver is gone, so nothing more is sent (" + each + ")");
     }
 
     /** Per-flow least of the parts, which must cover the same flows. */
@@ -306,6 +343,7 @@ final class StepSides implements AutoCloseable {
         for (ReceiveSide r : receivers) {
             out.add(r.closeStep(step, wireEnd, replicated));
         }
+        requireReceivers();
         return out;
     }
 
