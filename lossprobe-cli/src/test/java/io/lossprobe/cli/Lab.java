@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lossprobe.core.result.Counts;
 import io.lossprobe.core.result.ResultFiles;
+import io.lossprobe.core.result.SenderLimit;
+import io.lossprobe.core.result.StepResult;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -120,6 +123,26 @@ final class Lab {
             last = next;
         }
         return last;
+    }
+
+    /**
+     * The step's sender handed every one of its {@code scheduled} messages to the transport, or the step says why
+     * not: a starved sender is a real condition (CI's machine runs a lab class beside the loopback tests), which the
+     * step must report with its reason, and the loss accounting holds either way. Returns what was sent.
+     */
+    static long sentItsSchedule(StepResult step, long scheduled) {
+        Counts c = step.counts();
+        assertThat(c.scheduled()).as("scheduled").isEqualTo(scheduled);
+        assertThat(c.sendFailed()).as("sends the host refused").isZero();
+        assertThat(c.sent() + c.behind()).as("sent + behind").isEqualTo(scheduled);
+        if (c.behind() > 0) {
+            assertThat(step.senderLimit()).as("why the sender fell %d behind", c.behind()).isNotNull();
+            assertThat(step.senderLimit().reason()).as("why the sender fell %d behind", c.behind())
+                .isNotEqualTo(SenderLimit.Reason.NONE);
+            System.out.printf("the sender fell %,d of %,d behind: %s%n", c.behind(), scheduled,
+                step.senderLimit().reason());
+        }
+        return c.sent();
     }
 
     static Exec exec(String... cmd) throws Exception {

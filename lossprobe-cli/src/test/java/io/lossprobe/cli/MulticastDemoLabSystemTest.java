@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("system")
 @Tag("lab")
+@LabLanes.Second
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MulticastDemoLabSystemTest {
     private static final Pattern RECEIVER = Pattern.compile(

@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Tag("system")
 @Tag("lab")
+@LabLanes.First
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MulticastLabSystemTest {
@@ -120,10 +121,9 @@ class MulticastLabSystemTest {
         JsonNode mcast = lab.counters().get("mcast");
         assertThat(step.receivers()).extracting(ReceiverResult::receiver)
             .containsExactly(receiver(1), receiver(2), receiver(3));
-        // What was sent, whether or not a starved sender kept to the rate (a busy machine): every figure below is
-        // exact against it.
-        long sent = step.receivers().get(0).counts().sent();
-        assertThat(sent).as("sent").isPositive();
+        // What was sent, whether or not a starved sender kept to the rate (a busy machine; the step says why it fell
+        // behind): every figure below is exact against it.
+        long sent = Lab.sentItsSchedule(step, RATE);
         for (int i = 1; i <= RECEIVERS; i++) {
             ReceiverResult rx = step.receivers().get(i - 1);
             JsonNode link = mcast.get(lab.ns("mr" + i));
