@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.Counts;
-import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ReceiverResult;
 import io.lossprobe.core.result.ResultFiles;
 import io.lossprobe.core.result.StepResult;
@@ -12,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,18 +45,9 @@ class MulticastLabSystemTest {
 
     @BeforeAll
     void upLab() throws Exception {
-        lab = Lab.assumed("MCAST_LAB_PREFIX", "lc-");
-        assertThat(lab.run("up", "1").exit()).isZero();
-        Lab.Exec mcast = lab.run("mcast", Integer.toString(RECEIVERS));
-        assertThat(mcast.exit()).as(mcast.output()).isZero();
         work = Files.createTempDirectory("lossprobe-mcast-lab");
         secret = work.resolve("secret");
-        io.lossprobe.control.Auth.writeNewSecret(secret);
-        List<Map.Entry<String, String>> serves = new ArrayList<>();
-        for (int i = 1; i <= RECEIVERS; i++) {
-            serves.add(Map.entry("mr" + i, receiver(i)));
-        }
-        lab.serveOn(secret, serves);
+        lab = MulticastLab.up("MCAST_LAB_PREFIX", "lc-", RECEIVERS, secret);
     }
 
     @AfterAll
@@ -74,7 +63,7 @@ class MulticastLabSystemTest {
     }
 
     private static String receiver(int i) {
-        return "198.18.0." + (100 + i);
+        return MulticastLab.receiver(i);
     }
 
     /** lossprobe run in the sender's namespace to the group, every lab receiver given, with no warm-up. */
@@ -161,20 +150,7 @@ class MulticastLabSystemTest {
         }
     }
 
-    /** The identities of the measurement contract that can fail, for one receiver and each of its flows. */
     private static void exact(ReceiverResult rx) {
-        List<Counts> all = new ArrayList<>(List.of(rx.counts()));
-        rx.flows().stream().map(FlowResult::counts).forEach(all::add);
-        for (Counts c : all) {
-            assertThat(c.received() + c.lost()).as("%s received + lost", rx.receiver()).isEqualTo(c.sent());
-            assertThat(c.lostInRuns()).as("%s lostInRuns", rx.receiver()).isEqualTo(c.lost());
-            assertThat(c.lossEvents() == 0).as("%s lossEvents 0 exactly when lost 0", rx.receiver())
-                .isEqualTo(c.lost() == 0);
-            assertThat(c.received()).isLessThanOrEqualTo(c.sent());
-            assertThat(c.foreign()).as("%s foreign", rx.receiver()).isZero();
-            assertThat(c.corrupt()).as("%s corrupt", rx.receiver()).isZero();
-            assertThat(c.duplicates()).as("%s duplicates", rx.receiver()).isZero();
-        }
-        assertThat(rx.flows()).hasSize(4);
+        MulticastLab.exact(rx, 4);
     }
 }
