@@ -49,10 +49,15 @@ public final class AeronTransport extends DeclaredTransport {
         Multicast.parse(options);
     }
 
-    /** False when the run's options say {@code aeron.reliable=false}. */
+    /**
+     * False when the run's options say {@code aeron.reliable=false}, and for multicast with flow control {@code max}
+     * (Aeron's default there), which repairs what it can but does not wait for a slower receiver: one left behind
+     * loses what passed out of the sender's term (docs/multicast.md), so its loss is no defect.
+     */
     @Override
     public boolean reliable(java.util.Map<String, String> options) {
-        return AeronOptions.RELIABLE_OPTION.read(options);
+        return AeronOptions.RELIABLE_OPTION.read(options) && !(Multicast.GROUP.read(options) != null
+            && Multicast.FLOW_CONTROL.read(options).equals("max"));
     }
 
     /**
