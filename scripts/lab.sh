@@ -50,8 +50,11 @@
 #                                      239.255.0.0/16 and ff15::/16 out of its eth0 (TTL / hop limit 1 keeps it on
 #                                      the switch). Each receiver counts the group UDP
 #                                      arriving at its eth0 ("mcast" in counters: "arrived" and "dropped" per host)
-#   scripts/lab.sh mcast-loss HOST PCT drop PCT % of the multicast UDP (239.255.0.0/16, ff15::/16) arriving at HOST
-#                                      (lp-mr2, ...) only, on its eth0's ingress: "dropped" under "mcast" in counters
+#   scripts/lab.sh mcast-loss HOST PCT [aeron]  drop PCT % of the multicast UDP (239.255.0.0/16, ff15::/16)
+#                                      arriving at receiver HOST (lp-mr2, ...) only, on its eth0's ingress: "dropped"
+#                                      under "mcast" in counters; with aeron only Aeron data datagrams (never
+#                                      heartbeats, SETUPs or padding); "aeronData" counts the Aeron data datagrams
+#                                      that arrived
 #   scripts/lab.sh mcast-loss-every HOST N PHASE  drop every Nth packet of the multicast UDP arriving at receiver
 #                                      HOST, from the PHASEth (0..N-1): two receivers with one N and phases apart
 #                                      never drop the same packet (each sees the group in the switch's order)
@@ -59,6 +62,8 @@
 #                                      where it enters the switch, before the switch floods it to the receivers:
 #                                      what every receiver then misses ("sender" under "mcast" in counters:
 #                                      "dropped", packets and bytes)
+#   scripts/lab.sh mcast-shape HOST RATE [LATENCY] [BURST]  shape the multicast UDP into receiver HOST to RATE
+#                                      (tc tbf on its switch port; the rest unshaped): "shaped" under HOST in "mcast"
 #   scripts/lab.sh mcast-hosts         every multicast receiver as "NAME ADDRESS", one a line
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
 #   scripts/lab.sh down                remove everything the lab created
@@ -313,36 +318,54 @@ mcast() { # N
 
 mcast_addr_of() { echo "198.18.0.$((100 + ${1#"${P}mr"}))"; }
 
-mcast_table() { # NS [PICK]: the receiver's ingress counters, first dropping what PICK picks (all: every packet)
-  local drop="" pick=${2:-}
+mcast_table() { # NS [PICK] [aeron]: the receiver's ingress counters, first dropping what PICK picks (all: every
+  # packet); with aeron only Aeron data datagrams (the first frame a DATA frame, type 1, of non-zero length) are
+  # dropped, never heartbeats, SETUPs or padding. "aeronData" counts the Aeron data datagrams that arrived.
+  local drop="" pick=${2:-} only=""
+  local data='@th,112,16 0x0100 @th,64,32 != 0'
   [ "$pick" = all ] && pick=""
-  [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $pick counter name \"dropped\" drop
-    ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } $pick counter name \"dropped\" drop"
+  [ "${3:-}" = aeron ] && only=$data
+  [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $only $pick counter name \"dropped\" drop
+    ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } $only $pick counter name \"dropped\" drop"
   ip netns exec "$1" nft -f - <<NFT
 table netdev lossprobe_mcast
 delete table netdev lossprobe_mcast
 table netdev lossprobe_mcast {
   counter dropped { }
   counter arrived { }
+  counter aeronData { }
   chain ingress {
     type filter hook ingress device "eth0" priority -500; policy accept;
 $drop
     ip daddr $MCAST_GROUPS udp dport { $PORTS } counter name "arrived"
     ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } counter name "arrived"
+    ip daddr $MCAST_GROUPS udp dport { $PORTS } $data counter name "aeronData"
   }
 }
 NFT
 }
 
-mcast_loss() { # HOST PCT
+mcast_loss() { # HOST PCT [aeron]
   need_nft
   local host=$1 t
   t=$(per_10k "$2")
   mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
+  [ -z "${3:-}" ] || [ "$3" = aeron ] || die "the third argument can only be 'aeron'"
   local pick="numgen random mod 10000 < $t"
   [ "$t" -lt 10000 ] || pick=all # 100 %: every packet (numgen's values stop at 9999)
-  mcast_table "$host" "$pick"
-  echo "dropping $2 % of the multicast UDP arriving at $host"
+  mcast_table "$host" "$pick" "${3:-}"
+  echo "dropping $2 % of the multicast UDP${3:+ (Aeron data datagrams only)} arriving at $host"
+}
+
+# The switch port into multicast receiver HOST as shape's classes: the group's UDP (239.255.0.0/16) through a tbf of
+# RATE, everything else (the control connection, status messages) unshaped. "shaped" under the host in "mcast".
+mcast_shape() { # HOST RATE [LATENCY] [BURST]
+  local host=$1 latency=${3:-50ms} burst=${4:-64kb}
+  mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
+  local SHAPE_DEV=${PORT}$((100 + ${host#"${P}mr"}))
+  shaper "$2" "$latency" "$burst"
+  data_filter ip 3 match ip dst "$MCAST_GROUPS"
+  echo "shaped the multicast UDP into $host to $2 (tbf latency $latency, burst $burst)"
 }
 
 mcast_loss_every() { # HOST N PHASE
@@ -388,9 +411,17 @@ mcast_counters() {
   [ -n "$(mcast_receivers)" ] || return 0
   printf ',"mcast":{'
   for ns in $(mcast_receivers); do
-    printf '"%s":{"arrived":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}},' "$ns" \
+    printf '"%s":{"arrived":{"packets":%d,"bytes":%d},"dropped":{"packets":%d,"bytes":%d}' "$ns" \
       "$(counter_of "$ns" netdev arrived packets mcast)" "$(counter_of "$ns" netdev arrived bytes mcast)" \
       "$(counter_of "$ns" netdev dropped packets mcast)" "$(counter_of "$ns" netdev dropped bytes mcast)"
+    printf ',"aeronData":{"packets":%d,"bytes":%d}' \
+      "$(counter_of "$ns" netdev aeronData packets mcast)" "$(counter_of "$ns" netdev aeronData bytes mcast)"
+    local shaped; shaped=$(shaped_of "${PORT}$((100 + ${ns#"${P}mr"}))")
+    if [ -n "$shaped" ]; then
+      set -- $shaped
+      printf ',"shaped":{"packets":%d,"bytes":%d,"drops":%d}' "${1:-0}" "${2:-0}" "${3:-0}"
+    fi
+    printf '},'
   done
   d=$(counter_of "$SW" netdev dropped packets mcastsrc)
   printf '"sender":{"dropped":{"packets":%d,"bytes":%d}}}' "${d:-0}" \
@@ -492,8 +523,8 @@ dscp_number() { # CLASS (a dscp_name) -> 0-63
 
 # The switch port into lp-rx as two htb classes: 1:10 unshaped (the control connection, and whatever no filter
 # picks), 1:20 for the data the caller's filters pick (added after this, at prio 3 and up), with a tbf of RATE.
-shaper() { # RATE LATENCY BURST
-  local dev=${PORT}0
+shaper() { # RATE LATENCY BURST (on SHAPE_DEV, default the switch port into lp-rx)
+  local dev=${SHAPE_DEV:-${PORT}0}
   ip -n "$SW" link show "$dev" >/dev/null 2>&1 || die "lab is not up"
   tc -n "$SW" qdisc del dev "$dev" root 2>/dev/null || true
   tc -n "$SW" qdisc add dev "$dev" root handle 1: htb default 10 r2q 100000 \
@@ -511,7 +542,7 @@ shaper() { # RATE LATENCY BURST
 
 data_filter() { # PROTOCOL PRIO MATCH...: the data MATCH picks goes through the tbf (class 1:20)
   local protocol=$1 prio=$2; shift 2
-  tc -n "$SW" filter add dev "${PORT}0" parent 1: protocol "$protocol" prio "$prio" u32 "$@" flowid 1:20 \
+  tc -n "$SW" filter add dev "${SHAPE_DEV:-${PORT}0}" parent 1: protocol "$protocol" prio "$prio" u32 "$@" flowid 1:20 \
     || die "tc could not add the data filter ($protocol $*)"
 }
 
@@ -536,8 +567,8 @@ shape() { # RATE [LATENCY] [BURST]
   echo "shaped the data into $RX to $1 (tbf latency $latency, burst $burst)"
 }
 
-shaped_of() { # -> "packets bytes drops" of the data tbf into lp-rx (nothing when not shaped)
-  tc -n "$SW" -s qdisc show dev "${PORT}0" 2>/dev/null | awk '
+shaped_of() { # [DEV] -> "packets bytes drops" of the data tbf into lp-rx (or DEV; nothing when not shaped)
+  tc -n "$SW" -s qdisc show dev "${1:-${PORT}0}" 2>/dev/null | awk '
     /^qdisc tbf 20:/ { on = 1; next }
     /^qdisc/ { on = 0 }
     on && /Sent/ { for (i = 1; i <= NF; i++) { if ($i == "Sent") b = $(i + 1); if ($i == "pkt") p = $(i - 1);
@@ -791,7 +822,10 @@ clear_all() {
   done
   ip netns exec "$NAT" nft reset counters table ip lossprobe_nat >/dev/null 2>&1 || true
   ip netns exec "$NAT" nft delete table ip lossprobe_natloss 2>/dev/null || true
-  for ns in $(mcast_receivers); do mcast_table "$ns"; done
+  for ns in $(mcast_receivers); do
+    mcast_table "$ns"
+    tc -n "$SW" qdisc del dev "${PORT}$((100 + ${ns#"${P}mr"}))" root 2>/dev/null || true
+  done
   ip netns exec "$SW" nft delete table netdev lossprobe_mcastsrc 2>/dev/null || true
   watch "$(lab_size)"
   echo "lab clear"
@@ -816,10 +850,12 @@ case "$cmd" in
   nat-loss) [ $# -eq 1 ] || die "usage: lab.sh nat-loss PCT"; nat_loss "$1" ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   mcast) [ $# -eq 1 ] || die "usage: lab.sh mcast N"; mcast "$1" ;;
-  mcast-loss) [ $# -eq 2 ] || die "usage: lab.sh mcast-loss HOST PCT"; mcast_loss "$@" ;;
+  mcast-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh mcast-loss HOST PCT [aeron]"; mcast_loss "$@" ;;
   mcast-loss-every) [ $# -eq 3 ] || die "usage: lab.sh mcast-loss-every HOST N PHASE"; mcast_loss_every "$@" ;;
   mcast-loss-sender) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh mcast-loss-sender PCT [HOST]"
     mcast_loss_sender "$@" ;;
+  mcast-shape) [ $# -ge 2 ] && [ $# -le 4 ] || die "usage: lab.sh mcast-shape HOST RATE [LATENCY] [BURST]"
+    mcast_shape "$@" ;;
   mcast-hosts) for ns in $(mcast_receivers); do echo "$ns $(mcast_addr_of "$ns")"; done ;;
   data) data ;;
   hosts) case "${1:-}" in

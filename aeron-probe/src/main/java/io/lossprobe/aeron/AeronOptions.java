@@ -23,9 +23,10 @@ import org.agrona.SystemUtil;
  *                         the core count
  * @param connectTimeoutMs {@code aeron.connectTimeoutMs} (default 10000): how long a sender waits for its
  *                         subscribers to connect
+ * @param multicast        {@code aeron.group} and the settings that go with it; null for unicast
  */
 record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int mtuBytes, ThreadingMode threading,
-                    long connectTimeoutMs) {
+                    long connectTimeoutMs, Multicast multicast) {
     static final int DEFAULT_TERM_LENGTH_BYTES = 1024 * 1024;
     static final int DEFAULT_MTU_BYTES = 1408;
     /** Stream ids are {@code STREAM_ID_BASE + flow}, so per-stream driver counters map back to flows. */
@@ -49,7 +50,8 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number("aeron.connectTimeoutMs", 10_000,
         1, 120_000, "how long a sender waits for its subscribers to connect, in ms");
     static final List<TransportOption<?>> ALL = List.of(DIR_OPTION, RELIABLE_OPTION, TERM_LENGTH_OPTION, MTU_OPTION,
-        THREADING_OPTION, CONNECT_TIMEOUT_OPTION);
+        THREADING_OPTION, CONNECT_TIMEOUT_OPTION, Multicast.GROUP, Multicast.TTL, Multicast.INTERFACE,
+        Multicast.FLOW_CONTROL, Multicast.GROUP_TAG);
 
     static AeronOptions parse(Map<String, String> options) {
         String threadingOption = THREADING_OPTION.read(options);
@@ -58,7 +60,7 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
             : ThreadingMode.valueOf(threadingOption.toUpperCase(Locale.ROOT));
         return new AeronOptions(DIR_OPTION.read(options), RELIABLE_OPTION.read(options),
             TERM_LENGTH_OPTION.read(options), MTU_OPTION.read(options).intValue(), threading,
-            CONNECT_TIMEOUT_OPTION.read(options));
+            CONNECT_TIMEOUT_OPTION.read(options), Multicast.parse(options));
     }
 
     /** Aeron's own size syntax (64k, 1m, 1g) and its term rule: a power of two from 64 KiB to 1 GiB. */
@@ -149,6 +151,10 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
      * the pair; flow control and SETUP are unicast's): the one thing {@code control} changes is the bind.
      */
     String publicationChannel(String host, int port, int sessionId, String sourceHost) {
+        if (multicast != null) {
+            return multicast.publication(new ChannelUriStringBuilder().media("udp"), port, sourceHost)
+                .termLength(termLengthBytes).mtu(mtuBytes).sessionId(sessionId).build();
+        }
         ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port));
         if (sourceHost != null) {
             b.controlEndpoint(endpoint(sourceHost, 0));
@@ -196,8 +202,9 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
      * SETUP or data frame of any other session of the stream (an external driver too, without lossprobe's filter).
      */
     String subscriptionChannel(String host, int port, int sessionId) {
-        ChannelUriStringBuilder b = new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port))
-            .sessionId(sessionId);
+        ChannelUriStringBuilder b = multicast != null
+            ? multicast.subscription(new ChannelUriStringBuilder().media("udp"), port, host).sessionId(sessionId)
+            : new ChannelUriStringBuilder().media("udp").endpoint(endpoint(host, port)).sessionId(sessionId);
         if (!reliable) {
             b.reliable(Boolean.FALSE);
         }

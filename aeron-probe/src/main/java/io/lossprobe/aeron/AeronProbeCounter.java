@@ -35,6 +35,12 @@ enum AeronProbeCounter {
         "offers retried for an admin action (term rotation)"),
     REFUSED_NOT_CONNECTED_OR_CLOSED("aeron.refusedNotConnectedOrClosed", CONNECTION, "messages",
         "offers refused as not connected, closed or past the maximum position (counted in sendFailed)"),
+    FC_RECEIVERS("aeron.fcReceivers", CONNECTION, "receivers",
+        "multicast, flow control min or tagged: the receivers the publications' flow control counted at the step's "
+            + "end (fc-receivers; the least over the flows)"),
+    STATUS_SOURCES("aeron.statusSources", CONNECTION, "receivers",
+        "multicast: the receivers whose status messages reached the publications in the step (the most over the "
+            + "flows)"),
     MESSAGES_ACCEPTED("aeron.messagesAccepted", TRAFFIC, "messages",
         "messages the publications took over the step"),
     DATAGRAMS_SENT("aeron.datagramsSent", TRAFFIC, "datagrams",

@@ -277,6 +277,9 @@ final class AeronReceiver implements ReceiverEndpoint {
 
     @Override
     public void beginStep(int step) throws Exception {
+        if (driver.options().multicast() != null) {
+            awaitImages();
+        }
         poller.errors().beginStep();
         if (repliers != null) {
             replies.beginStep();
@@ -289,6 +292,27 @@ final class AeronReceiver implements ReceiverEndpoint {
             foreignSetupsAtStart[i] = driver.datagrams() == null ? 0 : driver.datagrams().foreignSetups(ports[i]);
         }
         markCounters();
+    }
+
+    /**
+     * Multicast: the publication is connected once any receiver answered it, so each receiver waits here, before
+     * the step's first message, until every flow has an image of its sender's session (the driver asks the
+     * publication for a SETUP when it sees the group's heartbeats), up to {@code aeron.connectTimeoutMs}.
+     */
+    private void awaitImages() throws java.io.IOException {
+        long timeoutMs = driver.options().connectTimeoutMs();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        org.agrona.concurrent.IdleStrategy idle = AeronDriver.networkIdle();
+        for (int i = 0; i < subscriptions.length; i++) {
+            while (subscriptions[i].imageBySessionId(sessions[i]) == null) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new java.io.IOException("flow " + i + ": no image of the sender's publication on "
+                        + AeronOptions.endpoint(driver.options().multicast().group(), ports[i]) + " within "
+                        + timeoutMs + " ms (did this receiver join the group on " + bindAddress + "'s interface?)");
+                }
+                idle.idle();
+            }
+        }
     }
 
     /**

@@ -74,6 +74,13 @@ final class AeronSender implements SenderEndpoint {
     /** Behind a NAT: each flow's control port, guard and MDC destinations counter; null otherwise. */
     private final Nat nat;
     private long[] controlRefusedAtStart;
+    /** Multicast: the flows' publications' status watch and fc-receivers counter (-1: none); null otherwise. */
+    private final MulticastWatch multicast;
+
+    /** A multicast sender's per-flow view of its receivers. */
+    record MulticastWatch(Multicast settings, DatagramCounts.StatusWatch[] watches, int[] fcReceivers,
+                          java.util.List<Map<java.net.InetAddress, long[]>> atStart) {
+    }
 
     /**
      * A sender behind a NAT's per-flow state: where each flow's status messages must arrive, the guard that drops
@@ -84,7 +91,8 @@ final class AeronSender implements SenderEndpoint {
 
     private AeronSender(AeronDriver driver, Consumer<AeronDriver> release, ExclusivePublication[] publications,
                         AeronWriter[] writers, Subscription[] replySubscriptions, int[] replySessions,
-                        ReceivePoller replyPoller, AgentRunner replyRunner, Nat nat) {
+                        ReceivePoller replyPoller, AgentRunner replyRunner, Nat nat, MulticastWatch multicast) {
+        this.multicast = multicast;
         this.replySessions = replySessions;
         this.nat = nat;
         this.driver = driver;
@@ -127,7 +135,14 @@ final class AeronSender implements SenderEndpoint {
         Subscription[] replySubscriptions = echo ? new Subscription[flows] : null;
         int[] replySessions = echo ? new int[flows] : null;
         AgentRunner replyRunner = null;
+        Multicast group = driver.options().multicast();
+        MulticastWatch watch = group == null || driver.datagrams() == null ? null : new MulticastWatch(group,
+            new DatagramCounts.StatusWatch[flows], new int[flows], new java.util.ArrayList<>());
         try {
+            if (group != null && (echo || behindNat)) {
+                throw new IllegalArgumentException("aeron multicast senders send no echo requests and are never "
+                    + "behind a NAT");
+            }
             if (echo) {
                 // Subscribed before the requests' publications connect, so the responder's reply publications
                 // (opened with its receiver) can connect while ours do.
@@ -162,10 +177,18 @@ final class AeronSender implements SenderEndpoint {
                     nat.controlPorts()[i] = controlPort(publications[i]);
                     nat.destinationCounters()[i] = destinationsCounter(driver, publications[i]);
                 } else {
+                    if (watch != null) {
+                        watch.watches()[i] = driver.datagrams().watchStatus(session,
+                            driver.options().termLengthBytes());
+                    }
                     publications[i] = driver.aeron().addExclusivePublication(
                         driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session,
                             spec.sourceHost()),
                         AeronOptions.streamId(i));
+                    if (watch != null) {
+                        watch.fcReceivers()[i] = counterOf(driver, publications[i],
+                            AeronCounters.FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID);
+                    }
                 }
                 writers[i] = new AeronWriter(publications[i], spec.plan().messageSize());
             }
@@ -182,11 +205,12 @@ final class AeronSender implements SenderEndpoint {
                 ReceivePoller.start(replyRunner);
             }
             return new AeronSender(driver, release, publications, writers, replySubscriptions, replySessions,
-                replyPoller, replyRunner, nat);
+                replyPoller, replyRunner, nat, watch);
         } catch (Exception | Error e) {
             CloseHelper.quietCloseAll(replyRunner);
             CloseHelper.quietCloseAll(publications);
             forgetGuards(nat, driver);
+            forgetWatches(watch, driver);
             if (replySubscriptions != null) {
                 CloseHelper.quietCloseAll(replySubscriptions);
             }
@@ -221,6 +245,29 @@ final class AeronSender implements SenderEndpoint {
         }
     }
 
+    private static void forgetWatches(MulticastWatch watch, AeronDriver driver) {
+        if (watch == null) {
+            return;
+        }
+        for (DatagramCounts.StatusWatch w : watch.watches()) {
+            if (w != null) {
+                driver.datagrams().forgetStatus(w);
+            }
+        }
+    }
+
+    /** The id of the driver's counter of {@code type} that belongs to {@code publication}, or -1 when it has none. */
+    private static int counterOf(AeronDriver driver, ExclusivePublication publication, int type) {
+        org.agrona.concurrent.status.CountersReader counters = driver.aeron().countersReader();
+        int[] found = {-1};
+        counters.forEach((id, t, key, label) -> {
+            if (t == type && counters.getCounterRegistrationId(id) == publication.registrationId()) {
+                found[0] = id;
+            }
+        });
+        return found[0];
+    }
+
     /** The ephemeral port the publication's control socket was bound to, from the driver's own counter. */
     private static int controlPort(ExclusivePublication publication) {
         List<String> addresses = publication.localSocketAddresses();
@@ -236,19 +283,12 @@ final class AeronSender implements SenderEndpoint {
 
     /** The id of the driver's counter of the MDC publication's destinations ({@code mdc-num-dest}). */
     private static int destinationsCounter(AeronDriver driver, ExclusivePublication publication) {
-        org.agrona.concurrent.status.CountersReader counters = driver.aeron().countersReader();
-        int[] found = {-1};
-        counters.forEach((id, type, key, label) -> {
-            if (type == AeronCounters.MDC_DESTINATIONS_COUNTER_TYPE_ID
-                && counters.getCounterRegistrationId(id) == publication.registrationId()) {
-                found[0] = id;
-            }
-        });
-        if (found[0] < 0) {
+        int found = counterOf(driver, publication, AeronCounters.MDC_DESTINATIONS_COUNTER_TYPE_ID);
+        if (found < 0) {
             throw new IllegalStateException("the Aeron driver has no destinations counter for "
                 + publication.channel());
         }
-        return found[0];
+        return found;
     }
 
     /** Behind a NAT: the flows whose publication no status message has reached (not connected). */
@@ -430,6 +470,13 @@ final class AeronSender implements SenderEndpoint {
             notConnectedAtStart[i] = writers[i].notConnected() + writers[i].closedOrMaxPosition();
         }
         acceptedAtStart = accepted();
+        if (multicast != null) {
+            multicast.atStart().clear();
+            for (DatagramCounts.StatusWatch w : multicast.watches()) {
+                w.newEpoch();
+                multicast.atStart().add(bySource(w));
+            }
+        }
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().sent();
         if (replyPoller != null) {
             replyPoller.errors().beginStep();
@@ -541,7 +588,83 @@ final class AeronSender implements SenderEndpoint {
         if (nat != null) {
             natNotes(notes);
         }
+        if (multicast != null) {
+            multicastReport(totals, notes, episodes);
+        }
         return new TransportReport(totals, flows, notes);
+    }
+
+    /** A watch's sources now: address to {status messages, times lowest, most bytes behind, window}. */
+    private static Map<java.net.InetAddress, long[]> bySource(DatagramCounts.StatusWatch watch) {
+        List<java.net.InetAddress> addresses = new java.util.ArrayList<>();
+        List<long[]> values = watch.snapshot(addresses);
+        Map<java.net.InetAddress, long[]> out = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            out.put(addresses.get(i), values.get(i));
+        }
+        return out;
+    }
+
+    /**
+     * Multicast: the receivers the publications' flow control counted and those that sent status messages in the
+     * step, and who held the sender back ({@link MulticastWatch}, docs/multicast.md): the receiver whose status
+     * messages were most often the lowest position, when the sender was held (back-pressured or at its flow-control
+     * limit) under {@code min} or {@code tagged}, or, under {@code max}, the one that fell behind the fastest by more
+     * than its window.
+     */
+    private void multicastReport(Map<String, Long> totals, List<String> notes, long episodes) {
+        long fcReceivers = Long.MAX_VALUE;
+        long sources = 0;
+        Map<java.net.InetAddress, long[]> step = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < publications.length; i++) {
+            if (multicast.fcReceivers()[i] >= 0) {
+                fcReceivers = Math.min(fcReceivers,
+                    driver.aeron().countersReader().getCounterValue(multicast.fcReceivers()[i]));
+            }
+            Map<java.net.InetAddress, long[]> before = multicast.atStart().get(i);
+            long heard = 0;
+            for (Map.Entry<java.net.InetAddress, long[]> e : bySource(multicast.watches()[i]).entrySet()) {
+                long[] then = before.getOrDefault(e.getKey(), new long[4]);
+                long[] now = e.getValue();
+                long[] sum = step.computeIfAbsent(e.getKey(), a -> new long[4]);
+                sum[0] += now[0] - then[0];
+                sum[1] += now[1] - then[1];
+                sum[2] = Math.max(sum[2], now[2]);
+                sum[3] = Math.max(sum[3], now[3]);
+                heard += now[0] > then[0] ? 1 : 0;
+            }
+            sources = Math.max(sources, heard);
+        }
+        if (fcReceivers != Long.MAX_VALUE) {
+            totals.put(AeronProbeCounter.FC_RECEIVERS.key, fcReceivers);
+        }
+        totals.put(AeronProbeCounter.STATUS_SOURCES.key, sources);
+        long disagreed = step.values().stream().mapToLong(v -> v[1]).sum();
+        String fc = multicast.settings().flowControl();
+        if (!fc.equals("max")) {
+            long limits = totals.getOrDefault("aeron.senderFlowControlLimits", 0L);
+            step.entrySet().stream().max(java.util.Comparator.comparingLong(e -> e.getValue()[1]))
+                .filter(e -> e.getValue()[1] > 0 && (episodes > 0 || limits > 0))
+                .ifPresent(e -> notes.add(String.format(java.util.Locale.ROOT, "flow control %s: %s held the sender "
+                    + "back: %s; the sender was back-pressured %,d times (aeron.backPressureEpisodes) and met its "
+                    + "flow-control limit %,d times (aeron.senderFlowControlLimits)", fc,
+                    e.getKey().getHostAddress(), figures(e.getValue(), disagreed), episodes, limits)));
+            return;
+        }
+        for (Map.Entry<java.net.InetAddress, long[]> e : step.entrySet()) {
+            if (e.getValue()[2] > e.getValue()[3]) {
+                notes.add("flow control max: " + e.getKey().getHostAddress() + " fell behind: "
+                    + figures(e.getValue(), disagreed) + ", more than its window: the sender does not wait for it, "
+                    + "and what it misses past the retransmit window it loses");
+            }
+        }
+    }
+
+    /** One receiver's figures of {@link #multicastReport}: {status messages, times lowest, most behind, window}. */
+    private static String figures(long[] v, long disagreed) {
+        return String.format(java.util.Locale.ROOT, "the lowest position in %,d of the %,d status messages taken "
+            + "while the receivers disagreed, at most %,d bytes behind the receiver furthest ahead (its window %,d "
+            + "bytes)", v[1], disagreed, v[2], v[3]);
     }
 
     /** Behind a NAT: control frames dropped in the step, and destinations other than the receiver's, per flow. */
@@ -585,6 +708,7 @@ final class AeronSender implements SenderEndpoint {
         ReceivePoller.close(replyRunner, deadline);
         CloseHelper.quietCloseAll(publications);
         forgetGuards(nat, driver);
+        forgetWatches(multicast, driver);
         if (replySubscriptions != null) {
             CloseHelper.quietCloseAll(replySubscriptions);
         }

@@ -43,10 +43,21 @@ public final class AeronTransport extends DeclaredTransport {
         this.driverCustomizer = driverCustomizer;
     }
 
-    /** False when the run's options say {@code aeron.reliable=false}. */
+    /** The multicast settings that go together ({@link Multicast#parse}): tagged flow control needs a group tag. */
+    @Override
+    public void checkOptions(java.util.Map<String, String> options) {
+        Multicast.parse(options);
+    }
+
+    /**
+     * False when the run's options say {@code aeron.reliable=false}, and for multicast with flow control {@code max}
+     * (Aeron's default there), which repairs what it can but does not wait for a slower receiver: one left behind
+     * loses what passed out of the sender's term (docs/multicast.md), so its loss is no defect.
+     */
     @Override
     public boolean reliable(java.util.Map<String, String> options) {
-        return AeronOptions.RELIABLE_OPTION.read(options);
+        return AeronOptions.RELIABLE_OPTION.read(options) && !(Multicast.GROUP.read(options) != null
+            && Multicast.FLOW_CONTROL.read(options).equals("max"));
     }
 
     /**
@@ -91,6 +102,9 @@ public final class AeronTransport extends DeclaredTransport {
     public java.util.List<String> stepWarnings(io.lossprobe.core.transport.TransportReport sender,
                                                io.lossprobe.core.transport.TransportReport receiver) {
         java.util.List<String> out = new java.util.ArrayList<>();
+        if (sender.counters().containsKey(AeronProbeCounter.STATUS_SOURCES.key)) {
+            return out; // multicast: the publication takes every receiver's NAKs, this receiver sent its own only
+        }
         for (var e : new java.util.TreeMap<>(sender.flows()).entrySet()) {
             Long received = e.getValue().get(AeronProbeCounter.SND_NAKS_RECEIVED.key);
             Long sent = receiver.flow(e.getKey()).get(AeronProbeCounter.RCV_NAKS_SENT.key);

@@ -70,6 +70,125 @@ final class DatagramCounts {
         return guard;
     }
 
+    /** Multicast: per publication session, what its receivers' status messages said ({@link StatusWatch}). */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, StatusWatch> statusWatches =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The multicast publication of session {@code sessionId} (terms of {@code termLength} bytes) records its
+     * receivers' status messages; call before adding the publication.
+     */
+    StatusWatch watchStatus(int sessionId, int termLength) {
+        StatusWatch watch = new StatusWatch(sessionId, termLength);
+        statusWatches.put(sessionId, watch);
+        return watch;
+    }
+
+    /** Forgets {@code watch} (its publication closed). */
+    void forgetStatus(StatusWatch watch) {
+        statusWatches.values().remove(watch);
+    }
+
+    /**
+     * A multicast publication's receivers as its status messages tell them, by source address: how many each sent,
+     * how many times its consumption position was the lowest of the receivers heard in the last
+     * {@value #RECEIVER_TIMEOUT_MS} ms while they disagreed (with flow control {@code min} the lowest sets the
+     * sender's limit: it holds the sender back; with {@code max} it is the one left behind), and in the current epoch
+     * (a step) how far at most it was behind the receiver furthest ahead. Written by the driver's sender agent only;
+     * read by the engine's thread. At most {@value #MAX_RECEIVERS} sources are kept.
+     */
+    static final class StatusWatch {
+        static final int MAX_RECEIVERS = 64;
+        static final long RECEIVER_TIMEOUT_MS = 5_000;
+        private final int sessionId;
+        private final int termLength;
+        private volatile StatusSource[] sources = new StatusSource[0];
+        private volatile long epoch;
+
+        StatusWatch(int sessionId, int termLength) {
+            this.sessionId = sessionId;
+            this.termLength = termLength;
+        }
+
+        /** Starts a new epoch (a step): the furthest-behind figures start again from 0. Engine thread only. */
+        void newEpoch() {
+            epoch = epoch + 1;
+        }
+
+        /** One status message from {@code from}. Driver's sender agent only. */
+        void onStatus(java.net.InetAddress from, int termId, int termOffset, int window) {
+            long now = System.nanoTime();
+            StatusSource r = null;
+            StatusSource[] all = sources;
+            for (StatusSource s : all) {
+                if (s.address.equals(from)) {
+                    r = s;
+                }
+            }
+            if (r == null) {
+                if (all.length >= MAX_RECEIVERS) {
+                    return;
+                }
+                r = new StatusSource(from);
+                all = java.util.Arrays.copyOf(all, all.length + 1);
+                all[all.length - 1] = r;
+                sources = all;
+            }
+            r.position = (long) termId * termLength + termOffset;
+            r.window = window;
+            r.lastNs = now;
+            r.messages.lazySet(r.messages.get() + 1);
+            StatusSource lowest = null;
+            long highest = Long.MIN_VALUE;
+            long timeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(RECEIVER_TIMEOUT_MS);
+            for (StatusSource s : all) {
+                if (now - s.lastNs > timeoutNs) {
+                    continue;
+                }
+                highest = Math.max(highest, s.position);
+                if (lowest == null || s.position < lowest.position) {
+                    lowest = s;
+                }
+            }
+            if (lowest != null && highest > lowest.position) {
+                long e = epoch;
+                if (lowest.epoch != e) {
+                    lowest.epoch = e;
+                    lowest.maxBehind = 0;
+                }
+                lowest.lowest.lazySet(lowest.lowest.get() + 1);
+                lowest.maxBehind = Math.max(lowest.maxBehind, highest - lowest.position);
+            }
+        }
+
+        /** Every source so far: address, status messages, times lowest, most bytes behind in this epoch, window. */
+        java.util.List<long[]> snapshot(java.util.List<java.net.InetAddress> addresses) {
+            java.util.List<long[]> out = new java.util.ArrayList<>();
+            long e = epoch;
+            for (StatusSource s : sources) {
+                addresses.add(s.address);
+                out.add(new long[] {s.messages.get(), s.lowest.get(), s.epoch == e ? s.maxBehind : 0, s.window});
+            }
+            return out;
+        }
+    }
+
+    /** One receiver of a multicast publication, as {@link StatusWatch} keeps it. */
+    private static final class StatusSource {
+        final java.net.InetAddress address;
+        final AtomicLong messages = new AtomicLong();
+        final AtomicLong lowest = new AtomicLong();
+        volatile long position;
+        volatile long window;
+        volatile long lastNs;
+        volatile long epoch = -1;
+        volatile long maxBehind;
+
+        StatusSource(java.net.InetAddress address) {
+            this.address = address;
+        }
+    }
+
     /** Forgets {@code guard} (its publication closed). */
     void forgetControl(ControlGuard guard) {
         controlGuards.remove(guard.sessionId, guard);
@@ -181,7 +300,23 @@ final class DatagramCounts {
             }
             return new GuardedSendEndpoint(channel, status, ctx, sent, guard);
         }
+        if (channel.isMulticast()) {
+            StatusWatch watch = statusWatches.get(sessionOf(channel));
+            if (watch != null) {
+                return new WatchingSendEndpoint(channel, status, ctx, sent, watch);
+            }
+        }
         return new CountingSendEndpoint(channel, status, ctx, sent);
+    }
+
+    /** The channel's {@code session-id}, or 0 when it names none. */
+    private static int sessionOf(UdpChannel channel) {
+        String session = channel.channelUri().get(io.aeron.CommonContext.SESSION_ID_PARAM_NAME);
+        try {
+            return session == null ? 0 : Integer.parseInt(session);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     ReceiveChannelEndpoint newReceiveEndpoint(UdpChannel channel, DataPacketDispatcher dispatcher,
@@ -209,6 +344,29 @@ final class DatagramCounts {
                 sent.lazySet(sent.get() + 1);
             }
             return bytes;
+        }
+    }
+
+    /** A multicast send endpoint that tells its {@link StatusWatch} every status message it takes. */
+    private static final class WatchingSendEndpoint extends CountingSendEndpoint {
+        private final StatusWatch watch;
+
+        WatchingSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx, AtomicLong sent,
+                             StatusWatch watch) {
+            super(channel, status, ctx, sent);
+            this.watch = watch;
+        }
+
+        @Override
+        public void onStatusMessage(io.aeron.protocol.StatusMessageFlyweight msg, UnsafeBuffer buffer, int length,
+                                    InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
+            super.onStatusMessage(msg, buffer, length, srcAddress, conductor);
+            if (msg.sessionId() != watch.sessionId
+                || (msg.flags() & io.aeron.protocol.StatusMessageFlyweight.SEND_SETUP_FLAG) != 0) {
+                return; // another session's, or a request for a SETUP (no position yet)
+            }
+            watch.onStatus(srcAddress.getAddress(), msg.consumptionTermId(), msg.consumptionTermOffset(),
+                msg.receiverWindowLength());
         }
     }
 

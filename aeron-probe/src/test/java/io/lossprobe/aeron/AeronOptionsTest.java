@@ -133,4 +133,35 @@ class AeronOptionsTest {
         return new Plan(List.of("aeron"), ports, basePort, List.of(Level.parse("1k")), 1_000_000_000L, 0,
             1_000_000_000L, 64, bind, Plan.ECHO, 0);
     }
+
+    /** Aeron multicast: the group's rules (a literal, multicast, not a control group, last byte odd) and channels. */
+    @Test
+    void aMulticastGroupIsAnOddMulticastLiteralAndGivesGroupChannels() {
+        for (String bad : List.of("239.255.0.2", "ff15::2", "198.18.0.1", "224.0.0.251", "ff02::1", "group.example",
+            "999.1.1.1")) {
+            assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.group", bad))).as(bad)
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("aeron.group");
+        }
+        assertThatThrownBy(() -> Multicast.parseGroup("239.255.0.4")).hasMessage("aeron.group 239.255.0.4: Aeron's "
+            + "multicast data group ends in an odd byte (its status messages and NAKs go to the next address, the "
+            + "control group): e.g. 239.255.0.5");
+        AeronOptions o = AeronOptions.parse(Map.of("aeron.group", "239.255.0.1", "aeron.ttl", "2",
+            "aeron.flowControl", "min", "aeron.reliable", "false"));
+        assertThat(o.multicast().controlGroup()).isEqualTo("239.255.0.2");
+        assertThat(o.publicationChannel("239.255.0.1", 43000, 5, "198.18.0.11")).isEqualTo("aeron:udp?endpoint="
+            + "239.255.0.1:43000|interface=198.18.0.11|mtu=1408|term-length=1m|session-id=5|ttl=2|fc=min");
+        assertThat(o.subscriptionChannel("198.18.0.101", 43000, 5))
+            .isEqualTo("aeron:udp?endpoint=239.255.0.1:43000|interface=198.18.0.101|session-id=5|reliable=false");
+        assertThatThrownBy(() -> o.subscriptionChannel("0.0.0.0", 43000, 5))
+            .hasMessageContaining("give serve --bind an address of that interface");
+        AeronOptions tagged = AeronOptions.parse(Map.of("aeron.group", "ff15::1", "aeron.flowControl", "tagged",
+            "aeron.groupTag", "7"));
+        assertThat(tagged.multicast().controlGroup()).isEqualTo("ff15:0:0:0:0:0:0:2");
+        assertThat(tagged.multicast().fc()).isEqualTo("tagged,g:7");
+        assertThat(tagged.subscriptionChannel("2001:2::101", 43000, 5)).contains("gtag=7");
+        assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.group", "239.255.0.1", "aeron.flowControl",
+            "tagged"))).hasMessageContaining("needs the receivers' group tag");
+        assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.ttl", "2")))
+            .hasMessageStartingWith("aeron.ttl goes with a multicast group");
+    }
 }

@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
  */
 final class MulticastOptions {
     @Option(names = "--multicast", paramLabel = "GROUP",
-        description = "Send every flow to multicast GROUP (an address literal: 239.255.0.1; raw UDP, any-source) on "
-            + "the flow's port; every --receiver joins it and is accounted on its own. See docs/multicast.md.")
+        description = "Send every flow to multicast GROUP (an address literal: 239.255.0.1) on the flow's port, raw "
+            + "UDP or Aeron (whose group ends in an odd byte); every --receiver joins it and is accounted on its "
+            + "own. See docs/multicast.md.")
     String group;
 
     @Option(names = "--receiver", paramLabel = "HOST[:PORT]",
@@ -102,6 +103,19 @@ final class MulticastOptions {
         return a;
     }
 
+    /**
+     * Aeron's rule for a multicast group (1.51, {@code UdpChannel}): data goes to the group, whose last byte must be
+     * odd, and status messages and NAKs to the next address, its control group. Refused before any traffic.
+     */
+    void checkAeronGroup(CommandLine cl) {
+        byte[] b = Addresses.literal(group).getAddress();
+        if ((b[b.length - 1] & 1) == 0) {
+            throw new CommandLine.ParameterException(cl, "--multicast " + group + ": an Aeron multicast group ends "
+                + "in an odd byte (Aeron sends the receivers' status messages and NAKs to the next address); e.g. "
+                + "239.255.0.1, whose control group is 239.255.0.2");
+        }
+    }
+
     /** The SSM source: a unicast address literal (never a name: the serves join for exactly this one). */
     static InetAddress sourceAddress(CommandLine cl, String text) {
         InetAddress a = Addresses.literal(text);
@@ -139,18 +153,30 @@ final class MulticastOptions {
         return out;
     }
 
-    /** {@code options} with the UDP transport's multicast options set from these. */
-    Map<String, String> transportOptions(Map<String, String> options) {
+    /** The transports a multicast run can use: raw UDP and Aeron. */
+    static final List<String> TRANSPORTS = List.of("udp", "aeron");
+
+    /**
+     * {@code options} with the multicast options of each of {@code transports} (udp: {@code udp.group},
+     * {@code udp.source}, {@code udp.ttl}, {@code udp.interface}; aeron: the same under {@code aeron.}, no source)
+     * set from these.
+     */
+    Map<String, String> transportOptions(Map<String, String> options, List<String> transports) {
         Map<String, String> out = new HashMap<>(options);
-        out.put("udp.group", group);
-        if (source != null) {
-            out.put("udp.source", source);
-        }
-        if (ttl != null) {
-            out.put("udp.ttl", Integer.toString(ttl));
-        }
-        if (sendInterface != null) {
-            out.put("udp.interface", sendInterface);
+        for (String t : TRANSPORTS) {
+            if (!transports.contains(t)) {
+                continue;
+            }
+            out.put(t + ".group", group);
+            if (source != null && t.equals("udp")) {
+                out.put("udp.source", source);
+            }
+            if (ttl != null) {
+                out.put(t + ".ttl", Integer.toString(ttl));
+            }
+            if (sendInterface != null) {
+                out.put(t + ".interface", sendInterface);
+            }
         }
         return out;
     }

@@ -115,6 +115,9 @@ final class PlanOptions {
                PrintWriter err) {
         try {
             TransportOptions.validate(options, available.values());
+            for (Transport t : RemoteRun.transportsOf(plan, available)) {
+                t.checkOptions(options);
+            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }

@@ -132,21 +132,31 @@ public final class RunCommand extends Subcommand {
         boolean resultsToStdout = checkOptions(cl);
         HostPort server = target == null ? null : resolveTarget();
         Map<String, String> options = planOptions.transportOptionsInEffect();
-        if (options.containsKey("udp.group")) {
-            // A group alone would have unicast senders and joined receivers: --multicast sets both ends up.
-            throw new CommandLine.ParameterException(cl, "-X udp.group is set by --multicast GROUP, with a "
-                + "--receiver for each serve that is to join it");
-        }
-        if (multicast.given()) {
-            options = multicast.transportOptions(options);
+        for (String t : MulticastOptions.TRANSPORTS) {
+            if (options.containsKey(t + ".group")) {
+                // A group alone would have unicast senders and joined receivers: --multicast sets both ends up.
+                throw new CommandLine.ParameterException(cl, "-X " + t + ".group is set by --multicast GROUP, with "
+                    + "a --receiver for each serve that is to join it");
+            }
         }
         Plan plan = buildPlan(options, server);
+        if (multicast.given()) {
+            if (!MulticastOptions.TRANSPORTS.containsAll(plan.transports())) {
+                throw new CommandLine.ParameterException(cl, "--multicast sends raw UDP or Aeron: give --transport "
+                    + "udp or aeron (not " + String.join(",", plan.transports()) + ")");
+            }
+            if (plan.transports().contains("aeron")) {
+                if (multicast.source != null) {
+                    throw new CommandLine.ParameterException(cl, "--source: Aeron's multicast subscriptions have "
+                        + "no source-specific join; give --transport udp");
+                }
+                multicast.checkAeronGroup(cl);
+            }
+            options = multicast.transportOptions(options, plan.transports());
+            plan = buildPlan(options, server);
+        }
         Map<String, Transport> available = Transports.available();
         PlanOptions.requireTransports(cl, plan, available);
-        if (multicast.given() && !plan.transports().equals(List.of("udp"))) {
-            throw new CommandLine.ParameterException(cl, "--multicast sends raw UDP: give --transport udp "
-                + "(not " + String.join(",", plan.transports()) + ")");
-        }
         Path out = output != null ? output : Path.of("lossprobe-"
             + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".json");
         PrintWriter results = cl.getOut();

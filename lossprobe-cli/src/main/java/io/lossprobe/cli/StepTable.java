@@ -120,15 +120,16 @@ final class StepTable {
 
     /**
      * A multicast step's receivers, one line each under the step's row (which shows the worst of them): what each
-     * received and lost, its loss events, duplicates and socket drops; then the union over them.
+     * received and lost, its loss events, duplicates and socket drops, and with Aeron the NAKs its driver sent;
+     * then the union over them.
      */
     static List<String> receiverRows(StepResult r) {
         List<String> out = new java.util.ArrayList<>();
         for (io.lossprobe.core.result.ReceiverResult rx : r.receivers()) {
             io.lossprobe.core.result.Counts c = rx.counts();
             out.add(String.format(Locale.ROOT, "   receiver %-15s received %s lost %d (%.3f%%) in %d loss events, "
-                    + "dup %d, k-drops %s%s", rx.receiver(), rate(c.received()), c.lost(), rx.lossPercent(),
-                c.lossEvents(), c.duplicates(), rx.socketDrops() == null ? "-" : rx.socketDrops(),
+                    + "dup %d, k-drops %s%s%s", rx.receiver(), rate(c.received()), c.lost(), rx.lossPercent(),
+                c.lossEvents(), c.duplicates(), rx.socketDrops() == null ? "-" : rx.socketDrops(), naks(rx),
                 (rx.receiver().equals(r.worstReceiver()) ? "  (worst: the row above)" : "")
                     + (rx.gone() == null ? "" : "  GONE " + rx.gone())));
         }
@@ -153,6 +154,23 @@ final class StepTable {
                 + "only %d, anywhere %d", rate(u.allReceived()), rate(u.anyReceived()), u.lostAtAll(), u.lostAtSome(),
             u.lostAnywhere());
     }
+
+    /** Aeron: {@code ", naks N"}, the NAKs the receiver's driver sent for the run's streams; else nothing. */
+    private static String naks(io.lossprobe.core.result.ReceiverResult rx) {
+        long naks = 0;
+        boolean any = false;
+        for (io.lossprobe.core.result.FlowResult f : rx.flows()) {
+            Long n = f.transport().get(AERON_NAKS_SENT);
+            if (n != null) {
+                naks += n;
+                any = true;
+            }
+        }
+        return any ? ", naks " + rate(naks) : "";
+    }
+
+    /** The per-flow counter of NAKs an Aeron receiver's driver sent (docs/aeron.md). */
+    private static final String AERON_NAKS_SENT = "aeron.rcvNaksSent";
 
     /** A step's {@code --size-mix}: per size, what was sent, received and lost, and the payload rate. */
     static String sizesRow(StepResult r) {

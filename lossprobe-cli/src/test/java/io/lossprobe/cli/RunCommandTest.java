@@ -71,7 +71,8 @@ class RunCommandTest {
         "--mode chatter|--mode must be stream or echo",
         "--target host:99999|port must be between 1 and 65535",
         "-X aeron.relaible=false|unknown transport option 'aeron.relaible' (did you mean aeron.reliable?); known: "
-            + "aeron.connectTimeoutMs, aeron.dir, aeron.mtu, aeron.reliable",
+            + "aeron.connectTimeoutMs, aeron.dir, aeron.flowControl, aeron.group, aeron.groupTag, aeron.interface, "
+            + "aeron.mtu, aeron.reliable",
         "-X tcp.nodelay=maybe|-X tcp.nodelay=maybe: tcp.nodelay must be true or false, not 'maybe'",
         "-X rcvbuf=4GB|-X rcvbuf=4GB: rcvbuf is not a size like 64, 1KiB or 4MiB",
         "-X rcvbuf=0|rcvbuf must be 1 to",
@@ -105,7 +106,19 @@ class RunCommandTest {
         "--multicast 239.255.0.1 --receiver rx1 --receiver rx1:7400|--receiver rx1:7400 is given twice",
         "--multicast 239.255.0.1 --receiver rx1 --ttl 0|--ttl must be 1 to 255, not 0",
         "--multicast 239.255.0.1 --receiver rx1 --interface a/b|--interface must be an interface name",
-        "--multicast 239.255.0.1 --receiver rx1 --transport tcp|--multicast sends raw UDP: give --transport udp",
+        "--multicast 239.255.0.1 --receiver rx1 --transport tcp|--multicast sends raw UDP or Aeron: give --transport "
+            + "udp or aeron (not tcp)",
+        "--multicast 239.255.0.1 --receiver rx1|--multicast sends raw UDP or Aeron: give --transport udp or aeron "
+            + "(not udp,tcp,aeron)",
+        "--multicast 239.255.0.2 --receiver rx1 --transport aeron|--multicast 239.255.0.2: an Aeron multicast group "
+            + "ends in an odd byte",
+        "--multicast 239.255.0.1 --receiver rx1 --transport aeron --source 198.18.0.11|--source: Aeron's multicast "
+            + "subscriptions have no source-specific join; give --transport udp",
+        "--multicast 239.255.0.1 --receiver rx1 --transport aeron -X aeron.flowControl=tagged|aeron.flowControl="
+            + "tagged needs the receivers' group tag: -X aeron.groupTag=N",
+        "--multicast 239.255.0.1 --receiver rx1 --transport aeron -X aeron.flowControl=least|aeron.flowControl",
+        "--transport aeron -X aeron.flowControl=min|aeron.flowControl goes with a multicast group",
+        "-X aeron.group=239.255.0.1|-X aeron.group is set by --multicast GROUP",
         "--multicast 239.255.0.1 --receiver rx1 --target rx2|--multicast does not go with --target",
         "--multicast 239.255.0.1 --receiver rx1 --mode echo|--multicast does not go with --mode echo yet",
         "-X udp.group=239.255.0.1|-X udp.group is set by --multicast GROUP",

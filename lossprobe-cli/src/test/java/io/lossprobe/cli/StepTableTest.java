@@ -149,4 +149,32 @@ class StepTableTest {
         assertThat(StepTable.unionRow(unknown)).isEqualTo("   union of 3 receivers  unknown (flow 1: b gave no lost "
             + "set)");
     }
+
+    /**
+     * An Aeron multicast step (src/test/resources/sample-aeron-multicast-min.json, a lab run of
+     * AeronMulticastLabSystemTest: flow control min, 198.18.0.102 shaped): each receiver's line ends with the NAKs
+     * its driver sent, the sum of its flows' {@code aeron.rcvNaksSent}; a UDP step's lines have none.
+     */
+    @Test
+    void anAeronReceiversLineShowsTheNaksItsDriverSent() throws IOException {
+        try (InputStream in = StepTableTest.class.getResourceAsStream("/sample-aeron-multicast-min.json")) {
+            StepResult step = ResultFiles.mapper().treeToValue(ResultFiles.mapper().readTree(in).get("steps").get(0),
+                StepResult.class);
+            List<String> rows = StepTable.receiverRows(step);
+            assertThat(rows).hasSize(3);
+            for (int i = 0; i < 3; i++) {
+                long naks = step.receivers().get(i).flows().stream()
+                    .mapToLong(f -> f.transport().get("aeron.rcvNaksSent")).sum();
+                assertThat(rows.get(i)).startsWith("   receiver " + step.receivers().get(i).receiver())
+                    .contains(String.format(java.util.Locale.ROOT, ", naks %,d", naks));
+            }
+            assertThat(rows.get(1)).doesNotContain("naks 0");
+            assertThat(rows.get(0)).contains("naks 0");
+        }
+        try (InputStream in = StepTableTest.class.getResourceAsStream("/sample-multicast.json")) {
+            StepResult udp = ResultFiles.mapper().treeToValue(ResultFiles.mapper().readTree(in).get("steps").get(0),
+                StepResult.class);
+            assertThat(StepTable.receiverRows(udp)).isNotEmpty().noneMatch(r -> r.contains("naks"));
+        }
+    }
 }

@@ -51,28 +51,9 @@ final class UdpMulticast {
         return text == null ? null : Addresses.literal(text); // read checked it
     }
 
-    /**
-     * An address literal that is multicast; never a name (resolving one would ask the network, and a server must
-     * not be made to), nor one of the local network's control groups. Refused with a line that says what is
-     * expected.
-     */
+    /** A multicast address literal, never a name nor a control group ({@link Addresses#multicastGroup}). */
     static String parseGroup(String text) {
-        String t = text.strip();
-        InetAddress a = Addresses.literal(t);
-        if (a == null) {
-            throw new IllegalArgumentException("udp.group must be a multicast address literal (e.g. 239.255.0.1), "
-                + "not '" + text + "'");
-        }
-        if (!a.isMulticastAddress()) {
-            throw new IllegalArgumentException("udp.group " + t + " is not a multicast address (IPv4 224.0.0.0/4, "
-                + "IPv6 ff00::/8; for a test 239.255.0.0/16 or ff15::/16)");
-        }
-        if (Addresses.controlGroup(a)) {
-            throw new IllegalArgumentException("udp.group " + t + " is a link-local control group (224.0.0.0/24, "
-                + "ff01::/16, ff02::/16: all-hosts, routing protocols, mDNS), which no probe may join; for a test "
-                + "239.255.0.0/16 or ff15::/16");
-        }
-        return t;
+        return Addresses.multicastGroup(GROUP.key(), text);
     }
 
     /** The sender's address for a source-specific join: a literal, never a name, and not a group. */

@@ -63,6 +63,31 @@ public final class Addresses {
         return group.isMCLinkLocal() || group.isMCNodeLocal();
     }
 
+    /**
+     * {@code text} as the multicast group of transport option {@code key}: an address literal (a name is never
+     * looked up: a resolver could answer with a unicast host, and a server must not be made to ask) that is
+     * multicast and not one of the local network's control groups ({@link #controlGroup}). Refused with a line that
+     * says what is expected; the stripped text otherwise.
+     */
+    public static String multicastGroup(String key, String text) {
+        String t = text.strip();
+        InetAddress a = literal(t);
+        if (a == null) {
+            throw new IllegalArgumentException(key + " must be a multicast address literal (e.g. 239.255.0.1), "
+                + "not '" + text + "'");
+        }
+        if (!a.isMulticastAddress()) {
+            throw new IllegalArgumentException(key + " " + t + " is not a multicast address (IPv4 224.0.0.0/4, "
+                + "IPv6 ff00::/8; for a test 239.255.0.0/16 or ff15::/16)");
+        }
+        if (controlGroup(a)) {
+            throw new IllegalArgumentException(key + " " + t + " is a link-local control group (224.0.0.0/24, "
+                + "ff01::/16, ff02::/16: all-hosts, routing protocols, mDNS), which no probe may join; for a test "
+                + "239.255.0.0/16 or ff15::/16");
+        }
+        return t;
+    }
+
     /** {@code host:port}: {@code 127.0.0.1:7400}, {@code [::1]:7400}, {@code rx.example:7400}. */
     public static String hostPort(String host, int port) {
         String h = text(host);

@@ -36,6 +36,13 @@ public interface Transport {
     }
 
     /**
+     * Refuses, with {@link IllegalArgumentException} and one line, {@code options} that are valid one by one but
+     * not together (e.g. a setting that needs another); called before any traffic for each transport of a run.
+     */
+    default void checkOptions(java.util.Map<String, String> options) {
+    }
+
+    /**
      * Every counter this transport reports in its {@link TransportReport}s (step totals and per flow), declared
      * once: written into the results, and how reports find retransmits, NAKs and drops. A key reported but not
      * declared is a defect (each transport's tests check its declarations against a real run).
