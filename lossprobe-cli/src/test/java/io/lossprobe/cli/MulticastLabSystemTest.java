@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lossprobe.core.result.Counts;
-import io.lossprobe.core.result.FlowResult;
 import io.lossprobe.core.result.ReceiverResult;
 import io.lossprobe.core.result.ReceiverUnion;
 import io.lossprobe.core.result.ResultFiles;
