@@ -753,9 +753,21 @@ dscp_counters() {
   fi
 }
 
+# A counter's value; nothing when there is no such table or counter (nft: "Error: No such file or directory").
+# Any other failure (the namespace gone, ip netns exec failing while other labs churn beside this one) is tried
+# again, then ends lab.sh, which prints no JSON: a counter never reads as 0 because it could not be read.
 counter_of() { # ns family counter field(packets|bytes) [table suffix] -> value
-  ip netns exec "$1" nft list counter "$2" "lossprobe_${5:-lab}" "$3" 2>/dev/null \
-    | awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' | head -1 || true
+  local out try
+  for try in 1 2 3 4 5; do
+    if out=$(ip netns exec "$1" nft list counter "$2" "lossprobe_${5:-lab}" "$3" 2>&1); then
+      awk -v f="$4" '/packets/ { for (i = 1; i <= NF; i++) if ($i == f) print $(i + 1) }' <<<"$out" | head -1
+      return 0
+    fi
+    case $out in "Error: No such file or directory"*) return 0 ;; esac
+    sleep 0.2
+  done
+  echo "lab.sh: cannot read counter $3 of $2 lossprobe_${5:-lab} in $1: $out" >&2
+  kill -TERM $$
 }
 
 egress_drops_of() { # ns -> packets eth0's root qdisc dropped (a GSO super-packet dropped whole counts once)

@@ -162,9 +162,18 @@ final class MulticastReceiveSide implements ReceiveSide {
 
     @Override
     public Receipt closeStep(int step, long[] wireEnd) throws Exception {
+        return closeStep(step, wireEnd, false);
+    }
+
+    /**
+     * The receiver's receipt ({@code lostSets} asked of it, for the union over the receivers), or, once it is gone,
+     * its own flows' that received nothing (their lost sets: everything sent).
+     */
+    @Override
+    public Receipt closeStep(int step, long[] wireEnd, boolean lostSets) throws Exception {
         if (gone == null) {
             try {
-                Receipt r = delegate.closeStep(step, wireEnd);
+                Receipt r = delegate.closeStep(step, wireEnd, lostSets);
                 open = null;
                 return r;
             } catch (IOException e) {
