@@ -105,9 +105,27 @@ final class Lab {
         run("down");
     }
 
-    /** The lab's counters ({@code lab.sh counters}). */
+    /**
+     * The lab's counters ({@code lab.sh counters}): its stdout, the JSON. What it says on stderr is kept apart (a
+     * busy machine once had a line of it land inside the JSON) and shown when the JSON does not parse.
+     */
     JsonNode counters() throws Exception {
-        return ResultFiles.mapper().readTree(run("counters").output().strip());
+        Path errors = Files.createTempFile("lab-counters", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(script.toString(), "counters").redirectError(errors.toFile());
+            pb.environment().put("LAB_PREFIX", prefix);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+            try {
+                return ResultFiles.mapper().readTree(out.strip());
+            } catch (IOException e) {
+                throw new AssertionError("lab.sh counters gave no JSON: " + out + " (stderr: "
+                    + Files.readString(errors) + ")", e);
+            }
+        } finally {
+            Files.deleteIfExists(errors);
+        }
     }
 
     static Exec exec(String... cmd) throws Exception {
