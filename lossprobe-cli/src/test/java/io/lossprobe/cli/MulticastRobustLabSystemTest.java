@@ -79,8 +79,11 @@ class MulticastRobustLabSystemTest {
         for (int i = 0; i < RECEIVERS; i++) {
             if (serves[i] != null) {
                 serves[i].destroy();
-                serves[i].waitFor(10, TimeUnit.SECONDS);
-                serves[i].destroyForcibly();
+                if (!serves[i].waitFor(10, TimeUnit.SECONDS)) {
+                    serves[i].destroyForcibly();
+                }
+                // Gone before the next test binds its address and port again (a busy machine is slow to end one).
+                assertThat(serves[i].waitFor(60, TimeUnit.SECONDS)).as("serve %d ended", i + 1).isTrue();
                 serves[i] = null;
             }
         }
@@ -185,12 +188,15 @@ class MulticastRobustLabSystemTest {
         serves[1].destroyForcibly();
         Lab.Exec e = r.end();
         assertThat(e.exit()).as(e.output()).isEqualTo(1);
-        assertThat(e.output()).contains("lossprobe: warning: receiver 198.18.0.102 is gone (during udp step 1: ")
-            .contains("1 receiver(s) lost during the run");
         RunResult run = ResultFiles.read(out);
-        lostFrom(run, 2, 1);
+        // Killed in step 1's window, gone there, or in step 2 when a busy machine was slow to end the serve.
+        int from = (int) run.steps().stream().filter(s -> s.receivers().get(1).gone() == null).count();
+        assertThat(from).isBetween(1, 2);
+        assertThat(e.output()).contains("lossprobe: warning: receiver 198.18.0.102 is gone (during udp step " + from
+            + ": ").contains("1 receiver(s) lost during the run");
+        lostFrom(run, 2, from);
         othersExact(run, 2);
-        failsCheck(out);
+        failsCheck(out, from);
     }
 
     /**
@@ -235,8 +241,12 @@ class MulticastRobustLabSystemTest {
         assertThat(e.exit()).as(e.output()).isEqualTo(1);
         assertThat(e.output()).contains("every receiver is gone, so nothing more is sent");
         long arrived = datagrams(link(1).get("arrived"), false);
-        assertThat(arrived).as("datagrams sent to the group").isLessThan(3L * RATE);
-        assertThat(ResultFiles.read(out).status().json()).isEqualTo("failed");
+        RunResult run = ResultFiles.read(out);
+        assertThat(run.status().json()).isEqualTo("failed");
+        // Sent: the steps completed and the one the serves died in, never the rest of the plan's five.
+        assertThat(run.steps().size()).isBetween(1, 3);
+        assertThat(arrived).as("datagrams sent to the group").isLessThanOrEqualTo((run.steps().size() + 1L) * RATE)
+            .isLessThan(5L * RATE);
         // Nothing more comes once the run ended.
         assertThat(datagrams(link(1).get("arrived"), false)).isEqualTo(arrived);
     }
@@ -340,14 +350,14 @@ class MulticastRobustLabSystemTest {
     }
 
     /** {@code lossprobe check} with a policy that allows any loss still fails the steps with a receiver gone. */
-    private void failsCheck(Path results) throws Exception {
+    private void failsCheck(Path results, int from) throws Exception {
         Path policy = work.resolve("any-loss.json");
         Files.writeString(policy, "{\"defaults\": {\"maxLossPercent\": 100}}");
         List<String> cmd = new ArrayList<>(Lab.java());
         cmd.addAll(List.of("check", results.toString(), "--policy", policy.toString()));
         Lab.Exec e = Lab.exec(cmd);
         assertThat(e.exit()).as(e.output()).isEqualTo(1);
-        assertThat(e.output()).contains("receivers: 1 of 3 gone").contains("198.18.0.102 (during udp step 1");
+        assertThat(e.output()).contains("receivers: 1 of 3 gone").contains("198.18.0.102 (during udp step " + from);
     }
 
     /** A command running, its output read line by line as it comes. */
