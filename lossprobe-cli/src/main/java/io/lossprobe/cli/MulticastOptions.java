@@ -70,7 +70,7 @@ final class MulticastOptions {
             }
         }
         if (source != null) {
-            localSource(cl, sourceAddress(cl, source));
+            sourceAddress(cl, source);
         }
         if (ttl != null && (ttl < 1 || ttl > 255)) {
             throw new CommandLine.ParameterException(cl, "--ttl must be 1 to 255, not " + ttl);
@@ -124,6 +124,16 @@ final class MulticastOptions {
                 + "198.18.0.11), not '" + text + "'");
         }
         return a;
+    }
+
+    /**
+     * After the transport's own refusals (Aeron has no source-specific join): the SSM source must be one of this
+     * host's addresses, of the group's family.
+     */
+    void checkLocalSource(CommandLine cl) {
+        if (source != null) {
+            localSource(cl, sourceAddress(cl, source));
+        }
     }
 
     /** The SSM source, which this host's datagrams leave from: one of its own addresses. */

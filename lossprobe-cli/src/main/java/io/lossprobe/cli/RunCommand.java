@@ -152,6 +152,7 @@ public final class RunCommand extends Subcommand {
                 }
                 multicast.checkAeronGroup(cl);
             }
+            multicast.checkLocalSource(cl);
             options = multicast.transportOptions(options, plan.transports());
             plan = buildPlan(options, server);
         }
