@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,18 +47,9 @@ class MulticastLabSystemTest {
 
     @BeforeAll
     void upLab() throws Exception {
-        lab = Lab.assumed("MCAST_LAB_PREFIX", "lc-");
-        assertThat(lab.run("up", "1").exit()).isZero();
-        Lab.Exec mcast = lab.run("mcast", Integer.toString(RECEIVERS));
-        assertThat(mcast.exit()).as(mcast.output()).isZero();
         work = Files.createTempDirectory("lossprobe-mcast-lab");
         secret = work.resolve("secret");
-        io.lossprobe.control.Auth.writeNewSecret(secret);
-        List<Map.Entry<String, String>> serves = new ArrayList<>();
-        for (int i = 1; i <= RECEIVERS; i++) {
-            serves.add(Map.entry("mr" + i, receiver(i)));
-        }
-        lab.serveOn(secret, serves);
+        lab = MulticastLab.up("MCAST_LAB_PREFIX", "lc-", RECEIVERS, secret);
     }
 
     @AfterAll
@@ -75,7 +65,7 @@ class MulticastLabSystemTest {
     }
 
     private static String receiver(int i) {
-        return "198.18.0." + (100 + i);
+        return MulticastLab.receiver(i);
     }
 
     /** lossprobe run in the sender's namespace to the group, every lab receiver given, with no warm-up. */
