@@ -134,10 +134,18 @@ name_hosts() { # SENDERS
   done
 }
 
+# A namespace starts with no reserved ports (the sysctl is per namespace): like the host .ci/run sets up, the
+# tests' ports stay out of what outgoing connections and unbound sockets take as their local ports.
+reserve_ports() { # ns
+  ip netns exec "$1" sysctl -q -w net.ipv4.ip_local_reserved_ports=19000-49999 2>/dev/null \
+    || echo "lab.sh: cannot reserve ports 19000-49999 in $1" >&2
+}
+
 link_host() { # ns addr index addr6
   local ns=$1 addr=$2 i=$3 addr6=$4
   ip netns add "$ns"
   ip -n "$ns" link set lo up
+  reserve_ports "$ns"
   ip link add "$VETH$i" netns "$ns" type veth peer name "$PORT$i" netns "$SW"
   ip -n "$ns" link set "$VETH$i" name eth0
   ip -n "$ns" addr add "$addr/24" dev eth0
@@ -214,6 +222,7 @@ nat() {
   ip netns add "$CTL"
   ip -n "$NAT" link set lo up
   ip -n "$CTL" link set lo up
+  reserve_ports "$CTL"
   ip netns exec "$NAT" sysctl -q -w net.ipv4.ip_forward=1 net.ipv6.conf.all.disable_ipv6=1 \
     net.ipv6.conf.default.disable_ipv6=1
   ip netns exec "$CTL" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1

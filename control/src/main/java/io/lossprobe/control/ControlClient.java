@@ -77,7 +77,7 @@ public final class ControlClient implements AutoCloseable {
     public static ControlClient connect(String host, int port, Auth auth, int timeoutMs) throws IOException {
         HandshakeWarmup.run(auth);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        Socket socket = new Socket();
+        Socket socket = newSocket();
         try {
             socket.connect(new InetSocketAddress(host, port), timeoutMs);
         } catch (IOException e) {
@@ -122,6 +122,19 @@ public final class ControlClient implements AutoCloseable {
     }
 
     /** The server's first reply; another protocol version is told apart from a broken message. */
+    /**
+     * The control connection's socket. Its local port is an ephemeral one, which may be one of the data ports a
+     * receiver on this host listens on next (lossprobe's default ports lie in Linux's ephemeral range 32768-60999,
+     * and a controller in reverse mode listens for TCP on its own host): a listener can take a port a live or
+     * TIME_WAIT connection holds only when both sockets set SO_REUSEADDR, so this one does (the lab's reverse test
+     * failed on it once: "cannot listen for TCP on 0.0.0.0 ports 48600-48607: Address already in use").
+     */
+    static Socket newSocket() throws IOException {
+        Socket socket = new Socket();
+        socket.setReuseAddress(true);
+        return socket;
+    }
+
     private static Reply handshakeReply(byte[] frame) throws ControlProtocolException {
         JsonNode node = Codec.tree(frame);
         JsonNode version = node.get("version");

@@ -131,4 +131,32 @@ class ControlClientTest {
             trickle.get(10, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * The control connection's ephemeral local port never keeps a receiver on this host from listening there, live or
+     * in TIME_WAIT (the listener sets SO_REUSEADDR as TcpReceiver's does; the connection must too).
+     */
+    @Test
+    void theControlConnectionsPortCanBeListenedOnLiveAndAfterClose() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Socket client = ControlClient.newSocket();
+            client.connect(server.getLocalSocketAddress(), 5_000);
+            Socket accepted = server.accept();
+            int port = client.getLocalPort();
+            assertThat(listensOn(port)).as("while the connection is live").isTrue();
+            client.close(); // the controller closes first: its end waits in TIME_WAIT
+            accepted.close();
+            assertThat(listensOn(port)).as("while the closed connection waits in TIME_WAIT").isTrue();
+        }
+    }
+
+    private static boolean listensOn(int port) throws IOException {
+        try (ServerSocket l = new ServerSocket()) {
+            l.setReuseAddress(true);
+            l.bind(new java.net.InetSocketAddress("0.0.0.0", port), 1);
+            return true;
+        } catch (java.net.BindException e) {
+            return false;
+        }
+    }
 }
