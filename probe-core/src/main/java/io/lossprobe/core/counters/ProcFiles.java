@@ -193,7 +193,7 @@ public final class ProcFiles {
      * {@code net.core.rmem_max: 4}. One large first read at offset 0, then on to EOF, gets the whole value of a
      * sysctl and every line of a seq_file such as /proc/net/snmp.
      */
-    static String read(String path) {
+    public static String read(String path) {
         try (InputStream in = Files.newInputStream(Path.of(path))) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             byte[] chunk = new byte[READ_CHUNK_BYTES];

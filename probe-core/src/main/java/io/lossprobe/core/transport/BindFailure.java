@@ -1,7 +1,6 @@
 package io.lossprobe.core.transport;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -32,15 +31,11 @@ public final class BindFailure {
     /** The ephemeral port range in {@code file} (two numbers), or null where it cannot be read. */
     static int[] ephemeralRange(Path file) {
         try {
-            // Not Files.readString: a procfs file reports size 0, and readString then returns its first byte only
-            // ("3" for "32768 60999"), so the hint never showed.
-            String text;
-            try (java.io.InputStream in = Files.newInputStream(file)) {
-                text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
-            }
+            // ProcFiles.read, not Files.readString: a sysctl file read that way gives its first byte only ("3").
+            String text = io.lossprobe.core.counters.ProcFiles.read(file.toString());
             String[] parts = text.trim().split("\\s+");
             return parts.length == 2 ? new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])} : null;
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             return null;
         }
     }
