@@ -54,7 +54,8 @@
 #                                      arriving at receiver HOST (lp-mr2, ...) only, on its eth0's ingress: "dropped"
 #                                      under "mcast" in counters; with aeron only Aeron data datagrams (never
 #                                      heartbeats, SETUPs or padding); "aeronData" counts the Aeron data datagrams
-#                                      that arrived
+#                                      that arrived for a group, "mdcData" those for the host's own address
+#                                      (multi-destination-cast's copies)
 #   scripts/lab.sh mcast-loss-every HOST N PHASE  drop every Nth packet of the multicast UDP arriving at receiver
 #                                      HOST, from the PHASEth (0..N-1): two receivers with one N and phases apart
 #                                      never drop the same packet (each sees the group in the switch's order)
@@ -62,7 +63,7 @@
 #                                      where it enters the switch, before the switch floods it to the receivers:
 #                                      what every receiver then misses ("sender" under "mcast" in counters:
 #                                      "dropped", packets and bytes)
-#   scripts/lab.sh mcast-shape HOST RATE [LATENCY] [BURST]  shape the multicast UDP into receiver HOST to RATE
+#   scripts/lab.sh mcast-shape HOST RATE [LATENCY] [BURST]  shape the UDP (multicast and MDC) into receiver HOST to RATE
 #                                      (tc tbf on its switch port; the rest unshaped): "shaped" under HOST in "mcast"
 #   scripts/lab.sh mcast-hosts         every multicast receiver as "NAME ADDRESS", one a line
 #   scripts/lab.sh exec HOST CMD...    run CMD inside lp-rx, lp-tx1, lp-ctl, ...
@@ -329,7 +330,8 @@ mcast_addr_of() { echo "198.18.0.$((100 + ${1#"${P}mr"}))"; }
 
 mcast_table() { # NS [PICK] [aeron]: the receiver's ingress counters, first dropping what PICK picks (all: every
   # packet); with aeron only Aeron data datagrams (the first frame a DATA frame, type 1, of non-zero length) are
-  # dropped, never heartbeats, SETUPs or padding. "aeronData" counts the Aeron data datagrams that arrived.
+  # dropped, never heartbeats, SETUPs or padding. "aeronData" counts the Aeron data datagrams that arrived for a
+  # group, "mdcData" those that arrived for the receiver's own address (multi-destination-cast's unicast copies).
   local drop="" pick=${2:-} only=""
   local data='@th,112,16 0x0100 @th,64,32 != 0'
   [ "$pick" = all ] && pick=""
@@ -343,12 +345,14 @@ table netdev lossprobe_mcast {
   counter dropped { }
   counter arrived { }
   counter aeronData { }
+  counter mdcData { }
   chain ingress {
     type filter hook ingress device "eth0" priority -500; policy accept;
 $drop
     ip daddr $MCAST_GROUPS udp dport { $PORTS } counter name "arrived"
     ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } counter name "arrived"
     ip daddr $MCAST_GROUPS udp dport { $PORTS } $data counter name "aeronData"
+    ip daddr $(mcast_addr_of "$1") udp dport { $PORTS } $data counter name "mdcData"
   }
 }
 NFT
@@ -373,8 +377,10 @@ mcast_shape() { # HOST RATE [LATENCY] [BURST]
   mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
   local SHAPE_DEV=${PORT}$((100 + ${host#"${P}mr"}))
   shaper "$2" "$latency" "$burst"
-  data_filter ip 3 match ip dst "$MCAST_GROUPS"
-  echo "shaped the multicast UDP into $host to $2 (tbf latency $latency, burst $burst)"
+  # All UDP into the host: the group's datagrams and Aeron multi-destination-cast's unicast copies alike.
+  data_filter ip 3 match ip protocol 17 0xff
+  data_filter ipv6 4 match ip6 protocol 17 0xff
+  echo "shaped the UDP into $host to $2 (tbf latency $latency, burst $burst)"
 }
 
 mcast_loss_every() { # HOST N PHASE
@@ -425,6 +431,8 @@ mcast_counters() {
       "$(counter_of "$ns" netdev dropped packets mcast)" "$(counter_of "$ns" netdev dropped bytes mcast)"
     printf ',"aeronData":{"packets":%d,"bytes":%d}' \
       "$(counter_of "$ns" netdev aeronData packets mcast)" "$(counter_of "$ns" netdev aeronData bytes mcast)"
+    printf ',"mdcData":{"packets":%d,"bytes":%d}' \
+      "$(counter_of "$ns" netdev mdcData packets mcast)" "$(counter_of "$ns" netdev mdcData bytes mcast)"
     local shaped; shaped=$(shaped_of "${PORT}$((100 + ${ns#"${P}mr"}))")
     if [ -n "$shaped" ]; then
       set -- $shaped

@@ -50,8 +50,8 @@ record AeronOptions(String aeronDir, boolean reliable, int termLengthBytes, int 
     static final TransportOption<Long> CONNECT_TIMEOUT_OPTION = TransportOption.number("aeron.connectTimeoutMs", 10_000,
         1, 120_000, "how long a sender waits for its subscribers to connect, in ms");
     static final List<TransportOption<?>> ALL = List.of(DIR_OPTION, RELIABLE_OPTION, TERM_LENGTH_OPTION, MTU_OPTION,
-        THREADING_OPTION, CONNECT_TIMEOUT_OPTION, Multicast.GROUP, Multicast.TTL, Multicast.INTERFACE,
-        Multicast.FLOW_CONTROL, Multicast.GROUP_TAG);
+        THREADING_OPTION, CONNECT_TIMEOUT_OPTION, Multicast.GROUP, Multicast.MDC, Multicast.MDC_RECEIVERS,
+        Multicast.TTL, Multicast.INTERFACE, Multicast.FLOW_CONTROL, Multicast.GROUP_TAG);
 
     static AeronOptions parse(Map<String, String> options) {
         String threadingOption = THREADING_OPTION.read(options);

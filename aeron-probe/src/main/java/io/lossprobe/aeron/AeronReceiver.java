@@ -306,9 +306,11 @@ final class AeronReceiver implements ReceiverEndpoint {
         for (int i = 0; i < subscriptions.length; i++) {
             while (subscriptions[i].imageBySessionId(sessions[i]) == null) {
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new java.io.IOException("flow " + i + ": no image of the sender's publication on "
-                        + AeronOptions.endpoint(driver.options().multicast().group(), ports[i]) + " within "
-                        + timeoutMs + " ms (did this receiver join the group on " + bindAddress + "'s interface?)");
+                    throw new java.io.IOException("flow " + i + ": no image of the sender's publication from "
+                        + driver.options().multicast().source(ports[i]) + " within " + timeoutMs + " ms ("
+                        + (driver.options().multicast().mdc() ? "can it reach this receiver at " + bindAddress
+                        + ", and this receiver it?)" : "did this receiver join the group on " + bindAddress
+                        + "'s interface?)"));
                 }
                 idle.idle();
             }

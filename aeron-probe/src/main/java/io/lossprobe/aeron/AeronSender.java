@@ -77,9 +77,13 @@ final class AeronSender implements SenderEndpoint {
     /** Multicast: the flows' publications' status watch and fc-receivers counter (-1: none); null otherwise. */
     private final MulticastWatch multicast;
 
-    /** A multicast sender's per-flow view of its receivers. */
+    /**
+     * A multicast sender's per-flow view of its receivers; with multi-destination-cast, also each publication's
+     * control guard (only the receivers' addresses may join it) and its refusals at the step's start.
+     */
     record MulticastWatch(Multicast settings, DatagramCounts.StatusWatch[] watches, int[] fcReceivers,
-                          java.util.List<Map<java.net.InetAddress, long[]>> atStart) {
+                          java.util.List<Map<java.net.InetAddress, long[]>> atStart,
+                          DatagramCounts.ControlGuard[] guards, long[] refusedAtStart) {
     }
 
     /**
@@ -136,8 +140,12 @@ final class AeronSender implements SenderEndpoint {
         int[] replySessions = echo ? new int[flows] : null;
         AgentRunner replyRunner = null;
         Multicast group = driver.options().multicast();
+        if (group != null && group.mdc()) {
+            refuseMdc(group, driver);
+        }
         MulticastWatch watch = group == null || driver.datagrams() == null ? null : new MulticastWatch(group,
-            new DatagramCounts.StatusWatch[flows], new int[flows], new java.util.ArrayList<>());
+            new DatagramCounts.StatusWatch[flows], new int[flows], new java.util.ArrayList<>(),
+            group.mdc() ? new DatagramCounts.ControlGuard[flows] : null, new long[flows]);
         try {
             if (group != null && (echo || behindNat)) {
                 throw new IllegalArgumentException("aeron multicast senders send no echo requests and are never "
@@ -180,11 +188,18 @@ final class AeronSender implements SenderEndpoint {
                     if (watch != null) {
                         watch.watches()[i] = driver.datagrams().watchStatus(session,
                             driver.options().termLengthBytes());
+                        if (watch.guards() != null) {
+                            watch.guards()[i] = driver.datagrams().guardControl(session, group.mdcReceivers());
+                        }
                     }
                     publications[i] = driver.aeron().addExclusivePublication(
                         driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session,
                             spec.sourceHost()),
                         AeronOptions.streamId(i));
+                    if (watch != null && watch.guards() != null && !watch.guards()[i].installed()) {
+                        throw new IllegalStateException("the Aeron driver's send endpoint for flow " + i
+                            + " is not lossprobe's: nothing would restrict who joins its publication");
+                    }
                     if (watch != null) {
                         watch.fcReceivers()[i] = counterOf(driver, publications[i],
                             AeronCounters.FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID);
@@ -234,6 +249,22 @@ final class AeronSender implements SenderEndpoint {
         }
     }
 
+    /**
+     * Multi-destination-cast: only the embedded driver (whose send endpoints are lossprobe's, so the publications
+     * take control frames from the receivers' addresses only: Aeron adds a destination for every status message),
+     * and the receivers named. Refused before any traffic.
+     */
+    private static void refuseMdc(Multicast group, AeronDriver driver) {
+        if (driver.datagrams() == null) {
+            throw new IllegalArgumentException("aeron multi-destination-cast cannot go through an external media "
+                + "driver (aeron.dir): only lossprobe's embedded driver restricts who may join its publications");
+        }
+        if (group.mdcReceivers().isEmpty()) {
+            throw new IllegalArgumentException("aeron multi-destination-cast needs its receivers' addresses "
+                + "(aeron.mdcReceivers, set by run --mdc): no one else may join its publications");
+        }
+    }
+
     private static void forgetGuards(Nat nat, AeronDriver driver) {
         if (nat == null) {
             return;
@@ -248,6 +279,13 @@ final class AeronSender implements SenderEndpoint {
     private static void forgetWatches(MulticastWatch watch, AeronDriver driver) {
         if (watch == null) {
             return;
+        }
+        if (watch.guards() != null) {
+            for (DatagramCounts.ControlGuard guard : watch.guards()) {
+                if (guard != null) {
+                    driver.datagrams().forgetControl(guard);
+                }
+            }
         }
         for (DatagramCounts.StatusWatch w : watch.watches()) {
             if (w != null) {
@@ -476,6 +514,9 @@ final class AeronSender implements SenderEndpoint {
                 w.newEpoch();
                 multicast.atStart().add(bySource(w));
             }
+            for (int i = 0; multicast.guards() != null && i < writers.length; i++) {
+                multicast.refusedAtStart()[i] = multicast.guards()[i].refused();
+            }
         }
         datagramsAtStart = driver.datagrams() == null ? 0 : driver.datagrams().sent();
         if (replyPoller != null) {
@@ -637,6 +678,14 @@ final class AeronSender implements SenderEndpoint {
         }
         if (fcReceivers != Long.MAX_VALUE) {
             totals.put(AeronProbeCounter.FC_RECEIVERS.key, fcReceivers);
+        }
+        for (int i = 0; multicast.guards() != null && i < publications.length; i++) {
+            long refused = multicast.guards()[i].refused() - multicast.refusedAtStart()[i];
+            if (refused > 0) {
+                notes.add("flow " + i + ": " + refused + " Aeron control frame(s) from another address than the "
+                    + "receivers dropped (status messages or NAKs: someone else tried to join or steer its "
+                    + "multi-destination-cast publication)");
+            }
         }
         totals.put(AeronProbeCounter.STATUS_SOURCES.key, sources);
         long disagreed = step.values().stream().mapToLong(v -> v[1]).sum();

@@ -56,7 +56,7 @@ public final class AeronTransport extends DeclaredTransport {
      */
     @Override
     public boolean reliable(java.util.Map<String, String> options) {
-        return AeronOptions.RELIABLE_OPTION.read(options) && !(Multicast.GROUP.read(options) != null
+        return AeronOptions.RELIABLE_OPTION.read(options) && !(Multicast.given(options)
             && Multicast.FLOW_CONTROL.read(options).equals("max"));
     }
 

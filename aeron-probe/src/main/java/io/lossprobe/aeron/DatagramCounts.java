@@ -65,7 +65,15 @@ final class DatagramCounts {
      * before adding the publication. The guard says whether its endpoint took it ({@link ControlGuard#installed}).
      */
     ControlGuard guardControl(int sessionId, java.net.InetAddress source) {
-        ControlGuard guard = new ControlGuard(sessionId, source);
+        return guardControl(sessionId, java.util.Set.of(source));
+    }
+
+    /**
+     * Multi-destination-cast: the publication of session {@code sessionId} takes control frames only from
+     * {@code sources}, the run's receivers; call before adding the publication.
+     */
+    ControlGuard guardControl(int sessionId, java.util.Set<java.net.InetAddress> sources) {
+        ControlGuard guard = new ControlGuard(sessionId, sources);
         controlGuards.put(sessionId, guard);
         return guard;
     }
@@ -197,13 +205,13 @@ final class DatagramCounts {
     /** One dynamic MDC publication's control filter and what it dropped. */
     static final class ControlGuard {
         private final int sessionId;
-        private final java.net.InetAddress allowed;
+        private final java.util.Set<java.net.InetAddress> allowed;
         private final AtomicLong refused = new AtomicLong();
         private volatile boolean installed;
 
-        ControlGuard(int sessionId, java.net.InetAddress allowed) {
+        ControlGuard(int sessionId, java.util.Set<java.net.InetAddress> allowed) {
             this.sessionId = sessionId;
-            this.allowed = allowed;
+            this.allowed = java.util.Set.copyOf(allowed);
         }
 
         /** Whether a send endpoint filters by this guard (false: the driver's endpoints are not lossprobe's). */
@@ -217,7 +225,7 @@ final class DatagramCounts {
         }
 
         boolean refuse(InetSocketAddress src) {
-            if (allowed.equals(src.getAddress())) {
+            if (allowed.contains(src.getAddress())) {
                 return false;
             }
             refused.lazySet(refused.get() + 1);
@@ -282,8 +290,9 @@ final class DatagramCounts {
     }
 
     /**
-     * A dynamic MDC channel (only lossprobe's senders behind a NAT open one) gets the control guard its session
-     * registered, and without one takes no control frame at all: no status message, so no destination.
+     * A dynamic MDC channel (lossprobe's senders behind a NAT and its multi-destination-cast senders open one) gets
+     * the control guard its session registered, and without one takes no control frame at all: no status message,
+     * so no destination; with a status watch (multi-destination-cast) it tells the watch what passed.
      */
     SendChannelEndpoint newSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx) {
         countingSends = true;
@@ -298,7 +307,7 @@ final class DatagramCounts {
             if (guard != null) {
                 guard.installed = true;
             }
-            return new GuardedSendEndpoint(channel, status, ctx, sent, guard);
+            return new GuardedSendEndpoint(channel, status, ctx, sent, guard, statusWatches.get(sessionOf(channel)));
         }
         if (channel.isMulticast()) {
             StatusWatch watch = statusWatches.get(sessionOf(channel));
@@ -361,27 +370,36 @@ final class DatagramCounts {
         public void onStatusMessage(io.aeron.protocol.StatusMessageFlyweight msg, UnsafeBuffer buffer, int length,
                                     InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
             super.onStatusMessage(msg, buffer, length, srcAddress, conductor);
-            if (msg.sessionId() != watch.sessionId
-                || (msg.flags() & io.aeron.protocol.StatusMessageFlyweight.SEND_SETUP_FLAG) != 0) {
-                return; // another session's, or a request for a SETUP (no position yet)
-            }
-            watch.onStatus(srcAddress.getAddress(), msg.consumptionTermId(), msg.consumptionTermOffset(),
-                msg.receiverWindowLength());
+            tell(watch, msg, srcAddress);
         }
     }
 
+    /** Tells {@code watch} (when there is one) the position of a status message its publication took. */
+    private static void tell(StatusWatch watch, io.aeron.protocol.StatusMessageFlyweight msg,
+                             InetSocketAddress srcAddress) {
+        if (watch == null || msg.sessionId() != watch.sessionId
+            || (msg.flags() & io.aeron.protocol.StatusMessageFlyweight.SEND_SETUP_FLAG) != 0) {
+            return; // another session's, or a request for a SETUP (no position yet)
+        }
+        watch.onStatus(srcAddress.getAddress(), msg.consumptionTermId(), msg.consumptionTermOffset(),
+            msg.receiverWindowLength());
+    }
+
     /**
-     * A dynamic MDC send endpoint that takes control frames from its guard's address only (none without a guard).
+     * A dynamic MDC send endpoint that takes control frames from its guard's addresses only (none without a guard).
      * Aeron's own checks follow for what passes: a status message adds or refreshes a destination (keyed by its
-     * receiver id and source port), a NAK is answered to every destination.
+     * receiver id and source port), a NAK is answered to every destination. With a watch, every status message that
+     * passed is told to it.
      */
     private static final class GuardedSendEndpoint extends CountingSendEndpoint {
         private final ControlGuard guard;
+        private final StatusWatch watch;
 
         GuardedSendEndpoint(UdpChannel channel, AtomicCounter status, MediaDriver.Context ctx, AtomicLong sent,
-                            ControlGuard guard) {
+                            ControlGuard guard, StatusWatch watch) {
             super(channel, status, ctx, sent);
             this.guard = guard;
+            this.watch = watch;
         }
 
         private boolean refuse(InetSocketAddress src) {
@@ -393,6 +411,7 @@ final class DatagramCounts {
                                     InetSocketAddress srcAddress, io.aeron.driver.DriverConductorProxy conductor) {
             if (!refuse(srcAddress)) {
                 super.onStatusMessage(msg, buffer, length, srcAddress, conductor);
+                tell(watch, msg, srcAddress);
             }
         }
 

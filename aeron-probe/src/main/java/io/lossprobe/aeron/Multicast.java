@@ -16,7 +16,18 @@ import java.util.Map;
  * group, whose last byte must be odd, and the receivers' status messages and NAKs to the next address (its control
  * group, last byte + 1), which the publication joins.
  *
- * @param group       the data group, a multicast literal with an odd last byte
+ * <p>Or Aeron's multi-destination-cast ({@code aeron.mdc}): every flow's publication has a control socket on the
+ * sender's address and the flow's port ({@code aeron:udp?control=SENDER:port|control-mode=dynamic|fc=...}), each
+ * receiver subscribes on its own address with {@code control=SENDER:port} and sends its status messages there, and
+ * the publication sends a unicast copy of every frame to each receiver it heard from. The same flow-control
+ * strategies choose the pace. The sender takes control frames only from the receivers' addresses
+ * ({@code aeron.mdcReceivers}): a status message from anyone else would add them as a destination.
+ *
+ * @param group       the data group, a multicast literal with an odd last byte; null for MDC
+ * @param mdcControl  {@code aeron.mdc}: the sender's address, where MDC receivers send their status messages; null
+ *                    for a group
+ * @param mdcReceivers {@code aeron.mdcReceivers}: the only addresses an MDC publication takes control frames from
+ *                    (the sender's side; empty on a receiver's)
  * @param ttl         {@code aeron.ttl}: the multicast TTL of the publications' datagrams
  * @param interfaceName {@code aeron.interface}: the interface the publications send on (this host only), or null for
  *                    the one on the route to the group
@@ -24,43 +35,107 @@ import java.util.Map;
  * @param groupTag    {@code aeron.groupTag}: the receivers' group tag ({@code gtag}), which tagged flow control
  *                    counts; null for none
  */
-record Multicast(String group, int ttl, String interfaceName, String flowControl, Long groupTag) {
+record Multicast(String group, String mdcControl, java.util.Set<InetAddress> mdcReceivers, int ttl,
+                 String interfaceName, String flowControl, Long groupTag) {
     static final TransportOption<String> GROUP = TransportOption.text("aeron.group", "none (unicast)",
         "publish every flow to this multicast group (an address literal whose last byte is odd: Aeron's control "
             + "group is the next address) on the flow's port; the receivers subscribe on it (docs/multicast.md)")
         .parsedBy("a multicast address literal with an odd last byte (239.255.0.1)", Multicast::parseGroup);
+    static final TransportOption<String> MDC = TransportOption.text("aeron.mdc", "none",
+        "multi-destination-cast from the sender at this address (set by run --mdc): each flow's publication has its "
+            + "control socket there on the flow's port, and every receiver asks it for a copy (docs/multicast.md)")
+        .parsedBy("a unicast address literal (198.18.0.11)", Multicast::parseUnicast);
+    static final TransportOption<String> MDC_RECEIVERS = TransportOption.text("aeron.mdcReceivers", "none",
+        "with aeron.mdc, on the sender: the receivers' addresses, the only ones its publications take status "
+            + "messages and NAKs from (set by run --mdc)").localOnly();
     static final TransportOption<Long> TTL = TransportOption.number("aeron.ttl", 1, 1, 255,
         "with aeron.group: the multicast TTL of the publications' datagrams; 1 keeps them on the link");
     static final TransportOption<String> INTERFACE = TransportOption.text("aeron.interface",
         "the interface of the route to the group",
         "with aeron.group: the interface (its name, e.g. eth0) the publications send on").localOnly();
     static final TransportOption<String> FLOW_CONTROL = TransportOption.choice("aeron.flowControl", "max",
-        "with aeron.group: the publications' flow control: max (the fastest receiver sets the pace, a slower one is "
-            + "left behind), min (the slowest sets it), tagged (the slowest of those with aeron.groupTag)",
+        "with aeron.group or aeron.mdc: the publications' flow control: max (the fastest receiver sets the pace, a "
+            + "slower one is left behind), min (the slowest sets it), tagged (the slowest of those with "
+            + "aeron.groupTag)",
         "max", "min", "tagged");
     static final TransportOption<Long> GROUP_TAG = TransportOption.number("aeron.groupTag", 0, Long.MIN_VALUE,
-        Long.MAX_VALUE, "with aeron.group: the receivers' group tag (gtag), the group aeron.flowControl=tagged counts");
+        Long.MAX_VALUE, "with aeron.group or aeron.mdc: the receivers' group tag (gtag), the group "
+            + "aeron.flowControl=tagged counts");
+
+    /** Whether {@code options} ask for a multicast group or MDC, with no check. */
+    static boolean given(Map<String, String> options) {
+        return GROUP.read(options) != null || MDC.read(options) != null;
+    }
 
     /** The multicast settings of {@code options}, or null without {@code aeron.group}; bad combinations refused. */
     static Multicast parse(Map<String, String> options) {
         String group = GROUP.read(options);
+        String mdc = MDC.read(options);
         String flowControl = FLOW_CONTROL.read(options);
         Long tag = options.containsKey(GROUP_TAG.key()) ? GROUP_TAG.read(options) : null;
-        if (group == null) {
-            for (TransportOption<?> o : java.util.List.of(TTL, INTERFACE, FLOW_CONTROL, GROUP_TAG)) {
+        if (group == null && mdc == null) {
+            for (TransportOption<?> o : java.util.List.of(TTL, INTERFACE, FLOW_CONTROL, GROUP_TAG, MDC_RECEIVERS)) {
                 if (options.containsKey(o.key())) {
                     throw new IllegalArgumentException(o.key() + " goes with a multicast group (run --multicast "
-                        + "GROUP --transport aeron)");
+                        + "GROUP --transport aeron) or multi-destination-cast (run --mdc --transport aeron)");
                 }
             }
             return null;
+        }
+        if (group != null && mdc != null) {
+            throw new IllegalArgumentException("aeron.group and aeron.mdc: a run is multicast or "
+                + "multi-destination-cast, not both");
         }
         if (flowControl.equals("tagged") && tag == null) {
             throw new IllegalArgumentException("aeron.flowControl=tagged needs the receivers' group tag: "
                 + "-X aeron.groupTag=N");
         }
-        return new Multicast(Addresses.literal(group).getHostAddress(), TTL.read(options).intValue(),
-            INTERFACE.read(options), flowControl, tag);
+        if (mdc != null) {
+            for (TransportOption<?> o : java.util.List.of(TTL, INTERFACE)) {
+                if (options.containsKey(o.key())) {
+                    throw new IllegalArgumentException(o.key() + " goes with a multicast group: "
+                        + "multi-destination-cast sends unicast copies");
+                }
+            }
+            return new Multicast(null, Addresses.literal(mdc).getHostAddress(), receivers(MDC_RECEIVERS.read(options)),
+                1, null, flowControl, tag);
+        }
+        if (options.containsKey(MDC_RECEIVERS.key())) {
+            throw new IllegalArgumentException("aeron.mdcReceivers goes with aeron.mdc");
+        }
+        return new Multicast(Addresses.literal(group).getHostAddress(), null, java.util.Set.of(),
+            TTL.read(options).intValue(), INTERFACE.read(options), flowControl, tag);
+    }
+
+    /** {@code aeron.mdcReceivers}: comma-separated unicast address literals, or none. */
+    private static java.util.Set<InetAddress> receivers(String text) {
+        java.util.Set<InetAddress> out = new java.util.LinkedHashSet<>();
+        if (text != null) {
+            for (String part : text.split(",", -1)) {
+                out.add(Addresses.literal(parseUnicast(part.trim())));
+            }
+        }
+        return java.util.Collections.unmodifiableSet(out);
+    }
+
+    /** A unicast address literal (never a name, multicast or the any-address). */
+    static String parseUnicast(String text) {
+        InetAddress a = Addresses.literal(text);
+        if (a == null || a.isMulticastAddress() || a.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("'" + text + "' is not a unicast address literal");
+        }
+        return text;
+    }
+
+    /** Whether this is multi-destination-cast (no group). */
+    boolean mdc() {
+        return mdcControl != null;
+    }
+
+    /** Where the receivers take the flow on {@code port} from, for messages: the group, or the MDC sender. */
+    String source(int port) {
+        return mdc() ? "the multi-destination-cast sender at " + AeronOptions.endpoint(mdcControl, port)
+            : AeronOptions.endpoint(group, port);
     }
 
     /** A multicast literal (as {@link Addresses#multicastGroup}) whose last byte is odd, as Aeron's data groups. */
@@ -97,20 +172,37 @@ record Multicast(String group, int ttl, String interfaceName, String flowControl
         return flowControl.equals("tagged") ? "tagged,g:" + groupTag : flowControl;
     }
 
-    /** A flow's publication to the group on {@code port}, sending on {@link #sendAddress}. */
+    /**
+     * A flow's publication to the group on {@code port}, sending on {@link #sendAddress}; with MDC, its control socket
+     * on {@link #mdcControl} and {@code port}, sending to every receiver whose status messages arrive there.
+     */
     ChannelUriStringBuilder publication(ChannelUriStringBuilder b, int port, String sourceHost) {
+        if (mdc()) {
+            return b.controlEndpoint(AeronOptions.endpoint(mdcControl, port))
+                .controlMode(io.aeron.CommonContext.MDC_CONTROL_MODE_DYNAMIC).flowControl(fc());
+        }
         String on = sourceHost != null ? sourceHost : sendAddress();
         return b.endpoint(AeronOptions.endpoint(group, port)).networkInterface(on).ttl(ttl).flowControl(fc());
     }
 
-    /** A flow's subscription on the group and {@code port}, joined on the interface holding {@code bindAddress}. */
+    /**
+     * A flow's subscription on the group and {@code port}, joined on the interface holding {@code bindAddress}; with
+     * MDC, on {@code bindAddress} and {@code port}, its status messages sent to the sender's control socket.
+     */
     ChannelUriStringBuilder subscription(ChannelUriStringBuilder b, int port, String bindAddress) {
         InetAddress bind = Addresses.literal(bindAddress);
         if (bind == null || bind.isAnyLocalAddress()) {
-            throw new IllegalArgumentException("an Aeron multicast receiver joins " + group + " on the interface of "
-                + "its bind address: give serve --bind an address of that interface, not '" + bindAddress + "'");
+            throw new IllegalArgumentException("an Aeron " + (mdc() ? "multi-destination-cast receiver sends its "
+                + "status messages from" : "multicast receiver joins " + group + " on the interface of") + " its bind "
+                + "address: give serve --bind an address" + (mdc() ? "" : " of that interface") + ", not '"
+                + bindAddress + "'");
         }
-        b.endpoint(AeronOptions.endpoint(group, port)).networkInterface(bind.getHostAddress());
+        if (mdc()) {
+            b.endpoint(AeronOptions.endpoint(bind.getHostAddress(), port))
+                .controlEndpoint(AeronOptions.endpoint(mdcControl, port));
+        } else {
+            b.endpoint(AeronOptions.endpoint(group, port)).networkInterface(bind.getHostAddress());
+        }
         if (groupTag != null) {
             b.groupTag(groupTag);
         }

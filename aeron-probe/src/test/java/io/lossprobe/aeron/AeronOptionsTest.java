@@ -164,4 +164,31 @@ class AeronOptionsTest {
         assertThatThrownBy(() -> AeronOptions.parse(Map.of("aeron.ttl", "2")))
             .hasMessageStartingWith("aeron.ttl goes with a multicast group");
     }
+
+    /** Multi-destination-cast: its rules and channels (a control socket per flow on the sender, no group). */
+    @Test
+    void multiDestinationCastGivesDynamicControlChannels() {
+        AeronOptions o = AeronOptions.parse(Map.of("aeron.mdc", "198.18.0.11", "aeron.flowControl", "min",
+            "aeron.mdcReceivers", "198.18.0.101, 198.18.0.102"));
+        assertThat(o.multicast().mdc()).isTrue();
+        assertThat(o.multicast().mdcReceivers()).extracting(java.net.InetAddress::getHostAddress)
+            .containsExactly("198.18.0.101", "198.18.0.102");
+        assertThat(o.publicationChannel("198.18.0.101", 43000, 5)).isEqualTo("aeron:udp?control=198.18.0.11:43000"
+            + "|control-mode=dynamic|mtu=1408|term-length=1m|session-id=5|fc=min");
+        assertThat(o.subscriptionChannel("198.18.0.101", 43000, 5))
+            .isEqualTo("aeron:udp?endpoint=198.18.0.101:43000|control=198.18.0.11:43000|session-id=5");
+        assertThatThrownBy(() -> o.subscriptionChannel("0.0.0.0", 43000, 5))
+            .hasMessageContaining("multi-destination-cast receiver sends its status messages from its bind address");
+        assertThat(new AeronTransport().reliable(Map.of("aeron.mdc", "198.18.0.11"))).as("max: may leave one behind")
+            .isFalse();
+        assertThat(new AeronTransport().reliable(Map.of("aeron.mdc", "198.18.0.11", "aeron.flowControl", "min")))
+            .isTrue();
+        for (Map<String, String> bad : List.of(Map.of("aeron.mdc", "239.255.0.1"), Map.of("aeron.mdc", "0.0.0.0"),
+            Map.of("aeron.mdc", "sender.example"), Map.of("aeron.mdc", "198.18.0.11", "aeron.group", "239.255.0.1"),
+            Map.of("aeron.mdc", "198.18.0.11", "aeron.ttl", "2"), Map.of("aeron.mdcReceivers", "198.18.0.101"),
+            Map.of("aeron.mdc", "198.18.0.11", "aeron.mdcReceivers", "198.18.0.101,ff15::1"))) {
+            assertThatThrownBy(() -> AeronOptions.parse(bad)).as(bad.toString())
+                .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
 }

@@ -173,7 +173,8 @@ public final class HtmlReport {
         /** A multicast run's group and receivers, for the title: {@code : multicast 239.255.0.1->A,B}; else "". */
         private String multicastTitle() {
             String target = RunLabels.multicastTarget(run);
-            return target == null ? "" : ": multicast " + Fmt.html(target.replace(",", ", "));
+            return target == null ? "" : ": " + RunLabels.multicastKind(run) + " "
+                + Fmt.html(target.replace(",", ", "));
         }
 
         private void meta() {
@@ -183,7 +184,7 @@ public final class HtmlReport {
                 .append(Fmt.html(latest.file().toString())).append("</code>, started ")
                 .append(Fmt.html(String.valueOf(run.startedAt()))).append(", status <b>")
                 .append(Fmt.html(String.valueOf(run.status()))).append("</b>, ")
-                .append(RunLabels.multicastTarget(run) != null ? "multicast from this host to <b>"
+                .append(RunLabels.multicastTarget(run) != null ? RunLabels.multicastKind(run) + " from this host to <b>"
                     + Fmt.html(labels.target()) + "</b>"
                     : RunLabels.LOCAL.equals(labels.target()) ? "on one host"
                     : "between this host and <b>" + Fmt.html(labels.target()) + "</b> (" + labels.direction() + ")")

@@ -61,7 +61,8 @@ final class ReportTables {
             dt(sb, "message size", p.messageSize() + " bytes (header included)");
             String multicast = RunLabels.multicastTarget(run);
             if (multicast != null) {
-                dt(sb, "multicast group -> receivers", multicast.replace(",", ", "));
+                dt(sb, RunLabels.multicastKind(run).equals("multicast") ? "multicast group -> receivers"
+                    : "multi-destination-cast sender -> receivers", multicast.replace(",", ", "));
             } else {
                 dt(sb, "receivers' address", String.valueOf(p.bindAddress()));
             }

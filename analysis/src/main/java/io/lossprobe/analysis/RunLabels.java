@@ -3,6 +3,7 @@ package io.lossprobe.analysis;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.result.RunResult;
 import io.lossprobe.core.result.StepResult;
+import java.util.Map;
 
 /**
  * What a run was pointed at, as labels for metrics and titles for reports.
@@ -50,10 +51,14 @@ public record RunLabels(String target, String direction, String mode, int sizeBy
 
     /**
      * A multicast run's target (docs/multicast.md): its group and its receivers, {@code 239.255.0.1->198.18.0.101,
-     * 198.18.0.102} (no spaces), as its first multicast step lists them; null for any other run.
+     * 198.18.0.102} (no spaces), as its first multicast step lists them; {@code mdc:SENDER->A,B} for Aeron
+     * multi-destination-cast from SENDER; null for any other run.
      */
     public static String multicastTarget(RunResult run) {
-        String group = run.plan() == null ? null : run.plan().transportOptions().get("udp.group");
+        Map<String, String> options = run.plan() == null ? Map.of() : run.plan().transportOptions();
+        String group = options.containsKey("udp.group") ? options.get("udp.group")
+            : options.containsKey("aeron.group") ? options.get("aeron.group")
+            : options.containsKey("aeron.mdc") ? "mdc:" + options.get("aeron.mdc") : null;
         if (group == null) {
             return null;
         }
@@ -64,6 +69,12 @@ public record RunLabels(String target, String direction, String mode, int sizeBy
             }
         }
         return group;
+    }
+
+    /** "multi-destination-cast" for an Aeron MDC run, else "multicast" (for a run {@link #multicastTarget} names). */
+    public static String multicastKind(RunResult run) {
+        return run.plan() != null && run.plan().transportOptions().containsKey("aeron.mdc") ? "multi-destination-cast"
+            : "multicast";
     }
 
     /** The same labels with the target as the caller knows it (e.g. {@code --target} of the run just made). */

@@ -24,7 +24,7 @@ public final class Verdict {
         }
         List<String> out = new ArrayList<>(lines(StepMetrics.all(run), List.of()));
         out.addAll(trafficClasses(run.steps()));
-        out.addAll(receivers(run.steps()));
+        out.addAll(receivers(run.steps(), RunLabels.multicastKind(run)));
         return out;
     }
 
@@ -33,6 +33,11 @@ public final class Verdict {
      * receiver's, so this says which receivers lost how much over the steps, worst first, and which lost nothing.
      */
     static List<String> receivers(List<io.lossprobe.core.result.StepResult> steps) {
+        return receivers(steps, "multicast");
+    }
+
+    /** {@link #receivers(List)}, saying {@code kind} (multicast, or multi-destination-cast) of the run. */
+    static List<String> receivers(List<io.lossprobe.core.result.StepResult> steps, String kind) {
         Map<String, Map<String, long[]>> byTransport = new java.util.LinkedHashMap<>();
         Map<String, Map<String, String>> gone = new java.util.LinkedHashMap<>();
         for (io.lossprobe.core.result.StepResult s : steps) {
@@ -58,7 +63,7 @@ public final class Verdict {
                 .forEach(e -> (e.getValue()[0] == 0 ? clean : lossy).add(e.getValue()[0] == 0 ? e.getKey()
                     : String.format(Locale.ROOT, "%s lost %,d of %,d", e.getKey(), e.getValue()[0],
                     e.getValue()[1])));
-            out.add(transport + ": multicast to " + lost.size() + " receivers, each step's figures its worst "
+            out.add(transport + ": " + kind + " to " + lost.size() + " receivers, each step's figures its worst "
                 + "receiver's; " + (lossy.isEmpty() ? "" : String.join(", ", lossy) + (clean.isEmpty() ? "" : "; "))
                 + (clean.isEmpty() ? "" : String.join(", ", clean) + " lost nothing")
                 + gone.getOrDefault(transport, Map.of()).entrySet().stream().map(e -> "; receiver " + e.getKey()

@@ -25,6 +25,21 @@ class MulticastVerdictTest {
         assertThat(Verdict.of(run).get(0)).startsWith("udp: loss from the lowest level, 0.89 % at 20k");
     }
 
+    /**
+     * A real Aeron multi-destination-cast run on loopback (sample-mdc.json: {@code run --mdc}, 4 flows at 20k/s, serves
+     * on 127.0.0.2 and 127.0.0.3, this host's publications at 127.0.0.1): labelled and worded as what it was.
+     */
+    @Test
+    void aMultiDestinationCastRunIsLabelledWithItsSenderAndReceivers() throws Exception {
+        RunResult run = ResultFiles.read(Path.of(MulticastVerdictTest.class.getResource("/sample-mdc.json").toURI()));
+        assertThat(RunLabels.multicastTarget(run)).isEqualTo("mdc:127.0.0.1->127.0.0.2,127.0.0.3");
+        assertThat(RunLabels.multicastKind(run)).isEqualTo("multi-destination-cast");
+        assertThat(Verdict.of(run)).contains("aeron: multi-destination-cast to 2 receivers, each step's figures its "
+            + "worst receiver's; 127.0.0.2, 127.0.0.3 lost nothing");
+        assertThat(RunLabels.multicastTarget(sample())).startsWith("239.255.0.1->198.18.0.101,");
+        assertThat(RunLabels.multicastKind(sample())).isEqualTo("multicast");
+    }
+
     @Test
     void unicastRunsHaveNoReceiversLine() {
         assertThat(Verdict.receivers(java.util.List.of())).isEmpty();

@@ -15,7 +15,9 @@ import picocli.CommandLine.Option;
  * {@code run --multicast GROUP --receiver HOST ...}: raw UDP to a multicast group from this host, received by
  * several {@code lossprobe serve}s that each join it (docs/multicast.md). Checked here, before any traffic; the UDP
  * transport reads the group, TTL and interface as its options {@code udp.group}, {@code udp.ttl} and
- * {@code udp.interface}.
+ * {@code udp.interface}. Or {@code run --mdc --receiver HOST ...}: Aeron's multi-destination-cast, a unicast copy of
+ * every flow to each receiver, which asks this host for it ({@code aeron.mdc}, the address this host reaches the
+ * receivers from).
  */
 final class MulticastOptions {
     @Option(names = "--multicast", paramLabel = "GROUP",
@@ -24,9 +26,15 @@ final class MulticastOptions {
             + "own. See docs/multicast.md.")
     String group;
 
+    @Option(names = "--mdc",
+        description = "Aeron multi-destination-cast instead of a group: every flow's publication sends a unicast "
+            + "copy of each frame to every --receiver, which asks this host for it (control-mode=dynamic); flow "
+            + "control as with a group (-X aeron.flowControl). With --transport aeron. See docs/multicast.md.")
+    boolean mdc;
+
     @Option(names = "--receiver", paramLabel = "HOST[:PORT]",
-        description = "With --multicast: a 'lossprobe serve' that joins the group and receives (control port 7400 "
-            + "unless given); repeat it for each receiver.")
+        description = "With --multicast or --mdc: a 'lossprobe serve' that joins the group (or asks for its copy) "
+            + "and receives (control port 7400 unless given); repeat it for each receiver.")
     List<String> receivers;
 
     @Option(names = "--source", paramLabel = "ADDR",
@@ -44,24 +52,34 @@ final class MulticastOptions {
             + "group's.")
     String sendInterface;
 
+    /** Whether this is a run to many receivers: a group or multi-destination-cast. */
     boolean given() {
-        return group != null;
+        return group != null || mdc;
     }
 
     /** Refuses what cannot work, each with one line (exit 2). */
     void check(CommandLine cl) {
-        if (group == null) {
-            String stray = receivers != null ? "--receiver" : ttl != null ? "--ttl" : source != null ? "--source"
-                : sendInterface != null ? "--interface" : null;
-            if (stray != null) {
-                throw new CommandLine.ParameterException(cl, stray + " goes with --multicast GROUP");
-            }
-            return;
+        if (group != null && mdc) {
+            throw new CommandLine.ParameterException(cl, "--multicast and --mdc: a run sends to a group or by "
+                + "multi-destination-cast, not both");
         }
-        groupAddress(cl, group);
+        String groupOnly = ttl != null ? "--ttl" : source != null ? "--source" : sendInterface != null
+            ? "--interface" : null;
+        if (!given() || mdc) {
+            String stray = !given() && receivers != null ? "--receiver" : groupOnly;
+            if (stray != null) {
+                throw new CommandLine.ParameterException(cl, stray + " goes with --multicast GROUP"
+                    + (stray.equals("--receiver") ? " or --mdc" : mdc ? " (--mdc sends unicast copies)" : ""));
+            }
+            if (!given()) {
+                return;
+            }
+        } else {
+            groupAddress(cl, group);
+        }
         if (receivers == null || receivers.isEmpty()) {
-            throw new CommandLine.ParameterException(cl, "--multicast needs its receivers: --receiver HOST for "
-                + "each 'lossprobe serve' that is to join " + group);
+            throw new CommandLine.ParameterException(cl, (mdc ? "--mdc" : "--multicast") + " needs its receivers: "
+                + "--receiver HOST for each 'lossprobe serve' that is to " + (mdc ? "take a copy" : "join " + group));
         }
         Set<String> seen = new HashSet<>();
         for (String r : receivers) {
@@ -167,12 +185,34 @@ final class MulticastOptions {
     static final List<String> TRANSPORTS = List.of("udp", "aeron");
 
     /**
+     * {@code --mdc}: the address of this host that the first receiver is reached from (the kernel's route lookup,
+     * no datagram sent), where every receiver sends its status messages; the run checks that it reached each serve
+     * from this address too.
+     */
+    String mdcAddress(CommandLine cl) {
+        HostPort first = receivers().get(0);
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+            probe.connect(InetAddress.getByName(first.host()), first.port());
+            InetAddress local = probe.getLocalAddress();
+            if (local == null || local.isAnyLocalAddress()) {
+                throw new CommandLine.ParameterException(cl, "--mdc: no route from this host to " + first);
+            }
+            return local.getHostAddress();
+        } catch (java.io.IOException e) {
+            throw new CommandLine.ParameterException(cl, "--mdc: cannot reach " + first + ": " + e.getMessage());
+        }
+    }
+
+    /**
      * {@code options} with the multicast options of each of {@code transports} (udp: {@code udp.group},
      * {@code udp.source}, {@code udp.ttl}, {@code udp.interface}; aeron: the same under {@code aeron.}, no source)
      * set from these.
      */
     Map<String, String> transportOptions(Map<String, String> options, List<String> transports) {
         Map<String, String> out = new HashMap<>(options);
+        if (mdc) {
+            return out;
+        }
         for (String t : TRANSPORTS) {
             if (!transports.contains(t)) {
                 continue;

@@ -6,6 +6,7 @@ import io.lossprobe.core.engine.ReceiveSideFactory;
 import io.lossprobe.core.engine.RunEngine;
 import io.lossprobe.core.engine.RunListener;
 import io.lossprobe.core.engine.SendSideFactory;
+import io.lossprobe.core.plan.Addresses;
 import io.lossprobe.core.plan.Plan;
 import io.lossprobe.core.transport.Transport;
 import io.lossprobe.core.wire.MessageAuth;
@@ -22,7 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * every receiver checks the one stream's tags; each serve binds the group on the plan's ports, joins it on the
  * interface of its own bind address, and takes data only from this host's address. The engine's receive sides are
  * the serves', one each, every one sent every flow: each step has a result per receiver. Closing says goodbye to
- * every serve.
+ * every serve. With {@code --mdc} ({@code aeron.mdc}) there is no group: every serve subscribes on its own address
+ * and asks this host's publications (at the address of {@code aeron.mdc}, which must be the one this host reached
+ * every serve from) for a copy, and the publications take control frames from the serves' bound addresses only.
  */
 final class MulticastRun implements AutoCloseable {
     private final List<ControlClient> clients;
@@ -48,19 +51,37 @@ final class MulticastRun implements AutoCloseable {
             MessageAuth runKey = MessageAuth.random();
             List<Transport> used = RemoteRun.transportsOf(plan, transports);
             List<ReceiveSideFactory> sides = new ArrayList<>();
+            String mdc = options.get("aeron.mdc");
+            List<String> bound = new ArrayList<>();
             for (HostPort r : receivers) {
                 ControlClient c = RemoteRun.connect(r, auth, timeoutMs);
                 clients.add(c);
+                if (mdc != null && !Addresses.literal(mdc).equals(Addresses.literal(c.localAddress()))) {
+                    throw named(r, new IOException("this host reached it from " + c.localAddress() + ", the "
+                        + "first receiver from " + mdc + ": a multi-destination-cast publication takes every "
+                        + "receiver's status messages at one address"));
+                }
                 try {
-                    c.negotiate(plan, runId, options, used, runKey);
+                    bound.add(c.negotiate(plan, runId, options, used, runKey));
                 } catch (IOException e) {
                     throw named(r, e);
+                }
+                if (mdc != null && Addresses.literal(bound.get(bound.size() - 1)).isAnyLocalAddress()) {
+                    throw named(r, new IOException("its receivers are bound to " + bound.get(bound.size() - 1)
+                        + ": a multi-destination-cast receiver needs serve --bind ADDR (its status messages leave "
+                        + "from that address, the only ones the sender takes)"));
                 }
                 // SSM: the serves take data from the source the senders bind to, else from this end's address.
                 sides.add(named(r, c.receiveSides(options.get("udp.source"))));
             }
-            RunEngine engine = RunEngine.multicast(plan, transports, options, listener, sides,
-                SendSideFactory.local(group), runId);
+            Map<String, String> local = options;
+            if (mdc != null) {
+                // The sender's publications take control frames from the serves' receiving addresses only.
+                local = new java.util.HashMap<>(options);
+                local.put("aeron.mdcReceivers", String.join(",", bound));
+            }
+            RunEngine engine = RunEngine.multicast(plan, transports, local, listener, sides,
+                SendSideFactory.local(group != null ? group : bound.get(0)), runId);
             return new MulticastRun(clients, engine);
         } catch (IOException | RuntimeException e) {
             clients.forEach(ControlClient::close);

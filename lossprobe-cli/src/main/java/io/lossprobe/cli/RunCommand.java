@@ -139,8 +139,22 @@ public final class RunCommand extends Subcommand {
                     + "a --receiver for each serve that is to join it");
             }
         }
+        for (String key : List.of("aeron.mdc", "aeron.mdcReceivers")) {
+            if (options.containsKey(key)) {
+                throw new CommandLine.ParameterException(cl, "-X " + key + " is set by --mdc, with a --receiver for "
+                    + "each serve that is to take a copy");
+            }
+        }
         Plan plan = buildPlan(options, server);
-        if (multicast.given()) {
+        if (multicast.mdc) {
+            if (!plan.transports().equals(List.of("aeron"))) {
+                throw new CommandLine.ParameterException(cl, "--mdc is Aeron's multi-destination-cast: give "
+                    + "--transport aeron (not " + String.join(",", plan.transports()) + ")");
+            }
+            options = new java.util.HashMap<>(options);
+            options.put("aeron.mdc", multicast.mdcAddress(cl));
+            plan = buildPlan(options, server);
+        } else if (multicast.given()) {
             if (!MulticastOptions.TRANSPORTS.containsAll(plan.transports())) {
                 throw new CommandLine.ParameterException(cl, "--multicast sends raw UDP or Aeron: give --transport "
                     + "udp or aeron (not " + String.join(",", plan.transports()) + ")");
@@ -259,7 +273,8 @@ public final class RunCommand extends Subcommand {
                 : "echo".equals(mode) ? "--mode echo" : packetOptions.given() ? "--packets"
                 : shapeOptions.reshapes() ? "--search, --sizes or --interval" : null;
             if (with != null) {
-                throw new CommandLine.ParameterException(cl, "--multicast does not go with " + with + " yet");
+                throw new CommandLine.ParameterException(cl, (multicast.mdc ? "--mdc" : "--multicast")
+                    + " does not go with " + with + " yet");
             }
         }
         if (reverse && target == null) {
@@ -500,7 +515,8 @@ public final class RunCommand extends Subcommand {
 
     /** The run's first line: what it measures and where the results go. */
     private void announce(PrintWriter stdout, Plan plan, Path out, boolean resultsToStdout) {
-        String to = multicast.given() ? "to group " + HostPort.format(multicast.group, plan.basePort()) + " ("
+        String to = multicast.mdc ? "to " + multicast.receivers.size() + " receivers by multi-destination-cast"
+            : multicast.given() ? "to group " + HostPort.format(multicast.group, plan.basePort()) + " ("
             + multicast.receivers.size() + " receivers)" : "from " + HostPort.format(plan.bindAddress(),
             plan.basePort());
         stdout.printf("lossprobe: %s over %d ports %s%s, %s%s, %s per step%s; results -> %s%n",

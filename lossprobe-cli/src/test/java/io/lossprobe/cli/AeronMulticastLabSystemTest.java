@@ -29,8 +29,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * arrived and drops 1 % of them on one link ({@code lab.sh mcast-loss HOST 1 aeron}: data frames only, never a
  * heartbeat, SETUP or padding frame), and tc shapes one link ({@code lab.sh mcast-shape}). Aeron packs several
  * frames into a datagram, so the datagrams' bytes, not their number, give the frames: each {@value #SIZE}-byte
- * message is one frame of {@link #FRAME} bytes. Its own lab, prefix {@code AERON_MCAST_LAB_PREFIX} (default
- * {@code la-}). Needs root, iproute2 and nftables; skipped elsewhere.
+ * message is one frame of {@link #FRAME} bytes. The flow-control cases run again by multi-destination-cast
+ * ({@code run --mdc}: no group, a unicast copy to each receiver, whose status messages go to the sender's address),
+ * shaped the same way ({@code mcast-shape} shapes all UDP into the host). Its own lab, prefix
+ * {@code AERON_MCAST_LAB_PREFIX} (default {@code la-}). Needs root, iproute2 and nftables; skipped elsewhere.
  */
 @Tag("system")
 @Tag("lab")
@@ -44,6 +46,8 @@ class AeronMulticastLabSystemTest {
     /** The Aeron data frame of one message: its 32-byte header and the message, aligned to 32 bytes. */
     private static final int FRAME = (32 + SIZE + 31) / 32 * 32;
     private static final int RATE = 20_000;
+    private static final String GROUP_MODE = "group";
+    private static final String MDC_MODE = "mdc";
     private Lab lab;
     private Path work;
     private Path secret;
@@ -73,10 +77,17 @@ class AeronMulticastLabSystemTest {
 
     /** lossprobe run in the sender's namespace, Aeron to the group, every lab receiver given, with no warm-up. */
     private StepResult run(String name, String... args) throws Exception {
+        return runAs(GROUP_MODE, name, args);
+    }
+
+    /** Aeron to the group ({@value #GROUP_MODE}) or by multi-destination-cast ({@value #MDC_MODE}). */
+    private StepResult runAs(String mode, String name, String... args) throws Exception {
         Path out = work.resolve(name + ".json");
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", lab.ns("tx1")));
         cmd.addAll(Lab.java());
-        cmd.addAll(List.of("run", "--multicast", GROUP, "--secret-file", secret.toString(), "-o", out.toString(),
+        cmd.add("run");
+        cmd.addAll(mode.equals(MDC_MODE) ? List.of("--mdc") : List.of("--multicast", GROUP));
+        cmd.addAll(List.of("--secret-file", secret.toString(), "-o", out.toString(),
             "--quiet", "--transport", "aeron", "--levels", "20k", "--warmup", "0", "--ports", "4"));
         for (int i = 1; i <= RECEIVERS; i++) {
             cmd.addAll(List.of("--receiver", receiver(i)));
@@ -96,6 +107,23 @@ class AeronMulticastLabSystemTest {
         long bytes = count.get("bytes").asLong();
         assertThat((bytes - 28 * packets) % FRAME).as("whole %d-byte frames in %s", FRAME, count).isZero();
         return (bytes - 28 * packets) / FRAME;
+    }
+
+    /**
+     * Each receiver's link carried the data the way {@code mode} sends it, as nftables counted the Aeron data
+     * datagrams there: to the group only, or (multi-destination-cast) to the receiver's own address only.
+     */
+    private void carriedAs(String mode) throws Exception {
+        JsonNode mcast = lab.counters().get("mcast");
+        for (int i = 1; i <= RECEIVERS; i++) {
+            JsonNode link = mcast.get(lab.ns("mr" + i));
+            long group = link.get("aeronData").get("packets").asLong();
+            long unicast = link.get("mdcData").get("packets").asLong();
+            assertThat(mode.equals(MDC_MODE) ? unicast : group).as("%s: data datagrams to %s", receiver(i),
+                mode.equals(MDC_MODE) ? "its address" : "the group").isPositive();
+            assertThat(mode.equals(MDC_MODE) ? group : unicast).as("%s: data datagrams to %s", receiver(i),
+                mode.equals(MDC_MODE) ? "the group" : "its address").isZero();
+        }
     }
 
     private static long naksSent(ReceiverResult rx) {
@@ -150,9 +178,10 @@ class AeronMulticastLabSystemTest {
      * and a warning names the shaped receiver as the one that held the sender back. No receiver is left behind:
      * each has every message within the drain.
      */
-    @ParameterizedTest(name = "{0}, {1} shaped")
-    @CsvSource({"min, 2, 26200", "min, 3, 26210", "tagged, 2, 26220"})
-    void theSlowestReceiverHoldsTheSenderBackUnderMinFlowControl(String fc, int shaped, String basePort)
+    @ParameterizedTest(name = "{0}, {1}, {2} shaped")
+    @CsvSource({"group, min, 2, 26200", "group, min, 3, 26210", "group, tagged, 2, 26220", "mdc, min, 2, 26230",
+        "mdc, tagged, 3, 26240"})
+    void theSlowestReceiverHoldsTheSenderBackUnderMinFlowControl(String mode, String fc, int shaped, String basePort)
         throws Exception {
         assertThat(lab.run("mcast-shape", lab.ns("mr" + shaped), "4mbit").exit()).isZero();
         List<String> args = new ArrayList<>(List.of("-X", "aeron.flowControl=" + fc, "-X", "aeron.termLength=64k",
@@ -160,12 +189,13 @@ class AeronMulticastLabSystemTest {
         if (fc.equals("tagged")) {
             args.addAll(List.of("-X", "aeron.groupTag=7"));
         }
-        StepResult step = run(fc + "-" + shaped, args.toArray(String[]::new));
+        StepResult step = runAs(mode, mode + "-" + fc + "-" + shaped, args.toArray(String[]::new));
+        carriedAs(mode);
         Map<String, Long> c = step.transportCounters();
         JsonNode link = lab.counters().get("mcast").get(lab.ns("mr" + shaped));
-        System.out.printf("aeron %s, %s shaped: sent %.0f/s of %d/s, back-pressure episodes %d, flow-control limits "
-                + "%d, fc receivers %d; the shaper passed %d bytes and dropped %d packets; warnings %s%n", fc,
-            receiver(shaped), step.achievedSendRate(), RATE, c.get("aeron.backPressureEpisodes"),
+        System.out.printf("aeron %s %s, %s shaped: sent %.0f/s of %d/s, back-pressure episodes %d, flow-control "
+                + "limits %d, fc receivers %d; the shaper passed %d bytes and dropped %d packets; warnings %s%n", mode,
+            fc, receiver(shaped), step.achievedSendRate(), RATE, c.get("aeron.backPressureEpisodes"),
             c.get("aeron.senderFlowControlLimits"), c.get("aeron.fcReceivers"), link.get("shaped").get("bytes")
                 .asLong(), link.get("shaped").get("drops").asLong(), step.warnings());
         assertThat(step.saturated()).isTrue();
@@ -195,19 +225,21 @@ class AeronMulticastLabSystemTest {
      * (128 KiB, some 67 ms of the stream) is left behind too, rightly, and the step warns for it as well; then the
      * step is measured again, at most three times, and the test skips saying so.
      */
-    @Test
-    void theSlowestReceiverIsLeftBehindUnderMaxFlowControl() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"group, 26300", "mdc, 26350"})
+    void theSlowestReceiverIsLeftBehindUnderMaxFlowControl(String mode, int basePort) throws Exception {
         List<String> starved = new ArrayList<>();
         for (int attempt = 0; attempt < 3; attempt++) {
             assertThat(lab.run("clear").exit()).isZero();
             assertThat(lab.run("mcast-shape", lab.ns("mr2"), "4mbit").exit()).isZero();
             // Aeron's default 1 MiB terms: a receiver window of 128 KiB (with 64 KiB terms, 17 ms of the stream).
-            StepResult step = run("max-" + attempt, "-X", "aeron.flowControl=max", "--duration", "2s", "--base-port",
-                Integer.toString(26300 + 10 * attempt));
+            StepResult step = runAs(mode, mode + "-max-" + attempt, "-X", "aeron.flowControl=max", "--duration", "2s",
+                "--base-port", Integer.toString(basePort + 10 * attempt));
+            carriedAs(mode);
             JsonNode link = lab.counters().get("mcast").get(lab.ns("mr2"));
             ReceiverResult slow = step.receivers().get(1);
-            System.out.printf("aeron max, %s shaped: sent %.0f/s of %d/s; it received %d, lost %d, sent %d NAKs; the "
-                    + "shaper passed %d bytes and dropped %d packets; warnings %s%n", slow.receiver(),
+            System.out.printf("aeron %s max, %s shaped: sent %.0f/s of %d/s; it received %d, lost %d, sent %d NAKs; "
+                    + "the shaper passed %d bytes and dropped %d packets; warnings %s%n", mode, slow.receiver(),
                 step.achievedSendRate(), RATE, slow.counts().received(), slow.counts().lost(), naksSent(slow),
                 link.get("shaped").get("bytes").asLong(), link.get("shaped").get("drops").asLong(), step.warnings());
             assertThat(step.counts().sent() * FRAME).as("the sender did not wait for the shaped link")

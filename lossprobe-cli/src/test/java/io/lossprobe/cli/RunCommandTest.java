@@ -72,7 +72,7 @@ class RunCommandTest {
         "--target host:99999|port must be between 1 and 65535",
         "-X aeron.relaible=false|unknown transport option 'aeron.relaible' (did you mean aeron.reliable?); known: "
             + "aeron.connectTimeoutMs, aeron.dir, aeron.flowControl, aeron.group, aeron.groupTag, aeron.interface, "
-            + "aeron.mtu, aeron.reliable",
+            + "aeron.mdc, aeron.mdcReceivers, aeron.mtu, aeron.reliable",
         "-X tcp.nodelay=maybe|-X tcp.nodelay=maybe: tcp.nodelay must be true or false, not 'maybe'",
         "-X rcvbuf=4GB|-X rcvbuf=4GB: rcvbuf is not a size like 64, 1KiB or 4MiB",
         "-X rcvbuf=0|rcvbuf must be 1 to",
@@ -123,6 +123,20 @@ class RunCommandTest {
         "--multicast 239.255.0.1 --receiver rx1 --mode echo|--multicast does not go with --mode echo yet",
         "-X udp.group=239.255.0.1|-X udp.group is set by --multicast GROUP",
         "--multicast 239.255.0.1 --receiver rx1 -X udp.group=239.255.0.2|-X udp.group is set by --multicast GROUP",
+        "--mdc|--mdc needs its receivers: --receiver HOST for each 'lossprobe serve' that is to take a copy",
+        "--mdc --multicast 239.255.0.1 --receiver rx1|--multicast and --mdc: a run sends to a group or by "
+            + "multi-destination-cast, not both",
+        "--mdc --receiver 127.0.0.2|--mdc is Aeron's multi-destination-cast: give --transport aeron (not "
+            + "udp,tcp,aeron)",
+        "--mdc --receiver 127.0.0.2 --transport udp|--mdc is Aeron's multi-destination-cast: give --transport aeron",
+        "--mdc --receiver 127.0.0.2 --transport aeron --ttl 2|--ttl goes with --multicast GROUP (--mdc sends "
+            + "unicast copies)",
+        "--mdc --receiver 127.0.0.2 --transport aeron --source 127.0.0.1|--source goes with --multicast GROUP",
+        "--mdc --receiver 127.0.0.2 --mode echo|--mdc does not go with --mode echo yet",
+        "--mdc --receiver no-such-host.invalid --transport aeron|--mdc: cannot reach no-such-host.invalid",
+        "--transport aeron -X aeron.mdc=127.0.0.1|-X aeron.mdc is set by --mdc",
+        "--mdc --receiver 127.0.0.2 --transport aeron -X aeron.mdcReceivers=127.0.0.2|-X aeron.mdcReceivers is set "
+            + "by --mdc",
     })
     void badInputExitsTwoWithOneReadableLine(String args, String expected) {
         Outcome o = execute(("run " + args).split(" "));
