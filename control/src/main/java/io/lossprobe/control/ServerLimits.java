@@ -131,8 +131,10 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
             return "the plan cuts each step into " + intervals + " intervals, beyond this server's limit of "
                 + MAX_INTERVALS;
         }
-        // Each flow may hold a delay histogram per interval until its step closes.
+        // Each flow may hold a delay histogram per interval until its step closes, and its loss ranges at their
+        // bound (the sender chooses the gaps).
         windowBytes += (long) plan.ports() * intervals * io.lossprobe.core.accounting.IntervalTally.histogramBytes();
+        windowBytes += plan.ports() * SequenceTracker.rangeBytesPerFlow();
         long transportBytes = 0;
         for (String name : plan.transports()) {
             Transport t = transports.get(name);
@@ -142,8 +144,8 @@ public record ServerLimits(long maxRatePerSecond, int maxPorts, long maxDuration
         }
         if (windowBytes + transportBytes > maxMemoryBytes) {
             return "the plan needs " + mib(windowBytes + transportBytes) + " on this host (sequence windows "
-                + mib(windowBytes) + " with the intervals' histograms, transport buffers " + mib(transportBytes)
-                + "), beyond this server's limit of "
+                + mib(windowBytes) + " with the loss ranges and the intervals' histograms, transport buffers "
+                + mib(transportBytes) + "), beyond this server's limit of "
                 + mib(maxMemoryBytes);
         }
         return null;

@@ -233,20 +233,26 @@ class ServerSessionTest {
         }
     }
 
-    /** Memory: the sequence windows of the largest step plus what the transport maps, against --max-memory. */
+    /**
+     * Memory: the sequence windows of the largest step, each flow's loss ranges at their bound (320 KiB: 16,384
+     * late-arrival ranges and 4,096 lost ranges of two longs each) plus what the transport maps, against
+     * --max-memory.
+     */
     @Test
     void aPlanNeedingMoreMemoryThanAllowedIsRefused() {
         long s = TimeUnit.SECONDS.toNanos(1);
+        assertThat(io.lossprobe.core.accounting.SequenceTracker.rangeBytesPerFlow()).isEqualTo(320L << 10);
         ServerLimits limits = LIMITS.withPlanLimits(1_000_000, 64, 60 * s, 256, TimeUnit.HOURS.toNanos(1),
-            1L << 40, 8L << 20);
-        // 64 flows at 1M/s with a 30 s drain: 60 s of sequence numbers per flow, 2^20 bits = 128 KiB each.
+            1L << 40, 28L << 20);
+        // 64 flows at 1M/s with a 30 s drain: 60 s of sequence numbers per flow, 2^20 bits = 128 KiB each; with the
+        // ranges 448 KiB a flow, 28 MiB.
         Plan big = planOf(1, "1M", s, 30 * s, 64, 64);
         Map<String, Transport> none = Map.of();
         assertThat(limits.refuse(big, none, Map.of())).isNull();
-        Plan bigger = planOf(1, "1M", s, 60 * s, 64, 17);
-        assertThat(limits.refuse(bigger, none, Map.of())).as("17 flows x 2^22 bits")
-            .isEqualTo("the plan needs 8.5 MiB on this host (sequence windows 8.5 MiB with the intervals' "
-                + "histograms, transport buffers 0.0 MiB), beyond this server's limit of 8.0 MiB");
+        Plan bigger = planOf(1, "1M", s, 60 * s, 64, 40);
+        assertThat(limits.refuse(bigger, none, Map.of())).as("40 flows x (2^22 bits + 320 KiB)")
+            .isEqualTo("the plan needs 32.5 MiB on this host (sequence windows 32.5 MiB with the loss ranges and the "
+                + "intervals' histograms, transport buffers 0.0 MiB), beyond this server's limit of 28.0 MiB");
         Transport mapping = new ControlTesting.NoTransport() {
             @Override
             public long memoryBytes(Plan plan, Map<String, String> options) {

@@ -79,6 +79,15 @@ public final class SequenceTracker {
     }
 
     /**
+     * The most one flow's tracker holds in loss ranges, whatever the loss: its {@link MissingRanges} (late arrivals
+     * and duplicates) and its {@link LostSet} (the exact lost numbers), each at its bound. A sender decides the gaps
+     * it leaves, so this is what a controller can make a receiving host allocate per flow beyond the window.
+     */
+    public static long rangeBytesPerFlow() {
+        return 2L * Long.BYTES * (MissingRanges.CAPACITY + LostSet.MAX_RANGES);
+    }
+
+    /**
      * Each flow's window for a step of {@code plan} at {@code level}: its rate over twice the drain, at least a
      * second ({@code max} levels as 2^20/s). The engine and a control server derive it alike, from the plan alone.
      */
