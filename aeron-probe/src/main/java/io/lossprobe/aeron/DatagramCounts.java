@@ -112,6 +112,8 @@ final class DatagramCounts {
         private final int termLength;
         private volatile StatusSource[] sources = new StatusSource[0];
         private volatile long epoch;
+        /** When the publication last sent a SETUP after a receiver's status message had arrived (0: never). */
+        private volatile long setupAfterStatusNs;
 
         StatusWatch(int sessionId, int termLength) {
             this.sessionId = sessionId;
@@ -121,6 +123,24 @@ final class DatagramCounts {
         /** Starts a new epoch (a step): the furthest-behind figures start again from 0. Engine thread only. */
         void newEpoch() {
             epoch = epoch + 1;
+        }
+
+        /**
+         * The publication sent a SETUP frame. Driver's sender agent only. Aeron's min and tagged flow control
+         * (1.51, {@code AbstractMinMulticastFlowControl.onSetup}) then hold the sender at the limit it had at that
+         * moment for the flow-control receiver timeout (5 s by default), so that a receiver about to join is not
+         * left behind; a SETUP sent once receivers are known (one asked again for a SETUP it no longer needed) so
+         * caps a sender whose receivers all keep up.
+         */
+        void onSetupSent() {
+            if (sources.length > 0) {
+                setupAfterStatusNs = System.nanoTime();
+            }
+        }
+
+        /** {@link System#nanoTime} of the last SETUP sent after a status message (0: none). */
+        long setupAfterStatusNs() {
+            return setupAfterStatusNs;
         }
 
         /** One status message from {@code from}. Driver's sender agent only. */
@@ -356,7 +376,29 @@ final class DatagramCounts {
         }
     }
 
-    /** A multicast send endpoint that tells its {@link StatusWatch} every status message it takes. */
+    /** A SETUP frame's session id: after its length (4 bytes), version, flags, type (4) and term offset (4). */
+    static final int SETUP_SESSION_ID_OFFSET = 12;
+
+    /** Tells {@code watch} (when there is one) of a SETUP frame of its session at the start of {@code buffer}. */
+    static void tellSetup(StatusWatch watch, ByteBuffer buffer) {
+        int p = buffer.position();
+        if (watch == null || buffer.remaining() < io.aeron.protocol.SetupFlyweight.HEADER_LENGTH) {
+            return;
+        }
+        java.nio.ByteOrder order = buffer.order();
+        buffer.order(java.nio.ByteOrder.LITTLE_ENDIAN); // Aeron's frames are little-endian
+        try {
+            if ((buffer.getShort(p + io.aeron.protocol.HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFFFF)
+                == io.aeron.protocol.HeaderFlyweight.HDR_TYPE_SETUP
+                && buffer.getInt(p + SETUP_SESSION_ID_OFFSET) == watch.sessionId) {
+                watch.onSetupSent();
+            }
+        } finally {
+            buffer.order(order);
+        }
+    }
+
+    /** A multicast send endpoint that tells its {@link StatusWatch} each status message it takes and SETUP it sends. */
     private static final class WatchingSendEndpoint extends CountingSendEndpoint {
         private final StatusWatch watch;
 
@@ -364,6 +406,12 @@ final class DatagramCounts {
                              StatusWatch watch) {
             super(channel, status, ctx, sent);
             this.watch = watch;
+        }
+
+        @Override
+        public int send(ByteBuffer buffer) {
+            tellSetup(watch, buffer);
+            return super.send(buffer);
         }
 
         @Override
@@ -400,6 +448,12 @@ final class DatagramCounts {
             super(channel, status, ctx, sent);
             this.guard = guard;
             this.watch = watch;
+        }
+
+        @Override
+        public int send(ByteBuffer buffer) {
+            tellSetup(watch, buffer);
+            return super.send(buffer);
         }
 
         private boolean refuse(InetSocketAddress src) {
