@@ -50,12 +50,12 @@
 #                                      239.255.0.0/16 and ff15::/16 out of its eth0 (TTL / hop limit 1 keeps it on
 #                                      the switch). Each receiver counts the group UDP
 #                                      arriving at its eth0 ("mcast" in counters: "arrived" and "dropped" per host)
-#   scripts/lab.sh mcast-loss HOST PCT [aeron]  drop PCT % of the multicast UDP (239.255.0.0/16, ff15::/16)
+#   scripts/lab.sh mcast-loss HOST PCT [aeron|aeron-mdc]  drop PCT % of the multicast UDP (239.255.0.0/16, ff15::/16)
 #                                      arriving at receiver HOST (lp-mr2, ...) only, on its eth0's ingress: "dropped"
 #                                      under "mcast" in counters; with aeron only Aeron data datagrams (never
 #                                      heartbeats, SETUPs or padding); "aeronData" counts the Aeron data datagrams
 #                                      that arrived for a group, "mdcData" those for the host's own address
-#                                      (multi-destination-cast's copies)
+#                                      (multi-destination-cast's copies); with aeron-mdc it drops those copies
 #   scripts/lab.sh mcast-loss-every HOST N PHASE  drop every Nth packet of the multicast UDP arriving at receiver
 #                                      HOST, from the PHASEth (0..N-1): two receivers with one N and phases apart
 #                                      never drop the same packet (each sees the group in the switch's order)
@@ -338,6 +338,9 @@ mcast_table() { # NS [PICK] [aeron]: the receiver's ingress counters, first drop
   [ "${3:-}" = aeron ] && only=$data
   [ -n "${2:-}" ] && drop="    ip daddr $MCAST_GROUPS udp dport { $PORTS } $only $pick counter name \"dropped\" drop
     ip6 daddr $MCAST_GROUPS6 udp dport { $PORTS } $only $pick counter name \"dropped\" drop"
+  # aeron-mdc: the Aeron data datagrams to the host's own address instead (multi-destination-cast's copies).
+  [ -n "${2:-}" ] && [ "${3:-}" = aeron-mdc ] && drop="    ip daddr $(mcast_addr_of "$1") udp dport { $PORTS } $data \
+$pick counter name \"dropped\" drop"
   ip netns exec "$1" nft -f - <<NFT
 table netdev lossprobe_mcast
 delete table netdev lossprobe_mcast
@@ -363,11 +366,14 @@ mcast_loss() { # HOST PCT [aeron]
   local host=$1 t
   t=$(per_10k "$2")
   mcast_receivers | grep -qx "$host" || die "no multicast receiver $host (receivers: $(mcast_receivers | tr '\n' ' '))"
-  [ -z "${3:-}" ] || [ "$3" = aeron ] || die "the third argument can only be 'aeron'"
+  [ -z "${3:-}" ] || [ "$3" = aeron ] || [ "$3" = aeron-mdc ] || die "the third argument can only be 'aeron' or 'aeron-mdc'"
   local pick="numgen random mod 10000 < $t"
   [ "$t" -lt 10000 ] || pick=all # 100 %: every packet (numgen's values stop at 9999)
   mcast_table "$host" "$pick" "${3:-}"
-  echo "dropping $2 % of the multicast UDP${3:+ (Aeron data datagrams only)} arriving at $host"
+  case "${3:-}" in
+    aeron-mdc) echo "dropping $2 % of the Aeron data datagrams to $host's own address (multi-destination-cast)" ;;
+    *) echo "dropping $2 % of the multicast UDP${3:+ (Aeron data datagrams only)} arriving at $host" ;;
+  esac
 }
 
 # The switch port into multicast receiver HOST as shape's classes: the group's UDP (239.255.0.0/16) through a tbf of
@@ -879,7 +885,8 @@ case "$cmd" in
   nat-loss) [ $# -eq 1 ] || die "usage: lab.sh nat-loss PCT"; nat_loss "$1" ;;
   cut-control) [ $# -eq 0 ] || die "usage: lab.sh cut-control"; cut_control ;;
   mcast) [ $# -eq 1 ] || die "usage: lab.sh mcast N"; mcast "$1" ;;
-  mcast-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh mcast-loss HOST PCT [aeron]"; mcast_loss "$@" ;;
+  mcast-loss) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: lab.sh mcast-loss HOST PCT [aeron|aeron-mdc]"
+    mcast_loss "$@" ;;
   mcast-loss-every) [ $# -eq 3 ] || die "usage: lab.sh mcast-loss-every HOST N PHASE"; mcast_loss_every "$@" ;;
   mcast-loss-sender) [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh mcast-loss-sender PCT [HOST]"
     mcast_loss_sender "$@" ;;

@@ -94,14 +94,14 @@ final class CompletionValues {
         }
     }
 
-    /** {@code -X}: every transport option's key, as {@code KEY=}. */
+    /** {@code -X}: every transport option's key, as {@code KEY=}, but those only a flag sets (-X refuses them). */
     static final class TransportOptionKeys extends Words {
         TransportOptionKeys() {
             super(() -> {
                 List<String> keys = new ArrayList<>();
                 for (Transport t : Transports.available().values()) {
                     for (TransportOption<?> o : t.options()) {
-                        if (!keys.contains(o.key() + "=")) {
+                        if (!keys.contains(o.key() + "=") && !MulticastOptions.SET_BY.containsKey(o.key())) {
                             keys.add(o.key() + "=");
                         }
                     }

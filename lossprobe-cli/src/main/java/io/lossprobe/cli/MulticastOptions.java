@@ -181,6 +181,10 @@ final class MulticastOptions {
         return out;
     }
 
+    /** The transport options {@code --multicast} and {@code --mdc} set, which {@code -X} may not: each to its flag. */
+    static final Map<String, String> SET_BY = Map.of("udp.group", "--multicast GROUP", "aeron.group",
+        "--multicast GROUP", "aeron.mdc", "--mdc", "aeron.mdcReceivers", "--mdc");
+
     /** The transports a multicast run can use: raw UDP and Aeron. */
     static final List<String> TRANSPORTS = List.of("udp", "aeron");
 

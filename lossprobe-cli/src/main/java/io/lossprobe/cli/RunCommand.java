@@ -132,17 +132,12 @@ public final class RunCommand extends Subcommand {
         boolean resultsToStdout = checkOptions(cl);
         HostPort server = target == null ? null : resolveTarget();
         Map<String, String> options = planOptions.transportOptionsInEffect();
-        for (String t : MulticastOptions.TRANSPORTS) {
-            if (options.containsKey(t + ".group")) {
-                // A group alone would have unicast senders and joined receivers: --multicast sets both ends up.
-                throw new CommandLine.ParameterException(cl, "-X " + t + ".group is set by --multicast GROUP, with "
-                    + "a --receiver for each serve that is to join it");
-            }
-        }
-        for (String key : List.of("aeron.mdc", "aeron.mdcReceivers")) {
-            if (options.containsKey(key)) {
-                throw new CommandLine.ParameterException(cl, "-X " + key + " is set by --mdc, with a --receiver for "
-                    + "each serve that is to take a copy");
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(MulticastOptions.SET_BY).entrySet()) {
+            if (options.containsKey(e.getKey())) {
+                // A group alone would have unicast senders and joined receivers: the flag sets both ends up.
+                throw new CommandLine.ParameterException(cl, "-X " + e.getKey() + " is set by " + e.getValue()
+                    + ", with a --receiver for each serve that is to " + (e.getValue().equals("--mdc") ? "take a copy"
+                    : "join it"));
             }
         }
         Plan plan = buildPlan(options, server);
