@@ -178,10 +178,7 @@ final class AeronSender implements SenderEndpoint {
                     nat.guards()[i] = driver.datagrams().guardControl(session, target);
                     publications[i] = driver.aeron().addExclusivePublication(
                         driver.options().natPublicationChannel(local, session), AeronOptions.streamId(i));
-                    if (!nat.guards()[i].installed()) {
-                        throw new IllegalStateException("the Aeron driver's send endpoint for flow " + i
-                            + " is not lossprobe's: nothing would restrict who joins its publication");
-                    }
+                    requireInstalled(nat.guards()[i], i);
                     nat.controlPorts()[i] = controlPort(publications[i]);
                     nat.destinationCounters()[i] = destinationsCounter(driver, publications[i]);
                 } else {
@@ -196,9 +193,8 @@ final class AeronSender implements SenderEndpoint {
                         driver.options().publicationChannel(spec.targetHost(), spec.plan().port(i), session,
                             spec.sourceHost()),
                         AeronOptions.streamId(i));
-                    if (watch != null && watch.guards() != null && !watch.guards()[i].installed()) {
-                        throw new IllegalStateException("the Aeron driver's send endpoint for flow " + i
-                            + " is not lossprobe's: nothing would restrict who joins its publication");
+                    if (watch != null && watch.guards() != null) {
+                        requireInstalled(watch.guards()[i], i);
                     }
                     if (watch != null) {
                         watch.fcReceivers()[i] = counterOf(driver, publications[i],
@@ -224,7 +220,7 @@ final class AeronSender implements SenderEndpoint {
         } catch (Exception | Error e) {
             CloseHelper.quietCloseAll(replyRunner);
             CloseHelper.quietCloseAll(publications);
-            forgetGuards(nat, driver);
+            forgetGuards(nat == null ? null : nat.guards(), driver);
             forgetWatches(watch, driver);
             if (replySubscriptions != null) {
                 CloseHelper.quietCloseAll(replySubscriptions);
@@ -265,11 +261,20 @@ final class AeronSender implements SenderEndpoint {
         }
     }
 
-    private static void forgetGuards(Nat nat, AeronDriver driver) {
-        if (nat == null) {
+    /** A dynamic MDC publication's guard must be on lossprobe's send endpoint, or anyone could join it. */
+    private static void requireInstalled(DatagramCounts.ControlGuard guard, int flow) {
+        if (!guard.installed()) {
+            throw new IllegalStateException("the Aeron driver's send endpoint for flow " + flow
+                + " is not lossprobe's: nothing would restrict who joins its publication");
+        }
+    }
+
+    /** Forgets the control guards of NAT or MDC publications ({@code guards} null or with nulls: those not made). */
+    private static void forgetGuards(DatagramCounts.ControlGuard[] guards, AeronDriver driver) {
+        if (guards == null) {
             return;
         }
-        for (DatagramCounts.ControlGuard guard : nat.guards()) {
+        for (DatagramCounts.ControlGuard guard : guards) {
             if (guard != null) {
                 driver.datagrams().forgetControl(guard);
             }
@@ -280,13 +285,7 @@ final class AeronSender implements SenderEndpoint {
         if (watch == null) {
             return;
         }
-        if (watch.guards() != null) {
-            for (DatagramCounts.ControlGuard guard : watch.guards()) {
-                if (guard != null) {
-                    driver.datagrams().forgetControl(guard);
-                }
-            }
-        }
+        forgetGuards(watch.guards(), driver);
         for (DatagramCounts.StatusWatch w : watch.watches()) {
             if (w != null) {
                 driver.datagrams().forgetStatus(w);
@@ -491,6 +490,11 @@ final class AeronSender implements SenderEndpoint {
      */
     @Override
     public void beginStep(int step) {
+        if (multicast != null) {
+            // Before every mark: the step's counters start once the cap is past.
+            awaitSetupCap();
+            stepStartNs = System.nanoTime();
+        }
         if (nat != null) {
             checkReached();
             controlRefusedAtStart = new long[writers.length];
@@ -509,8 +513,6 @@ final class AeronSender implements SenderEndpoint {
         }
         acceptedAtStart = accepted();
         if (multicast != null) {
-            awaitSetupCap();
-            stepStartNs = System.nanoTime();
             multicast.atStart().clear();
             for (DatagramCounts.StatusWatch w : multicast.watches()) {
                 w.newEpoch();
@@ -658,15 +660,21 @@ final class AeronSender implements SenderEndpoint {
         long giveUp = System.nanoTime() + 2 * SETUP_CAP_NS;
         org.agrona.concurrent.IdleStrategy idle = new org.agrona.concurrent.SleepingMillisIdleStrategy(1);
         while (System.nanoTime() - giveUp < 0) {
-            long last = 0;
-            for (DatagramCounts.StatusWatch w : multicast.watches()) {
-                last = Math.max(last, w.setupAfterStatusNs());
-            }
+            long last = lastSetupAfterStatusNs();
             if (last == 0 || System.nanoTime() - (last + SETUP_CAP_NS) >= 0) {
                 return;
             }
             idle.idle();
         }
+    }
+
+    /** The last SETUP any flow's publication sent after a status message ({@link System#nanoTime}; 0: none). */
+    private long lastSetupAfterStatusNs() {
+        long last = 0;
+        for (DatagramCounts.StatusWatch w : multicast.watches()) {
+            last = Math.max(last, w.setupAfterStatusNs());
+        }
+        return last;
     }
 
     /** A watch's sources now: address to {status messages, times lowest, most bytes behind, window}. */
@@ -724,10 +732,7 @@ final class AeronSender implements SenderEndpoint {
         totals.put(AeronProbeCounter.STATUS_SOURCES.key, sources);
         long disagreed = step.values().stream().mapToLong(v -> v[1]).sum();
         String fc = multicast.settings().flowControl();
-        long lastSetup = 0;
-        for (DatagramCounts.StatusWatch w : multicast.watches()) {
-            lastSetup = Math.max(lastSetup, w.setupAfterStatusNs());
-        }
+        long lastSetup = lastSetupAfterStatusNs();
         if (!fc.equals("max") && lastSetup - stepStartNs > 0) {
             notes.add(String.format(java.util.Locale.ROOT, "flow control %s: the sender sent a SETUP %.0f ms into "
                 + "the step while it had receivers, after which Aeron holds it at its limit of that moment for %d s "
@@ -800,7 +805,7 @@ final class AeronSender implements SenderEndpoint {
         }
         ReceivePoller.close(replyRunner, deadline);
         CloseHelper.quietCloseAll(publications);
-        forgetGuards(nat, driver);
+        forgetGuards(nat == null ? null : nat.guards(), driver);
         forgetWatches(multicast, driver);
         if (replySubscriptions != null) {
             CloseHelper.quietCloseAll(replySubscriptions);
