@@ -119,39 +119,21 @@ class MulticastEngineTest {
             assertThat(f.lostAtSome()).isEqualTo(anywhere.size() - atAll.size());
             assertThat(f.allReceived()).isEqualTo(sent - anywhere.size());
             assertThat(f.anyReceived()).isEqualTo(sent - atAll.size());
-            identities(f.sent(), f.allReceived(), f.anyReceived(), f.lostAnywhere(), f.lostAtAll(), f.lostAtSome(),
-                step.receivers().stream().map(r -> r.flows().get(f.flow()).counts()).toList());
+            UnionIdentities.check(f.sent(), f.allReceived(), f.anyReceived(), f.lostAnywhere(), f.lostAtAll(),
+                f.lostAtSome(), step.receivers().stream().map(r -> r.flows().get(f.flow()).counts()).toList());
             anywhereAll += anywhere.size();
             atAllAll += atAll.size();
         }
         assertThat(union.lostAnywhere()).isEqualTo(anywhereAll);
         assertThat(union.lostAtAll()).isEqualTo(atAllAll);
-        identities(union.sent(), union.allReceived(), union.anyReceived(), union.lostAnywhere(), union.lostAtAll(),
-            union.lostAtSome(), step.receivers().stream().map(ReceiverResult::counts).toList());
+        UnionIdentities.check(union.sent(), union.allReceived(), union.anyReceived(), union.lostAnywhere(),
+            union.lostAtAll(), union.lostAtSome(), step.receivers().stream().map(ReceiverResult::counts).toList());
         // The union is part of the results file, and reads back as it was written.
         com.fasterxml.jackson.databind.ObjectMapper mapper = io.lossprobe.core.result.ResultFiles.mapper();
         StepResult back = mapper.readValue(mapper.writeValueAsBytes(step), StepResult.class);
         assertThat(back.union()).isEqualTo(union);
         assertThat(mapper.readTree(mapper.writeValueAsBytes(step)).get("union").get("flows").get(1).get("lostAtAll")
             .asLong()).isEqualTo(union.flows().get(1).lostAtAll());
-    }
-
-    /** The identities docs/multicast.md states, against the receivers' own counts. */
-    static void identities(long sent, long allReceived, long anyReceived, long anywhere, long atAll, long atSome,
-                           List<Counts> receivers) {
-        assertThat(allReceived + anywhere).as("allReceived + lostAnywhere == sent").isEqualTo(sent);
-        assertThat(anyReceived + atAll).as("anyReceived + lostAtAll == sent").isEqualTo(sent);
-        assertThat(atAll + atSome).as("lostAtAll + lostAtSome == lostAnywhere").isEqualTo(anywhere);
-        long sum = 0;
-        for (Counts c : receivers) {
-            assertThat(c.sent()).isEqualTo(sent);
-            assertThat(atAll).as("lostAtAll <= lost_i").isLessThanOrEqualTo(c.lost());
-            assertThat(anywhere).as("lost_i <= lostAnywhere").isGreaterThanOrEqualTo(c.lost());
-            assertThat(allReceived).as("allReceived <= received_i").isLessThanOrEqualTo(c.received());
-            assertThat(anyReceived).as("received_i <= anyReceived").isGreaterThanOrEqualTo(c.received());
-            sum += c.lost();
-        }
-        assertThat(anywhere).as("lostAnywhere <= min(sent, sum lost_i)").isLessThanOrEqualTo(Math.min(sent, sum));
     }
 
     @Test
