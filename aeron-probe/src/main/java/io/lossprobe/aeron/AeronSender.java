@@ -397,10 +397,9 @@ final class AeronSender implements SenderEndpoint {
      * found by connecting a UDP socket, which sends nothing; the wildcard address when there is no such route.
      */
     static String localAddressTowards(String target) {
-        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+        try {
             java.net.InetAddress targetAddress = java.net.InetAddress.getByName(target);
-            probe.connect(targetAddress, 9);
-            java.net.InetAddress local = probe.getLocalAddress();
+            java.net.InetAddress local = io.lossprobe.core.plan.Addresses.localTowards(targetAddress, 9);
             if (local != null && !local.isAnyLocalAddress()) {
                 return local.getHostAddress();
             }

@@ -195,9 +195,8 @@ final class MulticastOptions {
      */
     String mdcAddress(CommandLine cl) {
         HostPort first = receivers().get(0);
-        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
-            probe.connect(InetAddress.getByName(first.host()), first.port());
-            InetAddress local = probe.getLocalAddress();
+        try {
+            InetAddress local = Addresses.localTowards(InetAddress.getByName(first.host()), first.port());
             if (local == null || local.isAnyLocalAddress()) {
                 throw new CommandLine.ParameterException(cl, "--mdc: no route from this host to " + first);
             }

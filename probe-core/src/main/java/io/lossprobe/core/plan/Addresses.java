@@ -38,6 +38,17 @@ public final class Addresses {
         "((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])");
 
     /**
+     * This host's address on the route to {@code target}, as the kernel picks it (a UDP socket connected there, no
+     * datagram sent); the any-address when the kernel names none.
+     */
+    public static InetAddress localTowards(InetAddress target, int port) throws java.io.IOException {
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+            probe.connect(new java.net.InetSocketAddress(target, port)); // a SocketException, not unchecked
+            return probe.getLocalAddress();
+        }
+    }
+
+    /**
      * {@code text} as an IPv4 or IPv6 address literal, or null when it is not one. Never asks a resolver: what
      * {@link InetAddress#getByName} would take for a name (a name, and digits that are no address, such as
      * {@code 999.1.1.1}) is null here, and text with a colon is parsed as IPv6 only (no scope).
