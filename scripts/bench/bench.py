@@ -26,11 +26,14 @@ The udpref pairs (part of --only udp, or alone with --only udpref) put lossprobe
 scripts/bench/c/udpref.c (--udpref BINARY; run.sh builds it with gcc), the plainest fast UDP path in C: UDP_SEGMENT
 sends, recvmmsg reads, sequence-checked, over 1 and 48 flows; and udpref --gro 1 (UDP_GRO on its receiving sockets),
 the like-for-like reference for a lossprobe step that had UDP_GRO on (the default turns it on at max and from 10k/s
-a flow; each lossprobe line gives both ratios). Every round runs both udprefs and each lossprobe variant
-(--udp-variants, e.g. 'udp.send=native;udp.send=netty'), the starting side rotated from round to round; ratios are
-taken within a round and the summary gives their medians. With --lab PREFIX they run across the lab as the latency
-section does (udpref recv and 'lossprobe serve' in PREFIXrx, the senders in PREFIXtx1); serve never accepts the
-level max, so there lossprobe's max pairs hold a fixed 3M (above what this machine carries) instead.
+a flow; each lossprobe line gives both ratios); and udpref --gro 1 --auth 1 (udpref-gro-auth: lossprobe's 48-byte
+header on every datagram, its SipHash-2-4 tag made by the sender and checked by the receiver before it counts, so
+the ratio against it leaves out the cost of the authentication itself; the third ratio, where GRO was on). Every
+round runs the three udprefs and each lossprobe variant (--udp-variants, e.g. 'udp.send=native;udp.send=netty'),
+the starting side rotated from round to round; ratios are taken within a round and the summary gives their
+medians. With --lab PREFIX they run across the lab as the latency section does (udpref recv and 'lossprobe serve' in
+PREFIXrx, the senders in PREFIXtx1, udpref-gro-auth's two given one fresh --key); serve never accepts the level max,
+so there lossprobe's max pairs hold a fixed 3M (above what this machine carries) instead.
 
 The timestamps section (--only timestamps) is an A/B of UDP's two receive paths on 48 flows at `max` and 1M:
 lossprobe's own reader with kernel stamps (-X udp.timestamps=auto, the default) against Netty's recvmmsg reads
@@ -847,21 +850,27 @@ TIMESTAMP_AB_LEVELS = ("max", "1M")
 UDPREF_FLOWS = (1, 48)
 UDPREF_LEVELS = ("max", "1M")
 # udpref as the issue defines it (recvmmsg of single datagrams), and with UDP_GRO: the like-for-like reference for
-# a lossprobe step that had UDP_GRO on (udp.gro=auto turns it on at max and from 10k/s a flow)
-UDPREF_SIDES = ("udpref", "udpref-gro")
+# a lossprobe step that had UDP_GRO on (udp.gro=auto turns it on at max and from 10k/s a flow); and with UDP_GRO and
+# --auth 1: lossprobe's header and SipHash-2-4 tag on every datagram, made and checked, the reference that does the
+# authentication's work too. Each side: (gro, auth).
+UDPREF_SIDES = ("udpref", "udpref-gro", "udpref-gro-auth")
+UDPREF_SIDE_OPTIONS = {"udpref": (False, False), "udpref-gro": (True, False), "udpref-gro-auth": (True, True)}
 # 'lossprobe serve' never accepts the level max (a controller could flood it); across the lab the max pairs hold
 # this fixed level instead, above what this machine carries, with serve's --max-rate raised to it.
 UDPREF_LAB_MAX = "3M"
 
 
-def udpref(binary, flows, duration, place, size=64, gro=False):
+def udpref(binary, flows, duration, place, size=64, gro=False, auth=False):
     """The C reference (scripts/bench/c/udpref.c): UDP_SEGMENT sends of 64 datagrams round robin over the flows'
     sockets, recvmmsg reads, every datagram's sequence checked; with gro, UDP_GRO on the receiving sockets (each
-    coalesced read cut into its datagrams). On loopback one process ('both'); across the lab
-    its receiver in PREFIXrx and its sender in PREFIXtx1. CPU is the processes' own (user + system) over the
-    sender's seconds, as lossprobe's processPercent is over its window."""
+    coalesced read cut into its datagrams); with auth, lossprobe's header and SipHash-2-4 tag on every datagram,
+    checked before it is counted (a failed tag is badTag, not received). On loopback one process ('both', its own
+    random key); across the lab its receiver in PREFIXrx and its sender in PREFIXtx1, given one fresh --key. CPU is
+    the processes' own (user + system) over the sender's seconds, as lossprobe's processPercent is over its window."""
     common = ["--addr", place.server_addr, "--port", str(UDPREF_PORT), "--flows", str(flows), "--size", str(size),
               "--gro", "1" if gro else "0"]
+    if auth:
+        common += ["--auth", "1"] + (["--key", os.urandom(16).hex()] if place.lab else [])
     load_before = load()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     if place.lab:
@@ -894,7 +903,8 @@ def udpref(binary, flows, duration, place, size=64, gro=False):
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"command": " ".join(cmd), "sent": tx["sent"], "refused": tx["refused"], "sendCalls": tx["calls"],
             "received": rx["received"], "missing": rx["missing"], "reordered": rx["reordered"],
-            "seconds": tx["seconds"], "sentPerS": tx["sentPerS"],
+            "auth": rx.get("auth", 0), "badTag": rx.get("badTag", 0), "seconds": tx["seconds"],
+            "sentPerS": tx["sentPerS"],
             "deliveredPerS": round(rx["received"] / tx["seconds"]) if tx["seconds"] else 0,
             "lost": tx["sent"] - rx["received"],
             "cpuPercent": round(100 * cpu_s / tx["seconds"]) if tx["seconds"] else None,
@@ -922,20 +932,22 @@ def udpref_section(lp, args, record):
         for rnd in range(1, args.repeat + 1):
             log("-- udpref round %d of %d (load %.2f)" % (rnd, args.repeat, load()))
             for flows in UDPREF_FLOWS:
-                # udpref (without and with UDP_GRO) first, then each variant; the start rotates every round so no
-                # side always goes first
+                # udpref (without and with UDP_GRO, and with UDP_GRO and auth) first, then each variant; the start
+                # rotates every round so no side always goes first
                 sides = list(UDPREF_SIDES) + [(level, v) for level in UDPREF_LEVELS for v in variants]
                 shift = (rnd - 1) % len(sides)
                 for side in sides[shift:] + sides[:shift]:
                     if side in UDPREF_SIDES:
-                        v = udpref(args.udpref, flows, args.duration, place, gro=side == "udpref-gro")
+                        gro, auth = UDPREF_SIDE_OPTIONS[side]
+                        v = udpref(args.udpref, flows, args.duration, place, gro=gro, auth=auth)
                         runs.append({"round": rnd, "flows": flows, "side": side, "result": v})
                         if "error" in v:
                             log("  %2d flow(s) %s error: %s" % (flows, side, v["error"]))
                         else:
-                            log("  %2d flow(s) %-18s delivered/s %s sent/s %s lost %d missing %d "
+                            log("  %2d flow(s) %-18s delivered/s %s sent/s %s lost %d missing %d%s "
                                 "cpu %s%% load %.2f->%.2f" % (flows, side, fmt(v["deliveredPerS"]),
                                                               fmt(v["sentPerS"]), v["lost"], v["missing"],
+                                                              " badTag %d" % v["badTag"] if auth else "",
                                                               v["cpuPercent"], v["loadBefore"], v["loadAfter"]))
                         continue
                     level, var = side
@@ -971,7 +983,8 @@ def round_ratios(mine, refs_of):
 
 
 def udpref_summary(runs, variants, rounds):
-    """Medians over rounds, and per round lossprobe / udpref (delivered/s) and, with two variants, first / second."""
+    """Medians over rounds, and per round lossprobe / udpref (delivered/s), like for like (udpref-gro where the step
+    had GRO on) and with auth (udpref-gro-auth where it had GRO on) and, with two variants, first / second."""
     ok = [r for r in runs if "error" not in r["result"]]
     summary = []
     log("-- udpref pairs: medians over %d round(s)" % rounds)
@@ -999,17 +1012,22 @@ def udpref_summary(runs, variants, rounds):
                 held = all(v["identitiesHold"] for v in mine.values())
                 # like for like: against udpref with UDP_GRO where this lossprobe step had it on
                 alike = round_ratios(mine, lambda v: by_side["udpref-gro" if v.get("receiveGro") == 1 else "udpref"])
+                # with auth: against udpref-gro-auth (the tag made and checked too) where this step had GRO on; a
+                # round whose step had it off has no such reference and is left out
+                authed = round_ratios(mine, lambda v: by_side["udpref-gro-auth"] if v.get("receiveGro") == 1 else {})
                 gro = sorted({str(v.get("receiveGro")) for v in mine.values()})
                 summary.append(dict(flows=flows, level=level, variant=name, rounds=len(mine), ratiosToUdpref=ratios,
                                     medianRatioToUdpref=median(ratios), receiveGro=gro,
                                     ratiosLikeForLike=alike, medianRatioLikeForLike=median(alike),
+                                    ratiosToUdprefGroAuth=authed, medianRatioToUdprefGroAuth=median(authed),
                                     identitiesHeld=held, **med))
                 log("  %2d flow(s) %-4s %-14s delivered/s %s sent/s %s lost %s cpu %s%% GRO %s; vs udpref median "
                     "%s (rounds: %s); like for like (udpref-gro where GRO was on) median %s (rounds: %s); "
-                    "identities %s" % (flows, level, name or "defaults", fmt(med["deliveredPerS"]),
-                                       fmt(med["sentPerS"]), med["lost"], med["cpuPercent"], ",".join(gro),
-                                       median(ratios), ", ".join(str(x) for x in ratios), median(alike),
-                                       ", ".join(str(x) for x in alike), "held" if held else "BROKEN"))
+                    "with auth (udpref-gro-auth where GRO was on) median %s (rounds: %s); identities %s" % (
+                        flows, level, name or "defaults", fmt(med["deliveredPerS"]), fmt(med["sentPerS"]),
+                        med["lost"], med["cpuPercent"], ",".join(gro), median(ratios),
+                        ", ".join(str(x) for x in ratios), median(alike), ", ".join(str(x) for x in alike),
+                        median(authed), ", ".join(str(x) for x in authed), "held" if held else "BROKEN"))
             if len(variants) == 2:
                 a, b = (",".join(v) for v in variants)
                 ratios = round_ratios(per_variant[a], lambda v: per_variant[b])
