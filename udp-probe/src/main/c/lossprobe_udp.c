@@ -275,8 +275,24 @@ static void put_meta(char *m, int token, int length, int64_t realtime_ns, int se
  * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
  * wait returning at once. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
  */
+/*
+ * Waits up to timeoutNs (0: not at all) for the epoll set: epoll_pwait2, whose timeout is in nanoseconds (Linux 5.11
+ * and later), so a responder can sleep until a few microseconds before its next request is due; epoll_wait with the
+ * timeout rounded up to milliseconds where the kernel has no epoll_pwait2.
+ */
+static int wait_ready(int epfd, struct epoll_event *events, jlong timeoutNs) {
+#ifdef SYS_epoll_pwait2
+    struct timespec timeout = {(time_t) (timeoutNs / 1000000000L), (long) (timeoutNs % 1000000000L)};
+    int ready = (int) syscall(SYS_epoll_pwait2, epfd, events, MAX_EVENTS, &timeout, NULL, 0);
+    if (ready >= 0 || errno != ENOSYS) {
+        return ready;
+    }
+#endif
+    return epoll_wait(epfd, events, MAX_EVENTS, (int) ((timeoutNs + 999999) / 1000000));
+}
+
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env, jclass c, jint epfd,
-                                                                     jint timeoutMs, jobject buffer, jint slotBytes,
+                                                                     jlong timeoutNs, jobject buffer, jint slotBytes,
                                                                      jint maxDatagrams, jobject meta) {
     char *slots = (char *) (*env)->GetDirectBufferAddress(env, buffer);
     char *records = (char *) (*env)->GetDirectBufferAddress(env, meta);
@@ -290,7 +306,7 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     if (slots == NULL || records == NULL || (*env)->GetDirectBufferCapacity(env, meta) < META_BUFFER_BYTES) {
         return -EINVAL;
     }
-    if (slotBytes <= 0 || maxDatagrams <= 0) {
+    if (slotBytes <= 0 || maxDatagrams <= 0 || timeoutNs < 0) {
         return -EINVAL;
     }
     if (maxDatagrams > MAX_BATCH) {
@@ -302,8 +318,8 @@ JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env,
     sample_offset(records + META_SAMPLE_BEFORE);
     no_sample(records + META_SAMPLE_AFTER);
     do {
-        ready = epoll_wait(epfd, events, MAX_EVENTS, timeoutMs);
-    } while (ready < 0 && errno == EINTR && timeoutMs == 0);
+        ready = wait_ready(epfd, events, timeoutNs);
+    } while (ready < 0 && errno == EINTR && timeoutNs == 0);
     if (ready < 0) {
         return errno == EINTR ? 0 : -errno;
     }

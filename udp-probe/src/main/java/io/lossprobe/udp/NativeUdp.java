@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * lossprobe's own native piece (src/main/c/lossprobe_udp.c and lossprobe_udp_send.c, compiled by this module's build
@@ -151,7 +152,7 @@ final class NativeUdp {
 
     static native int close0(int fd);
 
-    static native int readStamped0(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
+    static native int readStamped0(int epfd, long timeoutNs, ByteBuffer slots, int slotBytes, int maxDatagrams,
                                    ByteBuffer meta);
 
     static native int replyTo0(int fd, ByteBuffer buffer, int offset, int length, ByteBuffer meta, int metaOffset);
@@ -254,8 +255,15 @@ final class NativeUdp {
         return close0(fd);
     }
 
+    /** {@link #readStampedNs} with the wait in milliseconds. */
+    static int readStamped(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
+                           ByteBuffer meta) {
+        return readStampedNs(epfd, TimeUnit.MILLISECONDS.toNanos(timeoutMs), slots, slotBytes, maxDatagrams, meta);
+    }
+
     /**
-     * Waits up to {@code timeoutMs} (0: does not wait) for the sockets of {@code epfd}, then reads what is there: at
+     * Waits up to {@code timeoutNs} (0: does not wait; to the nanosecond where the kernel has epoll_pwait2, else
+     * rounded up to a millisecond) for the sockets of {@code epfd}, then reads what is there: at
      * most {@code maxDatagrams} datagrams, datagram i in bytes {@code [i * slotBytes, (i + 1) * slotBytes)} of
      * {@code slots} and its record at {@code i * META_BYTES} of {@code meta} (native byte order): token, length (or
      * minus the errno a socket's read failed with, or {@link #ERRQUEUE_DRAINED}), the kernel's receive stamp on
@@ -266,11 +274,14 @@ final class NativeUdp {
      *
      * @return datagrams read, or minus the errno of a failed wait
      */
-    static int readStamped(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
-                           ByteBuffer meta) {
+    static int readStampedNs(int epfd, long timeoutNs, ByteBuffer slots, int slotBytes, int maxDatagrams,
+                             ByteBuffer meta) {
         // The native read writes where these say: checked here, before it runs, not trusted to the caller.
         if (!slots.isDirect() || !meta.isDirect()) {
             throw new IllegalArgumentException("the native read needs direct buffers");
+        }
+        if (timeoutNs < 0) {
+            throw new IllegalArgumentException("a wait of " + timeoutNs + " ns");
         }
         if (slotBytes < MessageHeader.LENGTH || maxDatagrams < 1 || maxDatagrams > MAX_BATCH) {
             throw new IllegalArgumentException("slots of " + slotBytes + " bytes, " + maxDatagrams
@@ -280,7 +291,7 @@ final class NativeUdp {
             throw new IllegalArgumentException(maxDatagrams + " slots of " + slotBytes + " bytes in "
                 + slots.capacity() + " bytes, records in " + meta.capacity() + " (need " + META_BUFFER_BYTES + ")");
         }
-        int n = readStamped0(epfd, timeoutMs, slots, slotBytes, maxDatagrams, meta);
+        int n = readStamped0(epfd, timeoutNs, slots, slotBytes, maxDatagrams, meta);
         if (n > maxDatagrams) {
             throw new IllegalStateException("the native read returned " + n + " datagrams for " + maxDatagrams
                 + " slots");

@@ -34,7 +34,9 @@ import java.util.concurrent.locks.LockSupport;
  * when the buffers fill): each arrival carries the kernel's stamp, so when it is read changes no figure, and while
  * this thread is not waiting in epoll_wait a sending thread on this host pays no wake-up per datagram (on a VM
  * measured here, 36% of a one-flow sender's time at 30k/s was waking its receiver). In echo mode, where a reply
- * leaves when its request is read, it waits in epoll_wait like Netty would. Other
+ * leaves when its request is read, it waits in epoll_wait like Netty would, and in the default timing it is awake
+ * for each request that comes on a schedule it can forecast ({@link ArrivalForecast}): woken a little before the
+ * request is due rather than by it, so the responder's wake-up is not in the round trip. Other
  * threads talk to it
  * only through its command queue ({@link #execute}), drained between reads, so a step's accounting begins and
  * closes between datagrams. Echo replies go back from the same thread with one sendto each, at once.
@@ -51,6 +53,8 @@ final class StampedReader implements Runnable, Executor {
     private static final long PAUSED_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** {@code udp.readIntervalNs}'s default. */
     static final long DEFAULT_READ_INTERVAL_NS = 1_000_000;
+    /** {@link #WAIT_MS} in nanoseconds. */
+    private static final long WAIT_NS = TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
     /** A shorter read interval than this is not slept: the reader reads again at once. */
     static final long SHORTEST_SLEEP_NS = 20_000;
     /** Bytes a queued datagram holds in a socket's receive buffer beyond its payload (skb overhead; 768 measured). */
@@ -76,12 +80,16 @@ final class StampedReader implements Runnable, Executor {
     private long readIntervalNs;
     /** Datagrams one socket's receive buffer holds (for {@link #nextSleepNs}). */
     private long socketCapacity = 1;
+    /** An echo responder in the default timing: when its next request is due, to be awake for it; else null. */
+    private ArrivalForecast forecast;
     private volatile boolean paused;
     /** Datagrams read with a kernel stamp and without one, over the reader's life (for tests and the notes). */
     private final AtomicLong stamped = new AtomicLong();
     private final AtomicLong unstamped = new AtomicLong();
     /** Messages that came several to a read (UDP_GRO coalesced them), over the reader's life (for tests). */
     private final AtomicLong coalesced = new AtomicLong();
+    /** Requests after which a forecast of the next stood ({@link #forecastRequests}; written by this thread only). */
+    private final AtomicLong forecasts = new AtomicLong();
     /** Times a socket's error queue was emptied (written by this thread only). */
     private final AtomicLong errorQueuePurges = new AtomicLong();
 
@@ -180,6 +188,14 @@ final class StampedReader implements Runnable, Executor {
         return sleep < SHORTEST_SLEEP_NS ? 0 : sleep;
     }
 
+    /**
+     * Echo mode, default timing (before {@link #start}): be awake for each request when it is due, woken
+     * {@code earlyNs} ahead of it ({@link ArrivalForecast}); 0 leaves the reader waiting in epoll_wait.
+     */
+    void forecastRequests(long earlyNs) {
+        this.forecast = earlyNs > 0 ? new ArrivalForecast(earlyNs) : null;
+    }
+
     void start() {
         thread.start();
     }
@@ -206,6 +222,10 @@ final class StampedReader implements Runnable, Executor {
 
     long coalesced() {
         return coalesced.get();
+    }
+
+    long forecasts() {
+        return forecasts.get();
     }
 
     long errorQueuePurges() {
@@ -238,18 +258,22 @@ final class StampedReader implements Runnable, Executor {
                 if (sleptNs > 0) {
                     LockSupport.parkNanos(sleptNs); // a command or a close unparks it
                 } else {
-                    readOnce(WAIT_MS); // more is queued (it returns at once), or the next datagram is read as it comes
+                    readOnce(WAIT_NS); // more is queued (it returns at once), or the next datagram is read as it comes
                 }
                 continue;
             }
-            int timeoutMs = busy != null && busy.on() ? 0 : WAIT_MS;
-            readOnce(timeoutMs);
+            if (forecast != null) {
+                long wait = forecast.waitNs(System.nanoTime());
+                readOnce(wait == ArrivalForecast.UNTIL_ARRIVAL ? WAIT_NS : Math.min(wait, WAIT_NS));
+                continue;
+            }
+            readOnce(busy != null && busy.on() ? 0 : WAIT_NS);
         }
     }
 
-    /** One read (waiting up to {@code timeoutMs} for a datagram); returns the datagrams it took. */
-    private int readOnce(int timeoutMs) {
-        int n = NativeUdp.readStamped(epfd, timeoutMs, slots, slotBytes, batch, meta);
+    /** One read (waiting up to {@code timeoutNs} for a datagram); returns the datagrams it took. */
+    private int readOnce(long timeoutNs) {
+        int n = NativeUdp.readStampedNs(epfd, timeoutNs, slots, slotBytes, batch, meta);
         clock.readTaken(meta); // every call's samples, an empty one's too: they bracket any realtime step
         if (n > 0) {
             deliver(n);
@@ -340,6 +364,9 @@ final class StampedReader implements Runnable, Executor {
                 slots.getLong(at + MessageHeader.TAG_OFFSET), length, arrivalNs, kernel);
         if (answer && s.echo) {
             reply(s, at, length, m);
+            if (forecast != null && forecast.answered(arrivalNs)) {
+                forecasts.lazySet(forecasts.get() + 1);
+            }
         }
     }
 
@@ -451,7 +478,7 @@ final class StampedReader implements Runnable, Executor {
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
                                         int slotBytes, boolean groLater,
                                         java.util.concurrent.atomic.AtomicLongArray[] classes,
-                                        long readIntervalNs, long socketCapacity)
+                                        long readIntervalNs, long socketCapacity, long requestEarlyWakeNs)
         throws Exception {
         List<List<StampedReader.Socket>> byReader = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -472,6 +499,9 @@ final class StampedReader implements Runnable, Executor {
                 byReader.get(t).toArray(new StampedReader.Socket[0]), busy, slotBytes, groLater, errors, tuning);
             readers.add(r);
             r.readEvery(readIntervalNs, socketCapacity);
+            if (replies != null && busy == null) {
+                r.forecastRequests(requestEarlyWakeNs);
+            }
             r.start();
         }
         for (StampedReader r : readers) {

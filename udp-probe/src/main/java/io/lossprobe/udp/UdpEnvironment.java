@@ -24,6 +24,8 @@ enum UdpEnvironment {
     RECEIVE_THREADS("receiveThreads"),
     /** The receiving threads' read interval in ns (udp.readIntervalNs; 0: they wake for every datagram). */
     READ_INTERVAL_NS("readIntervalNs"),
+    /** An echo responder's early wake-up in ns (udp.echoWakeEarlyNs, {@link ArrivalForecast}); absent when none. */
+    ECHO_WAKE_EARLY_NS("echoWakeEarlyNs"),
     GRO("gro"),
     GRO_AUTO("groAuto"),
     RECEIVE_TIMER_SLACK_NS("receiveTimerSlackNs"),

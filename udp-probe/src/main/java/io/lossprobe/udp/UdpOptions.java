@@ -35,6 +35,12 @@ final class UdpOptions {
             + "(sooner when the buffers fill) instead of waking for every datagram; arrival times are the kernel's, so "
             + "the wait is in no figure; 0 wakes for every datagram").withSystemProperty();
 
+    static final TransportOption<Long> ECHO_WAKE_EARLY_NS = TransportOption.number("udp.echoWakeEarlyNs",
+        io.lossprobe.core.transport.SendPacing.EARLY_WAKE_NS, 0, 1_000_000L,
+        "echo mode, default timing, kernel stamps: the responder wakes this many ns before its next request is due "
+            + "(the gap between the last two, repeated) and looks for it until as long after, instead of being woken "
+            + "by it; 0 waits in epoll_wait for every request").withSystemProperty();
+
     static final TransportOption<String> SEND = TransportOption.choice("udp.send", "auto",
         "send path: native (lossprobe's native piece: one sendmmsg per send cycle over every flow, a GSO send per "
             + "flow's run) or netty (a GSO send per flow through Netty); auto takes native in stream mode with the "
@@ -53,7 +59,8 @@ final class UdpOptions {
         .withSystemProperty();
 
     static final List<TransportOption<?>> ALL = List.of(IO, RCVBUF, SNDBUF, GSO, GRO, RX_THREADS, RECVERR,
-        MIN_CYCLE_NS, READ_INTERVAL_NS, SEND, io.lossprobe.core.transport.Timing.OPTION, TIMESTAMPS, PIN, SLICE_NS,
+        MIN_CYCLE_NS, READ_INTERVAL_NS, ECHO_WAKE_EARLY_NS, SEND, io.lossprobe.core.transport.Timing.OPTION,
+        TIMESTAMPS, PIN, SLICE_NS,
         UdpMulticast.GROUP, UdpMulticast.SOURCE, UdpMulticast.TTL, UdpMulticast.INTERFACE);
 
     private UdpOptions() {

@@ -24,9 +24,12 @@ import java.util.Map;
  * @param readIntervalNs how often those threads read when datagrams trickle in ({@code udp.readIntervalNs}): only
  *                 with kernel stamps, in the default timing and in stream mode (an echo reply leaves when its
  *                 request is read); 0: they wake for every datagram
+ * @param echoWakeEarlyNs an echo responder's early wake-up ({@code udp.echoWakeEarlyNs}, {@link ArrivalForecast}):
+ *                 only with kernel stamps, in the default timing and in echo mode; 0 for none
  */
 record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, boolean groAuto, boolean precision,
-                          boolean stamped, ThreadTuning tuning, int threads, long readIntervalNs) {
+                          boolean stamped, ThreadTuning tuning, int threads, long readIntervalNs,
+                          long echoWakeEarlyNs) {
     /** The settings {@code spec}'s options ask for; refuses the ones that cannot work here. */
     static UdpReceiveSettings of(ReceiverSpec spec) {
         NettyIo io = NettyIo.choose(UdpOptions.IO.key(), UdpOptions.IO.read(spec.options()));
@@ -39,8 +42,10 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
         int threads = receiveThreads(spec.flows().length, UdpOptions.RX_THREADS.read(spec.options()), precision);
         long readInterval = stamped && !precision && !spec.plan().echo()
             ? UdpOptions.READ_INTERVAL_NS.read(spec.options()) : 0;
+        long echoWakeEarly = stamped && !precision && spec.plan().echo()
+            ? UdpOptions.ECHO_WAKE_EARLY_NS.read(spec.options()) : 0;
         return new UdpReceiveSettings(io, size, rcvbuf, groMode.equals("on"), groMode.equals("auto") && stamped,
-            precision, stamped, tuning, threads, readInterval);
+            precision, stamped, tuning, threads, readInterval, echoWakeEarly);
     }
 
     /** What the receiver reports of its set-up, read once it is open and (in the precision mode) tuned. */
@@ -52,6 +57,9 @@ record UdpReceiveSettings(NettyIo io, int messageSize, int rcvbuf, boolean gro, 
         env.put(io.environmentKey(), 1L);
         env.put(UdpEnvironment.RECEIVE_THREADS.key, (long) threads);
         env.put(UdpEnvironment.READ_INTERVAL_NS.key, readIntervalNs);
+        if (echoWakeEarlyNs > 0) {
+            env.put(UdpEnvironment.ECHO_WAKE_EARLY_NS.key, echoWakeEarlyNs);
+        }
         if (gro) {
             env.put(UdpEnvironment.GRO.key, 1L);
         }

@@ -159,7 +159,8 @@ final class UdpReceiver implements ReceiverEndpoint {
             if (stamped) {
                 readers.addAll(StampedReader.startAll(spec, channels, set.threads(), onlyFrom, replyOnlyTo,
                     replies, errors, foreign, set.tuning(), busy, gro ? GRO_SLOT_BYTES : slotBytes(size),
-                    set.groAuto(), classes, set.readIntervalNs(), socketCapacity(channels.get(0), size)));
+                    set.groAuto(), classes, set.readIntervalNs(), socketCapacity(channels.get(0), size),
+                    set.echoWakeEarlyNs()));
             }
         } catch (Exception e) {
             closeOpened(readers, channels, group);

@@ -60,7 +60,25 @@ class NativeReadBoundsTest {
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slots of");
         assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH,
             ByteBuffer.allocateDirect(64))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, -1, slots, SLOT, NativeUdp.MAX_BATCH, meta))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait");
         assertThat(NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
+    }
+
+    /**
+     * A wait shorter than a millisecond lasts that long, not a millisecond (epoll_pwait2; epoll_wait's timeout is in
+     * whole milliseconds): an echo responder sleeps until 20 us before its next request is due. The shortest of
+     * twenty waits of 200 us, so a busy host's late wake-ups do not decide it.
+     */
+    @Test
+    void aWaitIsToTheMicrosecond() {
+        long shortest = Long.MAX_VALUE;
+        for (int i = 0; i < 20; i++) {
+            long start = System.nanoTime();
+            assertThat(NativeUdp.readStampedNs(epfd, 200_000, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
+            shortest = Math.min(shortest, System.nanoTime() - start);
+        }
+        assertThat(shortest).isBetween(200_000L, 900_000L);
     }
 
     /** A datagram longer than its slot: the record says MSG_TRUNC, the length is the slot's. Port 44670 only. */

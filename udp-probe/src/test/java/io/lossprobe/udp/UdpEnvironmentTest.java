@@ -13,9 +13,9 @@ class UdpEnvironmentTest {
         assertThat(Arrays.stream(UdpEnvironment.values()).map(k -> k.key)).containsExactly(
             "sendBufferRequested", "sendBufferGranted", "gsoSegmentsPerSend", "nativeSend", "sendTimerSlackNs",
             "sendPinnedThreads", "sendSliceNs", "replyKernelTimestamps", "receiveBufferRequested",
-            "receiveBufferGranted", "receiveThreads", "readIntervalNs", "gro", "groAuto", "receiveTimerSlackNs",
-            "receivePinnedThreads", "receiveSliceNs", "receiveBusyPollUs", "kernelTimestamps", "dscpChecked",
-            "timingPrecision");
+            "receiveBufferGranted", "receiveThreads", "readIntervalNs", "echoWakeEarlyNs", "gro", "groAuto",
+            "receiveTimerSlackNs", "receivePinnedThreads", "receiveSliceNs", "receiveBusyPollUs", "kernelTimestamps",
+            "dscpChecked", "timingPrecision");
         assertThat(NettyIo.EPOLL.environmentKey()).isEqualTo("io.epoll");
         assertThat(NettyIo.NIO.environmentKey()).isEqualTo("io.nio");
     }
