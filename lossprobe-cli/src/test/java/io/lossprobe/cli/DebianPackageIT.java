@@ -46,6 +46,12 @@ class DebianPackageIT {
     private static final List<String> UNITS = List.of("lossprobe-serve.service", "lossprobe-mesh.service",
         "lossprobe-mesh.timer", "lossprobe-nightly.service", "lossprobe-nightly.timer");
     private static final Pattern EXPOSURE = Pattern.compile("Overall exposure level for (\\S+): (\\d+\\.\\d+)");
+    /**
+     * A finding of {@code systemd-analyze verify} about another package's unit file: it loads every unit the system
+     * has, and another package's warnings (irtt's unit runs as "nobody") are not this package's to fix.
+     */
+    private static final Pattern OTHER_UNIT = Pattern.compile(
+        "^/\\S*/(?!lossprobe)[^/\\s]+\\.(service|socket|timer|target|path|mount|slice):\\d+: ");
     private Path deb;
     private Path target;
     private String aclBefore;
@@ -157,7 +163,7 @@ class DebianPackageIT {
         for (String unit : UNITS) {
             Exec verify = run("systemd-analyze", "verify", "/lib/systemd/system/" + unit);
             assertThat(verify.exit()).as(unit + ": " + verify.output()).isZero();
-            assertThat(verify.output()).as(unit).isEmpty();
+            assertThat(ownFindings(verify.output())).as(unit).isEmpty();
         }
         for (String unit : List.of("lossprobe-serve.service", "lossprobe-mesh.service", "lossprobe-nightly.service")) {
             Exec security = run("systemd-analyze", "security", "--offline=true", "--no-pager",
@@ -167,6 +173,21 @@ class DebianPackageIT {
             assertThat(m.group(1)).isEqualTo(unit);
             assertThat(Double.parseDouble(m.group(2))).as(unit).isLessThanOrEqualTo(5.0);
         }
+    }
+
+    /** What {@code systemd-analyze verify} said about this package's units, without its findings about others. */
+    static String ownFindings(String output) {
+        return String.join("\n", output.lines().filter(l -> !OTHER_UNIT.matcher(l).find()).toList());
+    }
+
+    @Test
+    @Order(3)
+    void anotherPackagesUnitsFindingsAreLeftOutAndNoneOfOurs() {
+        String irtt = "/lib/systemd/system/irtt.service:9: Special user nobody configured, this is not safe!";
+        String ours = "/lib/systemd/system/lossprobe-serve.service:12: Unknown key name 'Foo' in section 'Service'";
+        assertThat(ownFindings(irtt + "\n")).isEmpty();
+        assertThat(ownFindings(irtt + "\n" + ours + "\n")).isEqualTo(ours);
+        assertThat(ownFindings("lossprobe-serve.service: Command /usr/bin/x is not executable")).isNotEmpty();
     }
 
     @Test

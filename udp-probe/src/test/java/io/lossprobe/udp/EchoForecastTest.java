@@ -14,7 +14,6 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,15 +35,6 @@ class EchoForecastTest {
     private static final int REQUESTS = 40;
     private static final long GAP_NS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final MessageAuth KEY = MessageAuth.random();
-
-    private static byte[] request(MessageAuth key, long seq) {
-        long w0 = MessageHeader.word0(MessageHeader.KIND_DATA, 0);
-        long w1 = MessageHeader.word1(RUN, 0, 64);
-        long t = System.nanoTime();
-        ByteBuffer b = ByteBuffer.allocate(64);
-        b.putLong(w0).putLong(w1).putLong(seq).putLong(t).putLong(t).putLong(key.tag(w0, w1, seq, t, t));
-        return b.array();
-    }
 
     @Test
     @Timeout(60)
@@ -96,7 +86,8 @@ class EchoForecastTest {
             for (int seq = 0; seq <= REQUESTS; seq++) {
                 LockSupport.parkNanos(next - System.nanoTime()); // pacing the requests, not waiting for a result
                 DatagramSocket s = theSenders || seq == REQUESTS ? sender : other;
-                s.send(new DatagramPacket(request(seq == REQUESTS ? KEY : key, seq), 64, server));
+                byte[] request = TaggedRequests.of(seq == REQUESTS ? KEY : key, RUN, MessageHeader.KIND_DATA, seq);
+                s.send(new DatagramPacket(request, 64, server));
                 next += GAP_NS;
             }
             long counted = theSenders ? REQUESTS + 1 : 1;

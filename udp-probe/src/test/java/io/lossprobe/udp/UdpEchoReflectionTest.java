@@ -36,12 +36,7 @@ class UdpEchoReflectionTest {
     }
 
     private static byte[] request(int kind, long seq) {
-        long w0 = MessageHeader.word0(kind, 0);
-        long w1 = MessageHeader.word1(RUN, 0, 64);
-        long t = System.nanoTime();
-        ByteBuffer b = ByteBuffer.allocate(64);
-        b.putLong(w0).putLong(w1).putLong(seq).putLong(t).putLong(t).putLong(KEY.tag(w0, w1, seq, t, t));
-        return b.array();
+        return TaggedRequests.of(KEY, RUN, kind, seq);
     }
 
     /**
