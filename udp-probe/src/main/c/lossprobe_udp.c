@@ -263,19 +263,6 @@ static void put_meta(char *m, int token, int length, int64_t realtime_ns, int se
 }
 
 /*
- * Waits up to timeoutMs (0: just looks) for any socket of epfd, then reads each ready socket with one recvmmsg
- * (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams (with UDP_GRO on the socket a slot may
- * hold several coalesced datagrams: META_SEGMENT says their size). Returns the datagrams read (their records
- * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. Every call samples the clocks'
- * offset before its wait (META_SAMPLE_BEFORE), and after its reads when it read anything (META_SAMPLE_AFTER): the
- * datagrams' stamps stay the kernel's realtime ones, converted in Java, where consecutive samples bracket any step
- * of the realtime clock. A socket whose read fails with
- * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
- * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
- * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
- * wait returning at once. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
- */
-/*
  * Waits up to timeoutNs (0: not at all) for the epoll set: epoll_pwait2, whose timeout is in nanoseconds (Linux 5.11
  * and later), so a responder can sleep until a few microseconds before its next request is due; epoll_wait with the
  * timeout rounded up to milliseconds where the kernel has no epoll_pwait2.
@@ -291,6 +278,19 @@ static int wait_ready(int epfd, struct epoll_event *events, jlong timeoutNs) {
     return epoll_wait(epfd, events, MAX_EVENTS, (int) ((timeoutNs + 999999) / 1000000));
 }
 
+/*
+ * Waits up to timeoutNs (0: just looks; see wait_ready) for any socket of epfd, then reads each ready socket with one
+ * recvmmsg (MSG_DONTWAIT) into consecutive slots of slotBytes until maxDatagrams (with UDP_GRO on the socket a slot may
+ * hold several coalesced datagrams: META_SEGMENT says their size). Returns the datagrams read (their records
+ * in meta, their bytes in the slots), 0 when none, or -errno of a failed wait. Every call samples the clocks'
+ * offset before its wait (META_SAMPLE_BEFORE), and after its reads when it read anything (META_SAMPLE_AFTER): the
+ * datagrams' stamps stay the kernel's realtime ones, converted in Java, where consecutive samples bracket any step
+ * of the realtime clock. A socket whose read fails with
+ * anything but EAGAIN is reported as a record of length -errno (its pending error, e.g. an ICMP port unreachable),
+ * so the caller can count it. A socket reporting EPOLLERR has its error queue (ICMP errors queued by IP_RECVERR)
+ * emptied first, reported as one record of length ERRQUEUE_DRAINED: left there, it would keep this level-triggered
+ * wait returning at once. An eventfd added with token -1 (a wake-up) is drained and reported as nothing.
+ */
 JNIEXPORT jint JNICALL Java_io_lossprobe_udp_NativeUdp_readStamped0(JNIEnv *env, jclass c, jint epfd,
                                                                      jlong timeoutNs, jobject buffer, jint slotBytes,
                                                                      jint maxDatagrams, jobject meta) {

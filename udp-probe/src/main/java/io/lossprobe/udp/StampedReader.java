@@ -471,14 +471,15 @@ final class StampedReader implements Runnable, Executor {
      * The stamped readers: flow i read by reader {@link #readerOf}, each started and tuned before this returns; each
      * slot {@code slotBytes} (a message and a byte, or {@link UdpReceiver#GRO_SLOT_BYTES} with UDP_GRO), with room
      * for UDP_GRO's slots later when {@code groLater}; with {@code classes} (by flow; null: not read) each
-     * arrival's traffic class is read and counted there.
+     * arrival's traffic class is read and counted there; with {@code echoWakeEarlyNs} above 0 (an echo responder in
+     * the default timing) each reader forecasts its requests ({@link #forecastRequests}).
      */
     static List<StampedReader> startAll(ReceiverSpec spec, List<Channel> channels, int threads,
                                         InetAddress onlyFrom, InetAddress replyOnlyTo, EchoReplies replies,
                                         LoopErrors errors, AtomicLong[] foreign, ThreadTuning tuning, BusyPoll busy,
                                         int slotBytes, boolean groLater,
                                         java.util.concurrent.atomic.AtomicLongArray[] classes,
-                                        long readIntervalNs, long socketCapacity, long requestEarlyWakeNs)
+                                        long readIntervalNs, long socketCapacity, long echoWakeEarlyNs)
         throws Exception {
         List<List<StampedReader.Socket>> byReader = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -499,9 +500,7 @@ final class StampedReader implements Runnable, Executor {
                 byReader.get(t).toArray(new StampedReader.Socket[0]), busy, slotBytes, groLater, errors, tuning);
             readers.add(r);
             r.readEvery(readIntervalNs, socketCapacity);
-            if (replies != null && busy == null) {
-                r.forecastRequests(requestEarlyWakeNs);
-            }
+            r.forecastRequests(echoWakeEarlyNs);
             r.start();
         }
         for (StampedReader r : readers) {
