@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Tag("system")
 @Tag("lab")
-@LabLanes.Second
+@LabLanes.First
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MulticastLabSystemTest {
