@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * lossprobe's own native piece (src/main/c/lossprobe_udp.c and lossprobe_udp_send.c, compiled by this module's build
@@ -21,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Every call returns a value at least 0, or minus an errno.
  */
 final class NativeUdp {
-    // The meta buffer {@link #readStamped} fills, as lossprobe_udp.c declares it (NativeLayoutTest holds the two
+    // The meta buffer {@link #readStampedNs} fills, as lossprobe_udp.c declares it (NativeLayoutTest holds the two
     // together): MAX_BATCH records of META_BYTES, one a datagram, then the read's two clock samples.
     /** Bytes of one datagram's record. */
     static final int META_BYTES = 48;
@@ -43,7 +42,7 @@ final class NativeUdp {
     static final int META_TOS = 44;
     /** {@link #META_TOS} when the kernel gave no class (the socket was not asked for it). */
     static final int NO_TOS = -1;
-    /** Most datagrams one {@link #readStamped} returns. */
+    /** Most datagrams one {@link #readStampedNs} returns. */
     static final int MAX_BATCH = 128;
     /** Bytes of one sample of CLOCK_REALTIME - CLOCK_MONOTONIC. */
     static final int SAMPLE_BYTES = 24;
@@ -253,12 +252,6 @@ final class NativeUdp {
 
     static int close(int fd) {
         return close0(fd);
-    }
-
-    /** {@link #readStampedNs} with the wait in milliseconds. */
-    static int readStamped(int epfd, int timeoutMs, ByteBuffer slots, int slotBytes, int maxDatagrams,
-                           ByteBuffer meta) {
-        return readStampedNs(epfd, TimeUnit.MILLISECONDS.toNanos(timeoutMs), slots, slotBytes, maxDatagrams, meta);
     }
 
     /**

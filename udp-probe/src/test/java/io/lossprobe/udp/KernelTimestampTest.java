@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("system")
 class KernelTimestampTest {
+    /** How long a read waits for a datagram that should come. */
+    private static final long WAIT_NS = 100_000_000L;
     private static final int PORT = 47300;
     private static final int SLOT = 72;
     private EventLoopGroup group;
@@ -72,7 +74,7 @@ class KernelTimestampTest {
         while (System.nanoTime() < deadline) {
             sender.send(new DatagramPacket(probe, probe.length, InetAddress.getByName("127.0.0.1"), PORT));
             long sentBy = System.nanoTime();
-            int n = NativeUdp.readStamped(epfd, 100, slots, SLOT, NativeUdp.MAX_BATCH, meta);
+            int n = NativeUdp.readStampedNs(epfd, WAIT_NS, slots, SLOT, NativeUdp.MAX_BATCH, meta);
             assertThat(n).isNotNegative();
             clock.readTaken(meta);
             boolean armed = false;
@@ -103,7 +105,7 @@ class KernelTimestampTest {
         ByteBuffer meta = ByteBuffer.allocateDirect(NativeUdp.META_BUFFER_BYTES).order(ByteOrder.nativeOrder());
         RealtimeToMonotonic clock = new RealtimeToMonotonic();
         // A read of nothing before the sends, as a reader's loop does: the clocks' offset before any arrival.
-        assertThat(NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
+        assertThat(NativeUdp.readStampedNs(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
         clock.readTaken(meta);
         try (DatagramSocket sender = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
             awaitArrivalStamps(sender, epfd, slots, meta, clock);
@@ -119,7 +121,7 @@ class KernelTimestampTest {
             int read = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (read < count && System.nanoTime() < deadline) {
-                int n = NativeUdp.readStamped(epfd, 100, slots, SLOT, NativeUdp.MAX_BATCH, meta);
+                int n = NativeUdp.readStampedNs(epfd, WAIT_NS, slots, SLOT, NativeUdp.MAX_BATCH, meta);
                 long userNs = System.nanoTime(); // the receiving thread's own time, as the fallback would stamp
                 assertThat(n).isNotNegative();
                 clock.readTaken(meta);

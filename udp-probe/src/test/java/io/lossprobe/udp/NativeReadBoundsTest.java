@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Timeout;
  * iovec of 2^64 - 1 bytes). A datagram longer than its slot comes back marked MSG_TRUNC.
  */
 class NativeReadBoundsTest {
+    /** How long a read waits for a datagram that should come. */
+    private static final long WAIT_NS = 100_000_000L;
     private static final int SLOT = 72;
     private int epfd;
     private final ByteBuffer slots = ByteBuffer.allocateDirect(NativeUdp.MAX_BATCH * SLOT);
@@ -46,23 +48,23 @@ class NativeReadBoundsTest {
 
     @Test
     void badArgumentsAreRefusedBeforeTheNativeRead() {
-        assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, ByteBuffer.allocate(SLOT * 4), SLOT, 4, meta))
+        assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, 0, ByteBuffer.allocate(SLOT * 4), SLOT, 4, meta))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("direct");
         for (int slot : new int[] {-1, 0, 47, Integer.MIN_VALUE}) {
-            assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, slots, slot, 1, meta)).as("slot %d", slot)
+            assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, 0, slots, slot, 1, meta)).as("slot %d", slot)
                 .isInstanceOf(IllegalArgumentException.class);
         }
         for (int count : new int[] {-1, 0, NativeUdp.MAX_BATCH + 1}) {
-            assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, slots, SLOT, count, meta)).as("count %d", count)
+            assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, 0, slots, SLOT, count, meta)).as("count %d", count)
                 .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, slots, Integer.MAX_VALUE / 2, 4, meta))
+        assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, 0, slots, Integer.MAX_VALUE / 2, 4, meta))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slots of");
-        assertThatThrownBy(() -> NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH,
+        assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH,
             ByteBuffer.allocateDirect(64))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> NativeUdp.readStampedNs(epfd, -1, slots, SLOT, NativeUdp.MAX_BATCH, meta))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait");
-        assertThat(NativeUdp.readStamped(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
+        assertThat(NativeUdp.readStampedNs(epfd, 0, slots, SLOT, NativeUdp.MAX_BATCH, meta)).isZero();
     }
 
     /**
@@ -100,7 +102,7 @@ class NativeReadBoundsTest {
                 int read = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (read < 2 && System.nanoTime() < deadline) {
-                    int n = NativeUdp.readStamped(epfd, 100, slots, SLOT, 2 - read, meta);
+                    int n = NativeUdp.readStampedNs(epfd, WAIT_NS, slots, SLOT, 2 - read, meta);
                     assertThat(n).isNotNegative();
                     for (int k = 0; k < n; k++) {
                         int m = k * NativeUdp.META_BYTES;
